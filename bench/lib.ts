@@ -1,0 +1,33 @@
+/**
+ * Shared shape of benchmark results: every bench module under bench/ exports
+ * `run(options)` returning rows, and bench/run.ts prints them as one table.
+ * Ratios compare two figures measured side by side in the same run, because
+ * absolute numbers drift on shared machines.
+ */
+export interface BenchRow {
+  /** what was measured, e.g. "GET /api/version (skymarket)" */
+  name: string;
+  /** the measured figure */
+  figure: number;
+  /** unit of the figure, e.g. "req/s", "items/s", "ms" */
+  unit: string;
+  /** figure / baseline figure, when the row has a side-by-side baseline */
+  ratio?: number;
+  /** name of the baseline the ratio is against */
+  baseline?: string;
+  /** extra context: p99, RSS, sizes */
+  notes?: string;
+}
+
+export interface BenchOptions {
+  /** shorter runs for smoke checks */
+  quick: boolean;
+}
+
+export type BenchModule = { run(options: BenchOptions): Promise<BenchRow[]> };
+
+export function formatNumber(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US');
+  return n.toFixed(2);
+}
