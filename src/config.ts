@@ -1,0 +1,198 @@
+/**
+ * One typed configuration, read from environment variables and CLI flags (flags win),
+ * validated once at start. An invalid value fails with a single line naming the variable.
+ * Every variable is documented in the README's configuration table.
+ */
+import { resolve } from 'node:path';
+
+export const ROLES = ['all', 'api', 'ingest', 'jobs'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Which client addresses may set the client IP through proxy headers. */
+export type TrustProxy = boolean | number | string[];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** undefined = embedded SQLite file in dataDir */
+  databaseUrl: string | undefined;
+  /** undefined = in-memory rate limits and caches */
+  redisUrl: string | undefined;
+  upstreamUrl: string;
+  trustProxy: TrustProxy;
+  logLevel: LogLevel;
+  role: Role;
+  /** largest accepted request body in bytes */
+  bodyLimit: number;
+  /** allowed CORS origins; ['*'] = any */
+  corsOrigins: string[];
+  /** seconds a graceful shutdown may take before the process exits anyway */
+  shutdownGraceSeconds: number;
+  /** demo mode: the built-in simulator is the upstream */
+  demo: boolean;
+}
+
+/** Thrown for any invalid setting; `message` is the one line shown to the operator. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Invalid ${variable}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Values given on the command line, named after their environment variable. */
+export type ConfigOverrides = Partial<Record<keyof typeof ENV_NAMES, string | boolean | undefined>>;
+
+/** The environment variable behind every config field. */
+export const ENV_NAMES = {
+  port: 'PORT',
+  host: 'HOST',
+  dataDir: 'DATA_DIR',
+  databaseUrl: 'DATABASE_URL',
+  redisUrl: 'REDIS_URL',
+  upstreamUrl: 'UPSTREAM_URL',
+  trustProxy: 'TRUST_PROXY',
+  logLevel: 'LOG_LEVEL',
+  role: 'ROLE',
+  bodyLimit: 'BODY_LIMIT',
+  corsOrigins: 'CORS_ORIGINS',
+  shutdownGraceSeconds: 'SHUTDOWN_GRACE_SECONDS',
+  demo: 'DEMO',
+} as const satisfies Record<keyof Config, string>;
+
+export const DEFAULTS = {
+  port: 8080,
+  host: '0.0.0.0',
+  dataDir: './data',
+  upstreamUrl: 'https://api.hypixel.net',
+  logLevel: 'info',
+  role: 'all',
+  bodyLimit: 1_048_576,
+  corsOrigins: '*',
+  shutdownGraceSeconds: 10,
+} as const;
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = {}): Config {
+  const raw = (key: keyof typeof ENV_NAMES): string | undefined => {
+    const flag = overrides[key];
+    if (flag !== undefined) return String(flag);
+    const value = env[ENV_NAMES[key]];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  return {
+    port: parseInteger(ENV_NAMES.port, raw('port'), DEFAULTS.port, 0, 65535),
+    host: raw('host') ?? DEFAULTS.host,
+    dataDir: resolve(raw('dataDir') ?? DEFAULTS.dataDir),
+    databaseUrl: parseDatabaseUrl(raw('databaseUrl')),
+    redisUrl: parseUrl(ENV_NAMES.redisUrl, raw('redisUrl'), ['redis:', 'rediss:']),
+    upstreamUrl: parseUrl(ENV_NAMES.upstreamUrl, raw('upstreamUrl'), ['http:', 'https:']) ?? DEFAULTS.upstreamUrl,
+    trustProxy: parseTrustProxy(raw('trustProxy')),
+    logLevel: parseEnum(ENV_NAMES.logLevel, raw('logLevel'), LOG_LEVELS, DEFAULTS.logLevel),
+    role: parseEnum(ENV_NAMES.role, raw('role'), ROLES, DEFAULTS.role),
+    bodyLimit: parseInteger(ENV_NAMES.bodyLimit, raw('bodyLimit'), DEFAULTS.bodyLimit, 1024, 1024 ** 3),
+    corsOrigins: (raw('corsOrigins') ?? DEFAULTS.corsOrigins).split(',').map((s) => s.trim()).filter(Boolean),
+    shutdownGraceSeconds: parseInteger(
+      ENV_NAMES.shutdownGraceSeconds,
+      raw('shutdownGraceSeconds'),
+      DEFAULTS.shutdownGraceSeconds,
+      1,
+      600,
+    ),
+    demo: parseBoolean(ENV_NAMES.demo, raw('demo'), false),
+  };
+}
+
+function parseInteger(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `expected an integer, got '${value}'`);
+  const n = Number(value);
+  if (n < min || n > max) throw new ConfigError(name, `expected an integer from ${min} to ${max}, got ${value}`);
+  return n;
+}
+
+function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  const v = value.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(name, `expected true or false, got '${value}'`);
+}
+
+function parseEnum<T extends string>(name: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  const v = value.toLowerCase() as T;
+  if (!allowed.includes(v)) throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got '${value}'`);
+  return v;
+}
+
+function parseUrl(name: string, value: string | undefined, protocols: string[]): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: '${redact(value)}'`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got '${redact(value)}'`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function parseDatabaseUrl(value: string | undefined): string | undefined {
+  return parseUrl(ENV_NAMES.databaseUrl, value, ['postgres:', 'postgresql:']);
+}
+
+/**
+ * TRUST_PROXY: unset/false = use the socket address; true = trust every proxy;
+ * a number = trust that many hops; otherwise a comma-separated list of addresses/CIDRs.
+ */
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined) return false;
+  const v = value.toLowerCase();
+  if (v === 'false' || v === '0') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!/^[0-9a-fA-F.:]+(\/\d{1,3})?$/.test(entry) && !['loopback', 'linklocal', 'uniquelocal'].includes(entry)) {
+      throw new ConfigError(
+        ENV_NAMES.trustProxy,
+        `expected true, false, a hop count or a comma-separated list of IPs/CIDRs, got '${entry}'`,
+      );
+    }
+  }
+  return entries;
+}
+
+/** Hides a password in a connection URL before it is printed. */
+export function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    // Not parseable: hide anything between '//' and '@'.
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+/** A one-line summary for the start-up log, with secrets removed. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    ...config,
+    databaseUrl: config.databaseUrl ? redact(config.databaseUrl) : `sqlite:${config.dataDir}/skymarket.db`,
+    redisUrl: config.redisUrl ? redact(config.redisUrl) : 'memory',
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Multi-row inserts and upserts that are fast on both dialects:
+ * SQLite gets multi-row VALUES chunked under its 32,766 bound-parameter limit;
+ * PostgreSQL gets one array parameter per column, expanded with `unnest`, so a
+ * statement of any size has as many parameters as the table has columns.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Dialect } from './db.ts';
+
+/** Column types as PostgreSQL names them; SQLite maps them to its storage classes. */
+export type ColumnType = 'text' | 'int4' | 'int8' | 'float8' | 'bool' | 'bytea' | 'jsonb';
+
+export interface BulkSpec<Row> {
+  table: string;
+  columns: { [K in keyof Row & string]: ColumnType };
+  /** ON CONFLICT behaviour; omitted = plain insert (a conflict is an error) */
+  conflict?: { target: Array<keyof Row & string>; update: 'nothing' | Array<keyof Row & string> };
+}
+
+export const SQLITE_MAX_PARAMETERS = 32_766;
+const SQLITE_MAX_ROWS = 2_000;
+const POSTGRES_ROWS_PER_STATEMENT = 5_000;
+
+/** Inserts `rows` in as few statements as the dialect allows; returns rows sent. */
+export async function bulkInsert<Row extends object>(
+  db: Kysely<any>,
+  dialect: Dialect,
+  spec: BulkSpec<Row>,
+  rows: readonly Row[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const names = Object.keys(spec.columns) as Array<keyof Row & string>;
+  const conflict = conflictClause(spec);
+  const table = sql.table(spec.table);
+  const columnList = sql.join(names.map((n) => sql.ref(n)));
+
+  if (dialect === 'sqlite') {
+    const perChunk = sqliteRowsPerStatement(names.length);
+    for (let start = 0; start < rows.length; start += perChunk) {
+      const chunk = rows.slice(start, start + perChunk);
+      const values = sql.join(
+        chunk.map((row) => sql`(${sql.join(names.map((n) => toSqlite(row[n], spec.columns[n])))})`),
+      );
+      await sql`insert into ${table} (${columnList}) values ${values}${conflict}`.execute(db);
+    }
+    return rows.length;
+  }
+
+  for (let start = 0; start < rows.length; start += POSTGRES_ROWS_PER_STATEMENT) {
+    const chunk = rows.slice(start, start + POSTGRES_ROWS_PER_STATEMENT);
+    const arrays = names.map((n) => {
+      const type = spec.columns[n];
+      const values = chunk.map((row) => toPostgres(row[n], type));
+      // jsonb travels as text[] and is cast per element; everything else binds as its own array type.
+      const arrayType = type === 'jsonb' ? 'text' : type;
+      return sql`${values}::${sql.raw(arrayType)}[]`;
+    });
+    const aliases = names.map((_, i) => `c${i}`);
+    const selects = names.map((n, i) => sql.raw(spec.columns[n] === 'jsonb' ? `u.c${i}::jsonb` : `u.c${i}`));
+    await sql`insert into ${table} (${columnList}) select ${sql.join(selects)} from unnest(${sql.join(arrays)}) as u(${sql.raw(aliases.join(', '))})${conflict}`.execute(
+      db,
+    );
+  }
+  return rows.length;
+}
+
+/** Rows per SQLite statement so that rows × columns stays under the parameter limit. */
+export function sqliteRowsPerStatement(columnCount: number): number {
+  return Math.max(1, Math.min(SQLITE_MAX_ROWS, Math.floor(SQLITE_MAX_PARAMETERS / columnCount)));
+}
+
+function conflictClause<Row>(spec: BulkSpec<Row>): RawBuilder<unknown> {
+  if (!spec.conflict) return sql``;
+  const target = sql.join(spec.conflict.target.map((c) => sql.ref(c)));
+  if (spec.conflict.update === 'nothing') return sql` on conflict (${target}) do nothing`;
+  const sets = sql.join(spec.conflict.update.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
+  return sql` on conflict (${target}) do update set ${sets}`;
+}
+
+function toSqlite(value: unknown, type: ColumnType): unknown {
+  if (value === undefined || value === null) return null;
+  if (type === 'bool') return value ? 1 : 0;
+  if (type === 'jsonb') return typeof value === 'string' ? value : JSON.stringify(value);
+  return value;
+}
+
+function toPostgres(value: unknown, type: ColumnType): unknown {
+  if (value === undefined || value === null) return null;
+  if (type === 'jsonb') return typeof value === 'string' ? value : JSON.stringify(value);
+  return value;
+}

@@ -1,0 +1,125 @@
+/**
+ * Opens the database: embedded SQLite (better-sqlite3, WAL) by default, PostgreSQL
+ * when a postgres:// URL is configured. Both run the same Kysely migrations.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { migrationsFor } from './migrations/index.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+// PostgreSQL returns int8 (and count(*)) as strings; every int8 we store (epoch ms,
+// coins, counts) fits in a double exactly, so both dialects hand back numbers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value: string) => Number(value));
+
+export interface DatabaseOptions {
+  /** postgres:// URL; undefined = SQLite file `skymarket.db` in dataDir */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  /** PostgreSQL schema to use (created when missing); also read from `?schema=` in the URL */
+  schema?: string | undefined;
+  /** SQLite file path override (':memory:' for throwaway databases) */
+  sqliteFile?: string | undefined;
+  /** PostgreSQL pool size */
+  poolSize?: number | undefined;
+}
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** where the data lives, with secrets removed, for logs and health */
+  location: string;
+  close(): Promise<void>;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  return openSqlite(options);
+}
+
+function openSqlite(options: DatabaseOptions): DatabaseHandle {
+  let file = options.sqliteFile;
+  if (!file) {
+    mkdirSync(options.dataDir, { recursive: true });
+    file = join(options.dataDir, 'skymarket.db');
+  }
+  const sqlite = new SqliteDatabase(file);
+  // WAL lets readers (the API, the CLI in another process) run beside the writer;
+  // NORMAL sync is durable across process crashes, which is what WAL needs.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    location: `sqlite:${file}`,
+    close: () => db.destroy(),
+  };
+}
+
+async function openPostgres(databaseUrl: string, options: DatabaseOptions): Promise<DatabaseHandle> {
+  const url = new URL(databaseUrl);
+  const schema = options.schema ?? url.searchParams.get('schema') ?? undefined;
+  url.searchParams.delete('schema');
+  if (schema !== undefined && !SCHEMA_NAME.test(schema)) {
+    throw new Error(`Invalid PostgreSQL schema name '${schema}': use lower-case letters, digits and _`);
+  }
+  const connectionString = url.toString();
+  if (schema) {
+    // The schema must exist before the pool pins search_path to it.
+    const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5000 });
+    await client.connect();
+    try {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    } finally {
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 10_000,
+    ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+  });
+  // An idle client that loses its connection emits 'error' on the pool; without a
+  // listener that would crash the process. The next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const safe = new URL(connectionString);
+  if (safe.password) safe.password = '***';
+  return {
+    db,
+    dialect: 'postgres',
+    location: `${safe.toString()}${schema ? ` (schema ${schema})` : ''}`,
+    close: () => db.destroy(),
+  };
+}
+
+/** Runs every pending migration; safe to call from several processes at once. */
+export async function migrateToLatest(handle: DatabaseHandle): Promise<MigrationResultSet> {
+  const migrator = new Migrator({
+    db: handle.db,
+    provider: { getMigrations: async () => migrationsFor(handle.dialect) },
+  });
+  const result = await migrator.migrateToLatest();
+  if (result.error) {
+    const failed = result.results?.find((r) => r.status === 'Error');
+    const reason = result.error instanceof Error ? result.error.message : String(result.error);
+    throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`);
+  }
+  return result;
+}
+
+/** A cheap round trip, for readiness checks. */
+export async function ping(handle: DatabaseHandle): Promise<void> {
+  await sql`select 1`.execute(handle.db);
+}

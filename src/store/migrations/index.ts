@@ -1,0 +1,17 @@
+/**
+ * The one ordered list of migrations, run on SQLite and PostgreSQL alike.
+ * Each migration receives the dialect so the rare dialect-specific statement
+ * (types, partitioning) can live next to the portable one.
+ * Never edit a released migration: add a new one.
+ */
+import type { Migration } from 'kysely';
+import type { Dialect } from '../db.ts';
+import { m001Initial } from './001-initial.ts';
+
+export type DialectMigration = (dialect: Dialect) => Migration;
+
+const ordered: Array<[string, DialectMigration]> = [['001-initial', m001Initial]];
+
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return Object.fromEntries(ordered.map(([name, make]) => [name, make(dialect)]));
+}
