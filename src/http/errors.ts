@@ -1,0 +1,151 @@
+/**
+ * The error model: every client mistake becomes a 4xx problem body; anything else is
+ * a 500 problem that names a reference, never a stack trace. Fastify's own errors
+ * (bad JSON, body too large, unsupported media type, validation) are mapped here.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
+
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/** Fastify error codes and the slug each becomes. */
+const FASTIFY_SLUGS: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'empty_body',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_content_length',
+  FST_ERR_CTP_EMPTY_TYPE: 'missing_content_type',
+  FST_ERR_CTP_INVALID_TYPE: 'invalid_content_type',
+  FST_ERR_BAD_URL: 'bad_url',
+  FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
+};
+
+export function sendProblem(
+  reply: FastifyReply,
+  status: number,
+  slug: string,
+  detail: string,
+  extensions: Record<string, unknown> = {},
+): FastifyReply {
+  return reply
+    .code(status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .serializer(JSON.stringify)
+    .send(problemBody(status, slug, detail, instanceOf(reply.request), extensions));
+}
+
+function instanceOf(request: FastifyRequest): string {
+  return request.url.split('?')[0] ?? request.url;
+}
+
+/** Groups Ajv issues by the offending field: `{ "query.pageSize": ["must be <= 1000"] }`. */
+export function validationErrors(context: string, issues: readonly ValidationIssue[]): Record<string, string[]> {
+  const prefix = context === 'querystring' ? 'query' : context;
+  const out: Record<string, string[]> = {};
+  // A union of literals fails with one 'const' issue per literal plus an 'anyOf' issue: fold them into one line.
+  const constAlternatives = new Map<string, unknown[]>();
+  for (const issue of issues) {
+    if (issue.keyword === 'const') {
+      const list = constAlternatives.get(issue.instancePath) ?? [];
+      list.push((issue.params as { allowedValue?: unknown }).allowedValue);
+      constAlternatives.set(issue.instancePath, list);
+    }
+  }
+  for (const issue of issues) {
+    const alternatives = constAlternatives.get(issue.instancePath);
+    if (alternatives && alternatives.length > 1 && (issue.keyword === 'const' || issue.keyword === 'anyOf')) {
+      if (issue.keyword === 'anyOf') {
+        const key = fieldKey(prefix, issue);
+        (out[key] ??= []).push(`must be one of: ${alternatives.join(', ')}`);
+      }
+      continue;
+    }
+    const key = fieldKey(prefix, issue);
+    let message = issue.message ?? 'is invalid';
+    const allowed = (issue.params as { allowedValues?: unknown[] }).allowedValues;
+    if (allowed) message = `must be one of: ${allowed.join(', ')}`;
+    if ((issue.params as { additionalProperty?: string }).additionalProperty) message = 'is not allowed';
+    (out[key] ??= []).push(message);
+  }
+  return out;
+}
+
+/** `query.pageSize`, `body.items.3.name`: where the issue is, including a missing or extra property. */
+function fieldKey(prefix: string, issue: ValidationIssue): string {
+  let path = issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const missing = (issue.params as { missingProperty?: string }).missingProperty;
+  const extra = (issue.params as { additionalProperty?: string }).additionalProperty;
+  if (missing) path = path ? `${path}.${missing}` : missing;
+  if (extra) path = path ? `${path}.${extra}` : extra;
+  return path ? `${prefix}.${path}` : prefix;
+}
+
+function describeValidation(errors: Record<string, string[]>): string {
+  return Object.entries(errors)
+    .map(([field, messages]) => `${field} ${messages.join('; ')}`)
+    .join('; ');
+}
+
+/** Constructor option for errors raised before routing (malformed URLs). */
+export const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (error, _request, reply) => {
+  const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+  sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? 'bad_request', error.message);
+};
+
+export const errorsPlugin = fp(
+  async function errors(app: FastifyInstance) {
+    app.setErrorHandler((error: FastifyError | HttpProblem, request, reply) => {
+      if (error instanceof HttpProblem) {
+        reply.headers(error.headers);
+        return sendProblem(reply, error.status, error.slug, error.detail, error.extensions);
+      }
+      if (error.validation) {
+        const errors = validationErrors(error.validationContext ?? 'request', error.validation);
+        return sendProblem(reply, 400, 'invalid_parameters', describeValidation(errors), { errors });
+      }
+      const status = error.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        return sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? slugForStatus(status), error.message);
+      }
+      request.log.error({ err: error, reqId: request.id }, 'request failed');
+      return sendProblem(
+        reply,
+        500,
+        'internal_error',
+        `An unexpected error occurred. If it persists, report it with reference ${request.id}.`,
+      );
+    });
+
+    app.setNotFoundHandler((request, reply) =>
+      sendProblem(reply, 404, 'route_not_found', `No route ${request.method} ${instanceOf(request)}`),
+    );
+  },
+  { name: 'skymarket-errors' },
+);
+
+function slugForStatus(status: number): string {
+  switch (status) {
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 405:
+      return 'method_not_allowed';
+    case 409:
+      return 'conflict';
+    case 413:
+      return 'body_too_large';
+    case 415:
+      return 'unsupported_media_type';
+    case 422:
+      return 'unprocessable';
+    case 429:
+      return 'rate_limited';
+    default:
+      return 'bad_request';
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * Graceful shutdown support. Fastify's close() stops accepting connections and waits
+ * for in-flight requests, but a keep-alive connection that finishes its request during
+ * shutdown would otherwise stay open until the keep-alive timeout (72 s). Once
+ * closing starts, every response says `Connection: close`, so the socket ends with it.
+ */
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+
+export const shutdownPlugin = fp(
+  async function shutdown(app: FastifyInstance) {
+    let closing = false;
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (closing) reply.header('connection', 'close');
+      return payload;
+    });
+  },
+  { name: 'skymarket-shutdown' },
+);
