@@ -1,0 +1,80 @@
+/**
+ * Composes one skymarket process from its config: store, metrics, HTTP app and (as
+ * they land) ingestion and jobs, according to the role. `close()` shuts everything
+ * down in reverse order: stop accepting requests, finish in-flight ones, stop
+ * background work, close the database.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppContext } from './app.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { describeConfig, type Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+import { Store } from './store/index.ts';
+
+export interface Runtime {
+  app: FastifyInstance;
+  store: Store;
+  /** the address the HTTP server listens on */
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  logger: Logger;
+}
+
+export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const { logger } = options;
+  const clock = options.clock ?? systemClock;
+  logger.info({ config: describeConfig(config) }, 'starting skymarket');
+
+  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  logger.info({ database: store.location }, 'database ready (migrations applied)');
+
+  const dataSource = config.demo ? 'simulator' : 'upstream';
+  if (config.demo) {
+    logger.warn(
+      'demo mode: the built-in market simulator is not part of this build yet, so the API starts on an empty store ' +
+        '(health reports 503 until auctions and bazaar data are stored)',
+    );
+  }
+
+  const context: AppContext = {
+    config,
+    store,
+    clock,
+    metrics: createMetrics(),
+    logger,
+    dataSource,
+    startedAt: clock.now(),
+  };
+  const serveApi = config.role === 'all' || config.role === 'api';
+  const app = await buildApp(context, { apiRoutes: serveApi });
+
+  let url: string;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close();
+    await store.close();
+    throw err;
+  }
+  logger.info({ url, role: config.role, api: serveApi }, `skymarket listening on ${url}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    store,
+    url,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await store.close();
+        logger.info('skymarket stopped');
+      })();
+      return closing;
+    },
+  };
+}
