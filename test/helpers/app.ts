@@ -1,0 +1,57 @@
+/** Builds the real app on a real store for HTTP tests (inject() or a real socket). */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppContext, type BuildOptions } from '../../src/app.ts';
+import { ManualClock } from '../../src/clock.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { createMetrics } from '../../src/metrics.ts';
+import { Store } from '../../src/store/index.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  clock: ManualClock;
+  context: AppContext;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions extends BuildOptions {
+  env?: Record<string, string>;
+  store?: Store;
+  /** register extra test-only routes before the app is sealed */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+  dataSource?: AppContext['dataSource'];
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-app-'));
+  const config: Config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...options.env });
+  const store = options.store ?? (await Store.open({ dataDir: dir }));
+  const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+  const context: AppContext = {
+    config,
+    store,
+    clock,
+    metrics: createMetrics({ defaultMetrics: false }),
+    logger: createLogger(config.logLevel),
+    dataSource: options.dataSource ?? 'upstream',
+    startedAt: clock.now(),
+  };
+  const app = await buildApp(context, options);
+  await options.extend?.(app);
+  await app.ready();
+  return {
+    app,
+    store,
+    clock,
+    context,
+    async close() {
+      await app.close();
+      if (!options.store) await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Runs a suite against every storage backend: SQLite always, PostgreSQL when
+ * reachable at DATABASE_URL_TEST (default postgres://postgres@127.0.0.1:5432/test).
+ * Each PostgreSQL suite gets a schema of its own, dropped afterwards, so parallel
+ * runs never collide. Without PostgreSQL the suite is skipped with a visible line,
+ * except under CI=true, where that is a failure.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import pg from 'pg';
+import { Store } from '../../src/store/index.ts';
+
+export const POSTGRES_TEST_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const IN_CI = process.env.CI === 'true';
+
+async function probePostgres(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_TEST_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Why PostgreSQL cannot be used, or undefined when it can. */
+export const postgresUnavailable = await probePostgres();
+
+export type Backend = 'sqlite' | 'postgres';
+
+export interface StoreFixture {
+  store: Store;
+  backend: Backend;
+}
+
+export function uniqueSchema(prefix = 't'): string {
+  return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_TEST_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Opens a fresh, migrated store on the given backend; `close` removes all of it. */
+export async function openTestStore(backend: Backend): Promise<{ store: Store; close(): Promise<void> }> {
+  if (backend === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'skymarket-test-'));
+    const store = await Store.open({ dataDir: dir });
+    return {
+      store,
+      async close() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = uniqueSchema();
+  const store = await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: tmpdir(), schema });
+  return {
+    store,
+    async close() {
+      await store.close();
+      await dropSchema(schema);
+    },
+  };
+}
+
+/**
+ * Declares `describe(name [backend])` for each backend, with a fresh store per suite.
+ * `body` receives a getter, valid inside tests and hooks.
+ */
+export function describeEachBackend(name: string, body: (fixture: () => StoreFixture) => void): void {
+  for (const backend of ['sqlite', 'postgres'] as const) {
+    const title = `${name} [${backend}]`;
+    if (backend === 'postgres' && postgresUnavailable) {
+      if (IN_CI) {
+        describe(title, () => {
+          before(() => {
+            throw new Error(`PostgreSQL is required under CI=true but unreachable at ${POSTGRES_TEST_URL}: ${postgresUnavailable}`);
+          });
+          body(() => {
+            throw new Error('PostgreSQL unavailable');
+          });
+        });
+      } else {
+        console.log(`# SKIP ${title}: PostgreSQL unreachable at ${POSTGRES_TEST_URL} (${postgresUnavailable})`);
+        describe.skip(title, () => body(() => {
+          throw new Error('PostgreSQL unavailable');
+        }));
+      }
+      continue;
+    }
+    describe(title, () => {
+      let fixture: StoreFixture | undefined;
+      let close: (() => Promise<void>) | undefined;
+      before(async () => {
+        const opened = await openTestStore(backend);
+        fixture = { store: opened.store, backend };
+        close = opened.close;
+      });
+      after(async () => {
+        await close?.();
+      });
+      body(() => {
+        if (!fixture) throw new Error('store not opened yet');
+        return fixture;
+      });
+    });
+  }
+}

@@ -1,0 +1,35 @@
+/** Graceful shutdown: in-flight requests finish, new connections are refused. */
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { createTestApp } from '../helpers/app.ts';
+
+it('finishes in-flight requests on close and then refuses new ones', async () => {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const inFlight = new Promise<void>((r) => (started = r));
+  const t = await createTestApp({
+    extend(app) {
+      app.get('/test/slow', async () => {
+        started();
+        await held;
+        return { done: true };
+      });
+    },
+  });
+  const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const slow = fetch(`${url}/test/slow`);
+  await inFlight;
+  const closing = t.close();
+  // The request is still running: close waits for it.
+  await new Promise((r) => setTimeout(r, 50));
+  release();
+  const res = await slow;
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('connection'), 'close', 'the kept-alive socket ends with the response');
+  assert.deepEqual(await res.json(), { done: true });
+  const closeStarted = Date.now();
+  await closing;
+  assert.ok(Date.now() - closeStarted < 5_000, 'close does not wait for the keep-alive timeout');
+  await assert.rejects(fetch(`${url}/api/version`), /fetch failed/);
+});

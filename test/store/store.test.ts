@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { sql } from 'kysely';
+import { bulkInsert, sqliteRowsPerStatement, SQLITE_MAX_PARAMETERS, type BulkSpec } from '../../src/store/bulk.ts';
+import { describeEachBackend } from '../helpers/databases.ts';
+
+interface Sample {
+  id: number;
+  label: string;
+  price: number | null;
+  big: number;
+  flag: boolean;
+  blob: Buffer | null;
+  doc: unknown;
+}
+
+describeEachBackend('store', (fixture) => {
+  it('applies migrations once and is idempotent on a second run', async () => {
+    const { store } = fixture();
+    const again = await store.migrate();
+    assert.equal(again.error, undefined);
+    assert.deepEqual(again.results, [], 'no migration should run twice');
+    await store.ping();
+  });
+
+  it('records feed state and overwrites it per feed', async () => {
+    const { store } = fixture();
+    const lastUpdated = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
+    await store.feeds.record({ name: 'auctions', lastUpdated, storedAt: lastUpdated + 500, records: 60000, source: 'upstream' });
+    await store.feeds.record({ name: 'auctions', lastUpdated: lastUpdated + 60000, storedAt: lastUpdated + 60500, records: 60123, source: 'upstream' });
+    await store.feeds.record({ name: 'bazaar', lastUpdated, storedAt: lastUpdated, records: 1500, source: 'simulator' });
+    const feeds = await store.feeds.all();
+    assert.equal(feeds.length, 2);
+    const auctions = await store.feeds.get('auctions');
+    assert.deepEqual(auctions, {
+      name: 'auctions',
+      lastUpdated: lastUpdated + 60000,
+      storedAt: lastUpdated + 60500,
+      records: 60123,
+      source: 'upstream',
+    });
+    // int8 comes back as a number on both dialects, exactly.
+    assert.equal(typeof auctions?.lastUpdated, 'number');
+  });
+
+  it('bulk-upserts items across several statements and updates on conflict', async () => {
+    const { store } = fixture();
+    const items = Array.from({ length: 12_345 }, (_, i) => ({
+      tag: `ITEM_${i}`,
+      name: `Item ${i}`,
+      tier: i % 2 ? 'RARE' : null,
+      category: 'MISC',
+      npcSellPrice: i % 3 ? i * 1.5 : null,
+    }));
+    assert.equal(await store.items.upsertMany(items, 1000), items.length);
+    assert.equal(await store.items.count(), items.length);
+    await store.items.upsertMany([{ tag: 'ITEM_7', name: 'Renamed', tier: 'EPIC', category: 'SWORD', npcSellPrice: 99 }], 2000);
+    assert.equal(await store.items.count(), items.length);
+    assert.deepEqual(await store.items.get('ITEM_7'), { tag: 'ITEM_7', name: 'Renamed', tier: 'EPIC', category: 'SWORD', npcSellPrice: 99 });
+    assert.deepEqual(await store.items.get('ITEM_8'), { tag: 'ITEM_8', name: 'Item 8', tier: null, category: 'MISC', npcSellPrice: 12 });
+    assert.equal(await store.items.get('NOPE'), undefined);
+  });
+
+  it('bulk-inserts every column type, beyond the SQLite parameter limit', async () => {
+    const { store } = fixture();
+    const db = store.kysely as import('kysely').Kysely<any>;
+    const big = store.dialect === 'postgres' ? 'bigint' : 'integer';
+    const blob = store.dialect === 'postgres' ? 'bytea' : 'blob';
+    const json = store.dialect === 'postgres' ? 'jsonb' : 'text';
+    await sql`create table bulk_sample (id integer primary key, label text not null, price ${sql.raw(store.dialect === 'postgres' ? 'double precision' : 'real')}, big ${sql.raw(big)} not null, flag boolean not null, blob ${sql.raw(blob)}, doc ${sql.raw(json)})`.execute(db);
+    const spec: BulkSpec<Sample> = {
+      table: 'bulk_sample',
+      columns: { id: 'int4', label: 'text', price: 'float8', big: 'int8', flag: 'bool', blob: 'bytea', doc: 'jsonb' },
+      conflict: { target: ['id'], update: 'nothing' },
+    };
+    // 7 columns x 10,000 rows = 70,000 parameters: one SQLite statement could not hold them.
+    const rows: Sample[] = Array.from({ length: 10_000 }, (_, i) => ({
+      id: i,
+      label: `it's "row" ${i}, {braces} \\ ok`,
+      price: i % 5 ? i / 4 : null,
+      big: 1_700_000_000_000 + i,
+      flag: i % 2 === 0,
+      blob: i % 7 ? Buffer.from([i & 255, 0, 255]) : null,
+      doc: { i, tags: ['a', 'b'] },
+    }));
+    assert.ok(rows.length * 7 > SQLITE_MAX_PARAMETERS);
+    assert.equal(await bulkInsert(db, store.dialect, spec, rows), rows.length);
+    // Conflicting rows are ignored with update: 'nothing'.
+    await bulkInsert(db, store.dialect, spec, [{ ...rows[3]!, label: 'changed' }]);
+
+    const count = await sql<{ n: number }>`select count(*) as n from bulk_sample`.execute(db);
+    assert.equal(Number(count.rows[0]!.n), 10_000);
+    const three = await sql<Record<string, unknown>>`select * from bulk_sample where id = 3`.execute(db);
+    const row = three.rows[0]!;
+    assert.equal(row.label, `it's "row" 3, {braces} \\ ok`);
+    assert.equal(row.price, 0.75);
+    assert.equal(row.big, 1_700_000_000_003);
+    assert.equal(Boolean(row.flag), false);
+    assert.deepEqual(Buffer.from(row.blob as Uint8Array), Buffer.from([3, 0, 255]));
+    const doc = typeof row.doc === 'string' ? JSON.parse(row.doc) : row.doc;
+    assert.deepEqual(doc, { i: 3, tags: ['a', 'b'] });
+    const nulls = await sql<Record<string, unknown>>`select price, blob from bulk_sample where id = 35`.execute(db);
+    assert.deepEqual(nulls.rows[0], { price: null, blob: null });
+  });
+
+  it('rolls back every write of a failed transaction', async () => {
+    const { store } = fixture();
+    const before = await store.items.count();
+    await assert.rejects(
+      store.transaction(async (trx) => {
+        await store.items.upsertMany([{ tag: 'TX_ONLY', name: 'x', tier: null, category: null, npcSellPrice: null }], 1, trx);
+        await store.feeds.record({ name: 'bazaar', lastUpdated: 1, storedAt: 1, records: 1, source: 'upstream' }, trx);
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.equal(await store.items.count(), before);
+    assert.equal(await store.items.get('TX_ONLY'), undefined);
+  });
+});
+
+it('sizes SQLite statements under the bound-parameter limit', () => {
+  assert.equal(sqliteRowsPerStatement(7), 2000);
+  assert.equal(sqliteRowsPerStatement(40), Math.floor(SQLITE_MAX_PARAMETERS / 40));
+  assert.ok(sqliteRowsPerStatement(40) * 40 <= SQLITE_MAX_PARAMETERS);
+  assert.equal(sqliteRowsPerStatement(50_000), 1);
+});
