@@ -1,0 +1,81 @@
+/** Helpers for HTTP benchmarks: servers run in child processes, load comes from autocannon here. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `bench/servers/<script>.ts` in its own process and waits for the URL it prints. */
+export async function startServer(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'servers', `${script}.ts`), ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let buffered = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const line = buffered.split('\n').find((l) => l.startsWith('http'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(line.trim());
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+export async function load(url: string, options: { seconds: number; connections: number }): Promise<LoadResult> {
+  const result = await autocannon({ url, connections: options.connections, duration: options.seconds, pipelining: 1 });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+/**
+ * Alternates short rounds between targets so both see the same machine conditions,
+ * then reports each target's median round.
+ */
+export async function compare(
+  targets: Array<{ name: string; url: string }>,
+  options: { rounds: number; seconds: number; connections: number },
+): Promise<Map<string, LoadResult>> {
+  const rounds = new Map<string, LoadResult[]>(targets.map((t) => [t.name, []]));
+  for (const target of targets) await load(target.url, { seconds: 1, connections: options.connections }); // warm-up
+  for (let i = 0; i < options.rounds; i++) {
+    for (const target of targets) rounds.get(target.name)!.push(await load(target.url, options));
+  }
+  return new Map(
+    [...rounds].map(([name, results]) => {
+      const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+      return [name, sorted[Math.floor(sorted.length / 2)]!];
+    }),
+  );
+}
