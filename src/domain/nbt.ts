@@ -204,7 +204,8 @@ function gunzipBase64(base64: string, maxBytes: number): Buffer {
   if (typeof base64 !== 'string' || base64.length === 0) {
     throw new ItemDecodeError('bad_base64', 'expected a non-empty string');
   }
-  // gzip never shrinks NBT by less than this, so larger input cannot fit.
+  // gzip output is never much larger than its input, so base64 this long
+  // (1.5x maxBytes of gzip) cannot inflate to less than maxBytes.
   if (base64.length > maxBytes * 2) throw new ItemDecodeError('too_large', `${base64.length} base64 chars`);
   if (!BASE64.test(base64)) throw new ItemDecodeError('bad_base64', 'not base64');
   return gunzip(Buffer.from(base64, 'base64'), maxBytes);
@@ -674,6 +675,11 @@ const TIMESTAMP = /^(\d{1,2})\/(\d{1,2})\/(\d{2}|\d{4}) (\d{1,2}):(\d{2})(?::(\d
  * `ExtraAttributes.timestamp` as epoch ms, or null. Accepts a number of epoch
  * ms (newer items) or a string `M/d/yy h:mm AM|PM`, also with a 4-digit year,
  * seconds, or a 24-hour clock, interpreted as UTC.
+ *
+ * Note: the 2022 auction fixture suggests the strings are US Eastern time:
+ * items listed right after creation start exactly 4 h (EDT) after their
+ * UTC-read timestamp, never less. UTC is kept for now, as the established
+ * service does; switching zones would be a change here only.
  */
 export function parseItemTimestamp(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? Math.trunc(v) : null;
