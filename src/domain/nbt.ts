@@ -678,8 +678,8 @@ const TIMESTAMP = /^(\d{1,2})\/(\d{1,2})\/(\d{2}|\d{4}) (\d{1,2}):(\d{2})(?::(\d
  *
  * Note: the 2022 auction fixture suggests the strings are US Eastern time:
  * items listed right after creation start exactly 4 h (EDT) after their
- * UTC-read timestamp, never less. UTC is kept for now, as the established
- * service does; switching zones would be a change here only.
+ * UTC-read timestamp, never less. UTC is kept as specified for now;
+ * switching zones would be a change in this function only.
  */
 export function parseItemTimestamp(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? Math.trunc(v) : null;
