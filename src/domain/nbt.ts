@@ -674,12 +674,11 @@ const TIMESTAMP = /^(\d{1,2})\/(\d{1,2})\/(\d{2}|\d{4}) (\d{1,2}):(\d{2})(?::(\d
 /**
  * `ExtraAttributes.timestamp` as epoch ms, or null. Accepts a number of epoch
  * ms (newer items) or a string `M/d/yy h:mm AM|PM`, also with a 4-digit year,
- * seconds, or a 24-hour clock, interpreted as UTC.
+ * seconds, or a 24-hour clock.
  *
- * Note: the 2022 auction fixture suggests the strings are US Eastern time:
- * items listed right after creation start exactly 4 h (EDT) after their
- * UTC-read timestamp, never less. UTC is kept as specified for now;
- * switching zones would be a change in this function only.
+ * The strings are wall-clock time of Hypixel's servers, US Eastern (America/New_York):
+ * in the 2022 auction fixture, items listed right after their creation start
+ * exactly 4 h (EDT, UTC-4) after the timestamp read as UTC, never earlier.
  */
 export function parseItemTimestamp(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) && v > 0 ? Math.trunc(v) : null;
@@ -700,7 +699,45 @@ export function parseItemTimestamp(v: unknown): number | null {
   }
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   if (hour > 23 || minute > 59 || second > 59) return null;
-  return Date.UTC(year, month - 1, day, hour, minute, second);
+  return easternWallTimeToUtc(year, month, day, hour, minute, second);
+}
+
+const EASTERN = new Intl.DateTimeFormat('en-US', {
+  timeZone: 'America/New_York',
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  second: 'numeric',
+});
+/** UTC offset (ms) of New York per UTC hour; item timestamps cluster, so this stays small and hot. */
+const easternOffsetByHour = new Map<number, number>();
+
+/** Offset of America/New_York from UTC at the instant `utcMs` (negative: behind UTC). */
+function easternOffsetAt(utcMs: number): number {
+  const hourKey = Math.floor(utcMs / 3_600_000);
+  let offset = easternOffsetByHour.get(hourKey);
+  if (offset === undefined) {
+    const instant = hourKey * 3_600_000;
+    const parts: Record<string, number> = {};
+    for (const p of EASTERN.formatToParts(instant)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+    const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+    offset = wall - instant;
+    if (easternOffsetByHour.size > 100_000) easternOffsetByHour.clear();
+    easternOffsetByHour.set(hourKey, offset);
+  }
+  return offset;
+}
+
+/** The instant at which New York's clocks showed the given wall time (DST-aware). */
+function easternWallTimeToUtc(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+  // Two passes settle the offset across a DST change.
+  let utc = asUtc - easternOffsetAt(asUtc);
+  utc = asUtc - easternOffsetAt(utc);
+  return utc;
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -261,7 +261,7 @@ describe('real auction fixture', { skip: rows.length === 0 && 'fixture missing' 
     assert.deepEqual(item.runes, { BITE: 3 });
     assert.equal(item.tag, 'JUJU_SHORTBOW', 'runes on a weapon do not change its tag');
     // "7/13/22 4:11 PM" read as UTC
-    assert.equal(item.createdAt, Date.UTC(2022, 6, 13, 16, 11));
+    assert.equal(item.createdAt, Date.UTC(2022, 6, 13, 16 + 4, 11), 'EDT wall time, UTC-4');
     assert.deepEqual(item.flatNbt, {
       rarity_upgrades: '1',
       hot_potato_count: '10',
@@ -300,7 +300,7 @@ describe('real auction fixture', { skip: rows.length === 0 && 'fixture missing' 
     const dragon = auctionItem('6c343d3619e648e0b27ca13dd1a94330');
     assert.equal(dragon.color, '221:228:240');
     assert.equal(dragon.reforge, 'pure');
-    assert.equal(dragon.createdAt, Date.UTC(2020, 7, 12, 22, 40));
+    assert.equal(dragon.createdAt, Date.UTC(2020, 7, 12, 22 + 4, 40), 'EDT wall time, UTC-4');
   });
 });
 
@@ -481,14 +481,19 @@ describe('formats and conversions', () => {
     assert.equal(item?.flatNbt['small'], '42');
   });
 
-  test('item timestamps: 12 h and 24 h strings as UTC, epoch ms numbers, junk as null', () => {
-    assert.equal(parseItemTimestamp('8/7/22 9:21 PM'), Date.UTC(2022, 7, 7, 21, 21));
-    assert.equal(parseItemTimestamp('12/24/20 11:06 AM'), Date.UTC(2020, 11, 24, 11, 6));
-    assert.equal(parseItemTimestamp('1/1/21 12:00 AM'), Date.UTC(2021, 0, 1, 0, 0));
-    assert.equal(parseItemTimestamp('1/1/21 12:30 PM'), Date.UTC(2021, 0, 1, 12, 30));
-    assert.equal(parseItemTimestamp('9/29/22 21:05'), Date.UTC(2022, 8, 29, 21, 5));
-    assert.equal(parseItemTimestamp('9/29/2022 21:05:09'), Date.UTC(2022, 8, 29, 21, 5, 9));
-    assert.equal(parseItemTimestamp('2/29/24 1:00 am'), Date.UTC(2024, 1, 29, 1, 0));
+  test('item timestamps: 12 h and 24 h strings as New York wall time, epoch ms numbers, junk as null', () => {
+    assert.equal(parseItemTimestamp('8/7/22 9:21 PM'), Date.UTC(2022, 7, 8, 1, 21), 'EDT: UTC-4');
+    assert.equal(parseItemTimestamp('12/24/20 11:06 AM'), Date.UTC(2020, 11, 24, 16, 6), 'EST: UTC-5');
+    // Across the spring-forward change (2:00 EST → 3:00 EDT on 3/13/22) and fall-back (11/6/22).
+    assert.equal(parseItemTimestamp('3/13/22 1:59 AM'), Date.UTC(2022, 2, 13, 6, 59));
+    assert.equal(parseItemTimestamp('3/13/22 3:00 AM'), Date.UTC(2022, 2, 13, 7, 0));
+    assert.equal(parseItemTimestamp('11/6/22 12:30 AM'), Date.UTC(2022, 10, 6, 4, 30));
+    assert.equal(parseItemTimestamp('11/6/22 3:00 AM'), Date.UTC(2022, 10, 6, 8, 0));
+    assert.equal(parseItemTimestamp('1/1/21 12:00 AM'), Date.UTC(2021, 0, 1, 5, 0));
+    assert.equal(parseItemTimestamp('1/1/21 12:30 PM'), Date.UTC(2021, 0, 1, 17, 30));
+    assert.equal(parseItemTimestamp('9/29/22 21:05'), Date.UTC(2022, 8, 30, 1, 5));
+    assert.equal(parseItemTimestamp('9/29/2022 21:05:09'), Date.UTC(2022, 8, 30, 1, 5, 9));
+    assert.equal(parseItemTimestamp('2/29/24 1:00 am'), Date.UTC(2024, 1, 29, 6, 0));
     assert.equal(parseItemTimestamp(1664431200000), 1664431200000);
     for (const bad of ['2/29/23 1:00 PM', '13/1/22 1:00 PM', '1/1/22 13:00 PM', '1/1/22 0:00 AM', '1/1/22 24:00', 'yesterday', '', -5, NaN, null, undefined, {}]) {
       assert.equal(parseItemTimestamp(bad), null, String(bad));
@@ -613,3 +618,27 @@ describe('untrusted input', () => {
     assert.ok((reasons.get('bad_gzip') ?? 0) > 100, JSON.stringify([...reasons]));
   });
 });
+
+test('string timestamps read as New York time put every creation before its listing, the closest within minutes', { skip: rows.length === 0 && 'auction fixture absent' }, () => {
+  let closest = Infinity;
+  let compared = 0;
+  for (const row of rows as Array<AuctionRow & { start: number }>) {
+    const item = decodeAuctionItem(row.item_bytes);
+    if (item.createdAt === null || !/\d+\/\d+\/\d+/.test(item.flatNbt.timestamp ?? String(readTimestamp(row.item_bytes)))) continue;
+    compared++;
+    const gap = row.start - item.createdAt;
+    assert.ok(gap >= 0, `auction ${row.uuid} starts ${gap} ms before its item was created`);
+    closest = Math.min(closest, gap);
+  }
+  assert.ok(compared > 1000, `compared ${compared} string timestamps`);
+  // Read as UTC, the closest gap was exactly 4 h (EDT); read as New York time it is minutes.
+  assert.ok(closest < 15 * 60_000, `closest creation-to-listing gap ${closest} ms`);
+});
+
+/** The raw ExtraAttributes.timestamp of an auction's item, for telling string from numeric forms. */
+function readTimestamp(base64: string): unknown {
+  const parsed = nbt.parseUncompressed(gunzipSync(Buffer.from(base64, 'base64')), 'big') as unknown as {
+    value: { i: { value: { value: Array<{ tag?: { value: { ExtraAttributes?: { value: { timestamp?: { value: unknown } } } } } }> } } };
+  };
+  return parsed.value.i.value.value[0]?.tag?.value.ExtraAttributes?.value.timestamp?.value;
+}
