@@ -34,6 +34,18 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** demo mode: the built-in simulator is the upstream */
   demo: boolean;
+  /** Hypixel API key, sent as API-Key (the public market endpoints need none) */
+  upstreamApiKey: string | undefined;
+  upstreamTimeoutMs: number;
+  upstreamConcurrency: number;
+  /** seconds between polls, per feed */
+  ingestIntervals: {
+    auctions: number;
+    ended: number;
+    bazaar: number;
+    items: number;
+    election: number;
+  };
 }
 
 /** Thrown for any invalid setting; `message` is the one line shown to the operator. */
@@ -65,7 +77,20 @@ export const ENV_NAMES = {
   corsOrigins: 'CORS_ORIGINS',
   shutdownGraceSeconds: 'SHUTDOWN_GRACE_SECONDS',
   demo: 'DEMO',
+  upstreamApiKey: 'UPSTREAM_API_KEY',
+  upstreamTimeoutMs: 'UPSTREAM_TIMEOUT_MS',
+  upstreamConcurrency: 'UPSTREAM_CONCURRENCY',
+  ingestIntervals: 'INGEST_*_SECONDS',
 } as const satisfies Record<keyof Config, string>;
+
+/** Poll interval variables, per feed, with their defaults in seconds. */
+export const INGEST_INTERVALS = {
+  auctions: ['INGEST_AUCTIONS_SECONDS', 10],
+  ended: ['INGEST_ENDED_SECONDS', 30],
+  bazaar: ['INGEST_BAZAAR_SECONDS', 20],
+  items: ['INGEST_ITEMS_SECONDS', 3600],
+  election: ['INGEST_ELECTION_SECONDS', 300],
+} as const;
 
 export const DEFAULTS = {
   port: 8080,
@@ -109,6 +134,15 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
       600,
     ),
     demo: parseBoolean(ENV_NAMES.demo, raw('demo'), false),
+    upstreamApiKey: raw('upstreamApiKey'),
+    upstreamTimeoutMs: parseInteger(ENV_NAMES.upstreamTimeoutMs, raw('upstreamTimeoutMs'), 15_000, 100, 600_000),
+    upstreamConcurrency: parseInteger(ENV_NAMES.upstreamConcurrency, raw('upstreamConcurrency'), 8, 1, 64),
+    ingestIntervals: Object.fromEntries(
+      Object.entries(INGEST_INTERVALS).map(([feed, [name, fallback]]) => {
+        const value = env[name]?.trim();
+        return [feed, parseInteger(name, value === '' ? undefined : value, fallback, 1, 86_400)];
+      }),
+    ) as Config['ingestIntervals'],
   };
 }
 
@@ -194,5 +228,6 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...config,
     databaseUrl: config.databaseUrl ? redact(config.databaseUrl) : `sqlite:${config.dataDir}/skymarket.db`,
     redisUrl: config.redisUrl ? redact(config.redisUrl) : 'memory',
+    upstreamApiKey: config.upstreamApiKey ? '[set]' : undefined,
   };
 }

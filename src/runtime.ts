@@ -9,6 +9,7 @@ import { buildApp, type AppContext } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { describeConfig, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { Ingestion } from './ingest/index.ts';
 import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
 
@@ -41,11 +42,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     );
   }
 
+  const metrics = createMetrics();
   const context: AppContext = {
     config,
     store,
     clock,
-    metrics: createMetrics(),
+    metrics,
     logger,
     dataSource,
     startedAt: clock.now(),
@@ -63,6 +65,31 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   }
   logger.info({ url, role: config.role, api: serveApi }, `skymarket listening on ${url}`);
 
+  let ingestion: Ingestion | undefined;
+  if (config.role === 'all' || config.role === 'ingest') {
+    const seconds = config.ingestIntervals;
+    ingestion = new Ingestion({
+      upstreamUrl: config.upstreamUrl,
+      upstreamApiKey: config.upstreamApiKey,
+      timeoutMs: config.upstreamTimeoutMs,
+      concurrency: config.upstreamConcurrency,
+      intervals: {
+        auctionsMs: seconds.auctions * 1000,
+        endedMs: seconds.ended * 1000,
+        bazaarMs: seconds.bazaar * 1000,
+        itemsMs: seconds.items * 1000,
+        electionMs: seconds.election * 1000,
+      },
+      store,
+      clock,
+      logger,
+      registry: metrics.registry,
+      source: dataSource,
+    });
+    ingestion.start();
+    logger.info({ upstream: config.upstreamUrl }, 'ingestion started');
+  }
+
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -71,6 +98,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     close() {
       closing ??= (async () => {
         await app.close();
+        await ingestion?.stop();
         await store.close();
         logger.info('skymarket stopped');
       })();

@@ -14,7 +14,12 @@ export interface BulkSpec<Row> {
   table: string;
   columns: { [K in keyof Row & string]: ColumnType };
   /** ON CONFLICT behaviour; omitted = plain insert (a conflict is an error) */
-  conflict?: { target: Array<keyof Row & string>; update: 'nothing' | Array<keyof Row & string> };
+  conflict?: {
+    target: Array<keyof Row & string>;
+    update: 'nothing' | Array<keyof Row & string>;
+    /** only update existing rows matching this condition (refer to them by the table name) */
+    where?: RawBuilder<unknown>;
+  };
 }
 
 export const SQLITE_MAX_PARAMETERS = 32_766;
@@ -74,7 +79,8 @@ function conflictClause<Row>(spec: BulkSpec<Row>): RawBuilder<unknown> {
   const target = sql.join(spec.conflict.target.map((c) => sql.ref(c)));
   if (spec.conflict.update === 'nothing') return sql` on conflict (${target}) do nothing`;
   const sets = sql.join(spec.conflict.update.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
-  return sql` on conflict (${target}) do update set ${sets}`;
+  const where = spec.conflict.where ? sql` where ${spec.conflict.where}` : sql``;
+  return sql` on conflict (${target}) do update set ${sets}${where}`;
 }
 
 function toSqlite(value: unknown, type: ColumnType): unknown {

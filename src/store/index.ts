@@ -7,16 +7,25 @@ import { migrateToLatest, openDatabase, ping, type DatabaseHandle, type Database
 import type { Database } from './schema.ts';
 import { FeedRepository } from './repositories/feeds.ts';
 import { ItemRepository } from './repositories/items.ts';
+import { AuctionRepository } from './repositories/auctions.ts';
+import { BazaarRepository } from './repositories/bazaar.ts';
+import { ElectionRepository } from './repositories/elections.ts';
 
 export type { Dialect } from './db.ts';
 
 export class Store {
   readonly feeds: FeedRepository;
   readonly items: ItemRepository;
+  readonly auctions: AuctionRepository;
+  readonly bazaar: BazaarRepository;
+  readonly elections: ElectionRepository;
 
   private constructor(private readonly handle: DatabaseHandle) {
     this.feeds = new FeedRepository(handle.db);
     this.items = new ItemRepository(handle.db, handle.dialect);
+    this.auctions = new AuctionRepository(handle.db, handle.dialect, this.feeds);
+    this.bazaar = new BazaarRepository(handle.db, handle.dialect, this.feeds);
+    this.elections = new ElectionRepository(handle.db);
   }
 
   /** Opens the database and brings its schema up to date. */

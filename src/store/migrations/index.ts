@@ -7,10 +7,14 @@
 import type { Migration } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { m001Initial } from './001-initial.ts';
+import { m002Market } from './002-market.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
-const ordered: Array<[string, DialectMigration]> = [['001-initial', m001Initial]];
+const ordered: Array<[string, DialectMigration]> = [
+  ['001-initial', m001Initial],
+  ['002-market', m002Market],
+];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return Object.fromEntries(ordered.map(([name, make]) => [name, make(dialect)]));

@@ -1,0 +1,207 @@
+/**
+ * Auctions: detect a new generation by page 0's lastUpdated, crawl every page, accept
+ * the generation only when all pages carry that same lastUpdated (stale pages are
+ * retried; a newer one restarts the crawl), diff against the active set by uuid and
+ * last_updated, decode only new or changed auctions, and apply it in one transaction.
+ */
+import { ItemDecodeError } from '../domain/nbt.ts';
+import type { ActiveAuction, DepartedAuction } from '../store/repositories/auctions.ts';
+import type { AuctionsTable, BidsTable } from '../store/schema.ts';
+import { realSleep, SkipLog, type IngestContext } from './context.ts';
+import { bidRows, decodeAuctionItem, listingRow } from './records.ts';
+import { check, type AuctionPage, type UpstreamAuction } from './upstream.ts';
+
+export interface GenerationResult {
+  lastUpdated: number;
+  pages: number;
+  auctions: number;
+  inserted: number;
+  updated: number;
+  departed: number;
+  skipped: Record<string, number>;
+  ms: number;
+}
+
+class NewerGeneration extends Error {}
+
+const PAGE_ATTEMPTS = 8;
+const CRAWL_RESTARTS = 3;
+/** Decode in slices so an API in the same process keeps answering during a cold sweep. */
+const YIELD_EVERY = 500;
+
+export class AuctionIngester {
+  private active: Map<string, ActiveAuction> | undefined;
+  private lastGeneration = 0;
+
+  constructor(private readonly ctx: IngestContext) {}
+
+  /** Fetches and applies the current generation if it is new; 'unchanged' otherwise. */
+  async pollOnce(): Promise<GenerationResult | 'unchanged'> {
+    const started = performance.now();
+    if (!this.active) {
+      this.active = await this.ctx.store.auctions.activeIndex();
+      this.lastGeneration = (await this.ctx.store.feeds.get('auctions'))?.lastUpdated ?? 0;
+    }
+    const crawl = await this.crawl();
+    if (crawl === 'unchanged') {
+      this.ctx.metrics.cycles.inc({ feed: 'auctions', outcome: 'unchanged' });
+      return 'unchanged';
+    }
+    const skips = new SkipLog(this.ctx, 'auctions');
+    const seen = new Map<string, UpstreamAuction>();
+    for (const page of crawl.pages) {
+      for (const raw of page.auctions) {
+        if (!check.auction.Check(raw)) {
+          skips.skip('invalid', { page: page.page, uuid: (raw as { uuid?: unknown })?.uuid });
+          continue;
+        }
+        const uuid = raw.uuid.toLowerCase();
+        const previous = seen.get(uuid);
+        // During a swap an auction can sit on two pages: keep its newest state.
+        if (!previous || (raw.last_updated ?? raw.start) > (previous.last_updated ?? previous.start)) seen.set(uuid, raw);
+      }
+    }
+
+    const active = this.active;
+    const listings: AuctionsTable[] = [];
+    const bids: BidsTable[] = [];
+    let inserted = 0;
+    let updated = 0;
+    let unchanged = 0;
+    let sinceYield = 0;
+    for (const [uuid, auction] of seen) {
+      const known = active.get(uuid);
+      const lastUpdated = auction.last_updated ?? auction.start;
+      if (known && known.lastUpdated === lastUpdated) {
+        unchanged++;
+        continue;
+      }
+      if (++sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      try {
+        listings.push(listingRow(auction, decodeAuctionItem(auction.item_bytes)));
+      } catch (err) {
+        if (!(err instanceof ItemDecodeError)) throw err;
+        skips.skip('undecodable', { uuid, reason: err.reason });
+        continue;
+      }
+      bids.push(...bidRows(auction));
+      if (known) updated++;
+      else inserted++;
+    }
+
+    const departed: DepartedAuction[] = [];
+    for (const [uuid, entry] of active) {
+      if (seen.has(uuid)) continue;
+      const endedWithBids = !entry.bin && entry.highestBid > 0 && entry.endAt <= crawl.lastUpdated && entry.topBidder;
+      departed.push(endedWithBids ? { uuid, sale: { price: entry.highestBid, buyer: entry.topBidder!, at: entry.endAt } } : { uuid });
+    }
+
+    await this.ctx.store.auctions.applyGeneration({
+      listings,
+      bids,
+      departed,
+      feed: {
+        name: 'auctions',
+        lastUpdated: crawl.lastUpdated,
+        storedAt: this.ctx.clock.now(),
+        records: seen.size - skips.total,
+        source: this.ctx.source,
+      },
+    });
+
+    // Only after the commit: the in-memory base follows the store.
+    const topBidders = new Map<string, { amount: number; bidder: string }>();
+    for (const b of bids) {
+      const top = topBidders.get(b.auction_uuid);
+      if (!top || b.amount > top.amount) topBidders.set(b.auction_uuid, { amount: b.amount, bidder: b.bidder });
+    }
+    for (const row of listings) {
+      const topBid = topBidders.get(row.uuid);
+      active.set(row.uuid, {
+        lastUpdated: row.last_updated,
+        endAt: row.end_at,
+        highestBid: row.highest_bid,
+        bin: Boolean(row.bin),
+        topBidder: topBid?.bidder ?? active.get(row.uuid)?.topBidder ?? null,
+      });
+    }
+    for (const d of departed) active.delete(d.uuid);
+    this.lastGeneration = crawl.lastUpdated;
+
+    const { metrics } = this.ctx;
+    metrics.records.inc({ feed: 'auctions', outcome: 'stored' }, listings.length);
+    metrics.records.inc({ feed: 'auctions', outcome: 'unchanged' }, unchanged);
+    metrics.cycles.inc({ feed: 'auctions', outcome: 'applied' });
+    const ms = performance.now() - started;
+    metrics.cycleSeconds.observe({ feed: 'auctions' }, ms / 1000);
+    metrics.lastSuccess.set({ feed: 'auctions' }, this.ctx.clock.now() / 1000);
+    const result: GenerationResult = {
+      lastUpdated: crawl.lastUpdated,
+      pages: crawl.pages.length,
+      auctions: seen.size,
+      inserted,
+      updated,
+      departed: departed.length,
+      skipped: skips.counts,
+      ms: Math.round(ms),
+    };
+    this.ctx.logger.info({ feed: 'auctions', ...result }, 'auctions generation applied');
+    return result;
+  }
+
+  /** Forgets the active set after the store was changed behind the ingester's back (tests, recovery). */
+  reset(): void {
+    this.active = undefined;
+  }
+
+  /** A removed auction (sold through auctions_ended): it must not be expired by the next generation. */
+  forget(uuid: string): void {
+    this.active?.delete(uuid);
+  }
+
+  private async crawl(): Promise<{ lastUpdated: number; pages: AuctionPage[] } | 'unchanged'> {
+    for (let restart = 0; restart < CRAWL_RESTARTS; restart++) {
+      const first = await this.fetchPage(0);
+      if (first.lastUpdated <= this.lastGeneration) return 'unchanged';
+      try {
+        const rest = await Promise.all(
+          Array.from({ length: Math.max(0, first.totalPages - 1) }, (_, i) => this.fetchPage(i + 1, first.lastUpdated)),
+        );
+        return { lastUpdated: first.lastUpdated, pages: [first, ...rest] };
+      } catch (err) {
+        if (err instanceof NewerGeneration) {
+          this.ctx.logger.info({ restart }, 'a newer auctions generation appeared mid-crawl; restarting');
+          continue;
+        }
+        throw err;
+      }
+    }
+    throw new Error(`auctions generation kept changing during ${CRAWL_RESTARTS} crawls`);
+  }
+
+  /** One page of generation `expected` (any generation for page 0). */
+  private async fetchPage(page: number, expected?: number): Promise<AuctionPage> {
+    const sleep = this.ctx.sleep ?? realSleep;
+    let problem = '';
+    for (let attempt = 1; attempt <= PAGE_ATTEMPTS; attempt++) {
+      const res = await this.ctx.client.getJson(`/v2/skyblock/auctions?page=${page}`, [404]);
+      if (res.status === 404) {
+        problem = 'not found (generation swap in progress?)';
+      } else if (!check.auctionPage.Check(res.body)) {
+        problem = 'malformed page envelope';
+      } else if (expected === undefined || res.body.lastUpdated === expected) {
+        return res.body;
+      } else if (res.body.lastUpdated > expected) {
+        throw new NewerGeneration();
+      } else {
+        problem = `stale page from generation ${res.body.lastUpdated}`;
+      }
+      this.ctx.logger.debug({ page, attempt, problem }, 'auctions page not usable yet');
+      await sleep(Math.min(4000, 250 * attempt));
+    }
+    throw new Error(`auctions page ${page}: ${problem} after ${PAGE_ATTEMPTS} attempts`);
+  }
+}

@@ -1,0 +1,42 @@
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { Store } from '../store/index.ts';
+import type { HypixelClient } from './hypixel-client.ts';
+import type { Feed, IngestMetrics } from './metrics.ts';
+
+/** What every feed ingester needs. */
+export interface IngestContext {
+  client: HypixelClient;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: IngestMetrics;
+  /** recorded with every feed update so health can say whether data is simulated */
+  source: 'upstream' | 'simulator';
+  /** waits between page retries; injectable so tests run fast */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Counts a skipped record and logs the first few of each cycle (upstream junk must not flood logs). */
+export class SkipLog {
+  private logged = 0;
+  readonly counts: Record<string, number> = {};
+
+  constructor(
+    private readonly context: IngestContext,
+    private readonly feed: Feed,
+    private readonly maxLogged = 5,
+  ) {}
+
+  skip(outcome: 'invalid' | 'undecodable', detail: Record<string, unknown>): void {
+    this.counts[outcome] = (this.counts[outcome] ?? 0) + 1;
+    this.context.metrics.records.inc({ feed: this.feed, outcome });
+    if (this.logged++ < this.maxLogged) this.context.logger.warn({ feed: this.feed, outcome, ...detail }, 'skipped an upstream record');
+  }
+
+  get total(): number {
+    return Object.values(this.counts).reduce((a, b) => a + b, 0);
+  }
+}
+
+export const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

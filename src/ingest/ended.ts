@@ -1,0 +1,65 @@
+/**
+ * Sold auctions from auctions_ended (the last ~60 s): every sale is stored once,
+ * keyed by auction uuid, so overlapping polls and restarts never duplicate a sale.
+ */
+import { ItemDecodeError } from '../domain/nbt.ts';
+import type { AuctionsTable, BidsTable } from '../store/schema.ts';
+import { SkipLog, type IngestContext } from './context.ts';
+import { decodeAuctionItem, saleBid, saleRow } from './records.ts';
+import { check } from './upstream.ts';
+
+export interface SalesResult {
+  lastUpdated: number;
+  sales: number;
+  skipped: Record<string, number>;
+}
+
+export class EndedIngester {
+  private lastUpdated = 0;
+
+  constructor(
+    private readonly ctx: IngestContext,
+    /** told about every sale so the auctions ingester does not expire it later */
+    private readonly onSold: (uuid: string) => void = () => {},
+  ) {}
+
+  async pollOnce(): Promise<SalesResult | 'unchanged'> {
+    const res = await this.ctx.client.getJson('/v2/skyblock/auctions_ended');
+    if (!check.endedPage.Check(res.body)) throw new Error('auctions_ended: malformed envelope');
+    const page = res.body;
+    if (page.lastUpdated <= this.lastUpdated) {
+      this.ctx.metrics.cycles.inc({ feed: 'auctions_ended', outcome: 'unchanged' });
+      return 'unchanged';
+    }
+    const skips = new SkipLog(this.ctx, 'auctions_ended');
+    const rows = new Map<string, AuctionsTable>();
+    const bids: BidsTable[] = [];
+    for (const raw of page.auctions) {
+      if (!check.sale.Check(raw)) {
+        skips.skip('invalid', { uuid: (raw as { auction_id?: unknown })?.auction_id });
+        continue;
+      }
+      try {
+        const row = saleRow(raw, decodeAuctionItem(raw.item_bytes));
+        if (!rows.has(row.uuid)) bids.push(saleBid(raw));
+        rows.set(row.uuid, row);
+      } catch (err) {
+        if (!(err instanceof ItemDecodeError)) throw err;
+        skips.skip('undecodable', { uuid: raw.auction_id, reason: err.reason });
+      }
+    }
+    await this.ctx.store.auctions.recordSales([...rows.values()], bids, {
+      name: 'auctions_ended',
+      lastUpdated: page.lastUpdated,
+      storedAt: this.ctx.clock.now(),
+      records: rows.size,
+      source: this.ctx.source,
+    });
+    for (const uuid of rows.keys()) this.onSold(uuid);
+    this.lastUpdated = page.lastUpdated;
+    this.ctx.metrics.records.inc({ feed: 'auctions_ended', outcome: 'stored' }, rows.size);
+    this.ctx.metrics.cycles.inc({ feed: 'auctions_ended', outcome: 'applied' });
+    this.ctx.metrics.lastSuccess.set({ feed: 'auctions_ended' }, this.ctx.clock.now() / 1000);
+    return { lastUpdated: page.lastUpdated, sales: rows.size, skipped: skips.counts };
+  }
+}

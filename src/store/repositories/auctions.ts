@@ -1,0 +1,167 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db.ts';
+import { bulkInsert, type BulkSpec } from '../bulk.ts';
+import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
+import type { FeedRepository, FeedState } from './feeds.ts';
+
+const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
+  uuid: 'text',
+  tag: 'text',
+  item_name: 'text',
+  count: 'int4',
+  seller: 'text',
+  profile_id: 'text',
+  coop: 'jsonb',
+  start_at: 'int8',
+  end_at: 'int8',
+  starting_bid: 'int8',
+  highest_bid: 'int8',
+  bin: 'bool',
+  tier: 'text',
+  category: 'text',
+  reforge: 'text',
+  item_uuid: 'text',
+  item_uid: 'text',
+  item_created_at: 'int8',
+  enchantments: 'jsonb',
+  flat_nbt: 'jsonb',
+  item_bytes: 'text',
+  state: 'text',
+  last_updated: 'int8',
+  sold_price: 'int8',
+  buyer: 'text',
+  sold_at: 'int8',
+};
+
+/** A listing seen in an auctions generation: new ones insert, changed ones refresh, sold ones stay sold. */
+const LISTINGS: BulkSpec<AuctionsTable> = {
+  table: 'auctions',
+  columns: AUCTION_COLUMNS,
+  conflict: {
+    target: ['uuid'],
+    update: ['highest_bid', 'end_at', 'last_updated', 'state', 'item_name', 'starting_bid'],
+    // A stale page must never re-activate an auction the ended feed already sold.
+    where: sql`auctions.state <> 'sold'`,
+  },
+};
+
+/** A sale from auctions_ended: inserts the auction if unseen, otherwise only marks it sold (idempotent). */
+const SALES: BulkSpec<AuctionsTable> = {
+  table: 'auctions',
+  columns: AUCTION_COLUMNS,
+  conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin'] },
+};
+
+const BIDS: BulkSpec<BidsTable> = {
+  table: 'bids',
+  columns: { auction_uuid: 'text', amount: 'int8', bidder: 'text', profile_id: 'text', placed_at: 'int8' },
+  conflict: { target: ['auction_uuid', 'amount'], update: 'nothing' },
+};
+
+/** An auction that left the listings: sold through its bids, or expired/cancelled/bought (the ended feed upgrades those to sold). */
+export interface DepartedAuction {
+  uuid: string;
+  /** set when the auction ended with bids: its price, buyer and end time */
+  sale?: { price: number; buyer: string; at: number };
+}
+
+/** What the ingester remembers of an active auction between generations. */
+export interface ActiveAuction {
+  lastUpdated: number;
+  endAt: number;
+  highestBid: number;
+  bin: boolean;
+  topBidder: string | null;
+}
+
+export interface GenerationWrite {
+  listings: AuctionsTable[];
+  bids: BidsTable[];
+  departed: DepartedAuction[];
+  feed: FeedState;
+}
+
+export class AuctionRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly feeds: FeedRepository,
+  ) {}
+
+  /** Every active auction's diff-relevant state: the ingester's base for the next generation. */
+  async activeIndex(): Promise<Map<string, ActiveAuction>> {
+    const rows = await this.db
+      .selectFrom('auctions as a')
+      .select(['a.uuid', 'a.last_updated', 'a.end_at', 'a.highest_bid', 'a.bin'])
+      .select((eb) =>
+        eb
+          .selectFrom('bids as b')
+          .select('b.bidder')
+          .whereRef('b.auction_uuid', '=', 'a.uuid')
+          .orderBy('b.amount', 'desc')
+          .limit(1)
+          .as('top_bidder'),
+      )
+      .where('a.state', '=', 'active')
+      .execute();
+    return new Map(
+      rows.map((r) => [
+        r.uuid,
+        { lastUpdated: r.last_updated, endAt: r.end_at, highestBid: r.highest_bid, bin: Boolean(r.bin), topBidder: r.top_bidder ?? null },
+      ]),
+    );
+  }
+
+  /** Applies one auctions generation atomically: readers see all of it or none. */
+  async applyGeneration(write: GenerationWrite): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await bulkInsert(trx, this.dialect, LISTINGS, write.listings);
+      await bulkInsert(trx, this.dialect, BIDS, write.bids);
+      const sold = write.departed.filter((d) => d.sale);
+      for (const d of sold) {
+        await trx
+          .updateTable('auctions')
+          .set({ state: 'sold', sold_price: d.sale!.price, buyer: d.sale!.buyer, sold_at: d.sale!.at })
+          .where('uuid', '=', d.uuid)
+          .where('state', '=', 'active')
+          .execute();
+      }
+      const gone = write.departed.filter((d) => !d.sale).map((d) => d.uuid);
+      for (let i = 0; i < gone.length; i += 5000) {
+        await trx
+          .updateTable('auctions')
+          .set({ state: 'expired' })
+          .where('uuid', 'in', gone.slice(i, i + 5000))
+          .where('state', '=', 'active')
+          .execute();
+      }
+      await this.feeds.record(write.feed, trx);
+    });
+  }
+
+  /** Records sales from auctions_ended; storing the same sale twice changes nothing. */
+  async recordSales(rows: AuctionsTable[], bids: BidsTable[], feed: FeedState): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await bulkInsert(trx, this.dialect, SALES, rows);
+      await bulkInsert(trx, this.dialect, BIDS, bids);
+      await this.feeds.record(feed, trx);
+    });
+  }
+
+  async get(uuid: string): Promise<AuctionsTable | undefined> {
+    return this.db.selectFrom('auctions').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+  }
+
+  async bidsOf(uuid: string): Promise<BidsTable[]> {
+    return this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
+  }
+
+  async countByState(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('auctions')
+      .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy('state')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+  }
+}
