@@ -22,7 +22,7 @@ import {
 import type { AuctionItemDef, BazaarProductDef, Tier } from '../gamedata/builtin/catalog.ts';
 import { buildItemTemplate, petExpForLevel } from './items.ts';
 import type { ItemSpec, ItemTemplate, TimestampForm } from './items.ts';
-import { NoiseLayer, Rng, hash32, hashUnit, valueNoise } from './rng.ts';
+import { NoiseLayer, Rng, WeightedTable, hash32, hashUnit, valueNoise } from './rng.ts';
 import { invalidateAuction } from './wire.ts';
 import type {
   AuctionsEndedResponse,
@@ -72,7 +72,7 @@ export interface BackfillOptions {
   stepSeconds?: number;
   /** order-book levels per side in the detailed window (default 30) */
   bookDepth?: number;
-  /** the detailed window reaches this far back from `toMs` (default: the whole range) */
+  /** the detailed window reaches this far back from `toMs` (default 1 h; Infinity = all) */
   detailedMs?: number;
   /** bazaar step before the detailed window (default 300 s) */
   coarseStepSeconds?: number;
@@ -160,8 +160,8 @@ export class Market {
   private readonly bzMs: number;
   private readonly rng: Rng;
   private readonly players: Player[];
-  private readonly itemWeights: number[];
-  private readonly variants = new Map<string, Variant[]>();
+  private readonly itemTable: WeightedTable;
+  private readonly variants: Array<Variant[] | undefined> = [];
   private readonly bzState: BzState[];
   private active: Live[] = [];
   private recentSales: HypixelEndedAuction[] = [];
@@ -192,7 +192,7 @@ export class Market {
       if (prng.chance(0.3)) for (let j = prng.int(1, 4); j > 0; j--) coop.push(prng.hex32());
       this.players.push({ uuid, profile: prng.hex32(), coop });
     }
-    this.itemWeights = AUCTION_ITEMS.map((d) => d.weight ?? 1);
+    this.itemTable = new WeightedTable(AUCTION_ITEMS.map((d) => d.weight ?? 1));
     this.products = selectProducts(options.products);
     this.bzState = this.products.map((def) => {
       const seed = options.seed;
@@ -201,7 +201,8 @@ export class Market {
         def,
         keyHash,
         liquid: def.weeklyVolume >= 50_000,
-        thinDepth: Math.round(def.weeklyVolume / 1500),
+        // Thin products (rare books, top gems) show fewer levels, as on the real bazaar.
+        thinDepth: Math.round(4 + (22 * Math.log10(Math.max(10, def.weeklyVolume))) / Math.log10(50_000)),
         levelSize: Math.max(1, def.weeklyVolume / 4000),
         baseSpread: 0.003 + 0.6 / Math.pow(def.weeklyVolume, 0.25),
         sellWeekFactor: 0.9 + 0.2 * hashUnit(seed, def.id, 'smw'),
@@ -355,11 +356,11 @@ export class Market {
     const coarseMs = Math.max(stepMs, Math.round((opts.coarseStepSeconds ?? 300) * 1000));
     const depth = opts.bookDepth ?? 30;
     const coarseDepth = opts.coarseBookDepth ?? 5;
-    const detailedFrom = opts.detailedMs === undefined ? fromMs : toMs - opts.detailedMs;
+    const detailedFrom = toMs - (opts.detailedMs ?? 3_600_000);
     const batchMs = Math.max(1000, opts.batchMs ?? 60_000);
     const wantBz = opts.bazaar ?? true;
     const wantEnded = opts.auctionsEnded ?? true;
-    const pool = new Map<string, string[]>();
+    const pool = new Map<number, string[]>();
 
     // Bazaar instants: coarse grid before the detailed window, fine grid inside it (both aligned).
     let nextBz = Math.ceil(fromMs / (fromMs < detailedFrom ? coarseMs : stepMs)) * (fromMs < detailedFrom ? coarseMs : stepMs);
@@ -489,8 +490,7 @@ export class Market {
 
   private createAuction(start: number, durationMs: number): Live {
     const rng = this.rng;
-    const def = AUCTION_ITEMS[rng.weighted(this.itemWeights)]!;
-    const variants = this.variantsOf(def);
+    const variants = this.variantsOf(this.itemTable.pick(rng));
     const v = variants[Math.floor(rng.next() * variants.length)]!;
     const sellerIdx = Math.floor(rng.next() * this.players.length);
     const seller = this.players[sellerIdx]!;
@@ -533,23 +533,24 @@ export class Market {
   }
 
   /** A small deterministic pool of item variants per definition (templates are reused). */
-  private variantsOf(def: AuctionItemDef): Variant[] {
-    const key = `${def.key}|${def.tier}`;
-    let list = this.variants.get(key);
+  private variantsOf(defIndex: number): Variant[] {
+    let list = this.variants[defIndex];
     if (!list) {
+      const def = AUCTION_ITEMS[defIndex]!;
+      const key = `${def.key}|${def.tier}`;
       const n = def.kind === 'plain' || def.kind === 'stack' || def.kind === 'potion' || def.kind === 'book' ? 2 : 6;
       list = [];
       for (let i = 0; i < n; i++) {
         const { spec, value } = makeVariant(def, new Rng(this.options.seed, 'variant', key, i));
         list.push({ template: buildItemTemplate(spec), value, category: def.category });
       }
-      this.variants.set(key, list);
+      this.variants[defIndex] = list;
     }
     return list;
   }
 
   /** One auctions_ended response for the 60 s ending at `end`, random-access by window. */
-  private endedWindow(end: number, pool: Map<string, string[]>): AuctionsEndedResponse {
+  private endedWindow(end: number, pool: Map<number, string[]>): AuctionsEndedResponse {
     const w = end / PAGE_WINDOW_MS;
     const rng = new Rng(this.options.seed, 'ended', w);
     // Sales per minute scale with the book: about 2 % of it.
@@ -557,12 +558,12 @@ export class Market {
     const count = Math.max(0, Math.round(mean + Math.sqrt(mean) * rng.normal()));
     const auctions: HypixelEndedAuction[] = [];
     for (let i = 0; i < count; i++) {
-      const def = AUCTION_ITEMS[rng.weighted(this.itemWeights)]!;
-      const variants = this.variantsOf(def);
+      const di = this.itemTable.pick(rng);
+      const variants = this.variantsOf(di);
       const vi = Math.floor(rng.next() * variants.length);
       const v = variants[vi]!;
       // Backfilled copies come from a small pool per variant, so some item uuids resell (like real flips).
-      const pk = `${def.key}|${def.tier}|${vi}`;
+      const pk = di * 16 + vi;
       let copies = pool.get(pk);
       if (!copies) {
         copies = [];

@@ -40,7 +40,6 @@ export function hashUnit(...parts: ReadonlyArray<number | string>): number {
   return hash32(...parts) / 4294967296;
 }
 
-const HEX = '0123456789abcdef';
 
 /** A deterministic random stream (sfc32). */
 export class Rng {
@@ -140,16 +139,48 @@ export class Rng {
 
   /** 32 lowercase hex characters (a uuid without dashes, version-4 bits set). */
   hex32(): string {
-    let s = '';
-    for (let i = 0; i < 4; i++) {
-      let w = this.nextU32();
-      for (let j = 0; j < 8; j++) {
-        s += HEX[w & 15];
-        w >>>= 4;
-      }
+    const w0 = this.nextU32();
+    const w1 = this.nextU32();
+    const w2 = this.nextU32();
+    const w3 = this.nextU32();
+    // Version 4 in the 13th digit, variant 10xx in the 17th, as in a random uuid.
+    const v1 = ((w1 & 0xffff0fff) | 0x00004000) >>> 0;
+    const v2 = ((w2 & 0x3fffffff) | 0x80000000) >>> 0;
+    return hex8(w0) + hex8(v1) + hex8(v2) + hex8(w3);
+  }
+}
+
+function hex8(n: number): string {
+  const s = n.toString(16);
+  return s.length === 8 ? s : '00000000'.slice(s.length) + s;
+}
+
+/** Weighted choice in O(log n) over precomputed cumulative weights. */
+export class WeightedTable {
+  private readonly cum: Float64Array;
+  private readonly total: number;
+
+  constructor(weights: readonly number[]) {
+    this.cum = new Float64Array(weights.length);
+    let t = 0;
+    for (let i = 0; i < weights.length; i++) {
+      t += Math.max(0, weights[i] ?? 0);
+      this.cum[i] = t;
     }
-    // Version 4 / variant 10xx so the value is a well-formed random uuid.
-    return s.slice(0, 12) + '4' + s.slice(13, 16) + HEX[8 + (this.nextU32() & 3)] + s.slice(17);
+    this.total = t;
+  }
+
+  /** Index drawn with probability proportional to its weight. */
+  pick(rng: Rng): number {
+    const r = rng.next() * this.total;
+    let lo = 0;
+    let hi = this.cum.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.cum[mid] ?? 0) > r) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
   }
 }
 

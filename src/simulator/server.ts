@@ -54,14 +54,15 @@ export const SIM_PATHS = {
 
 interface Reply {
   status: number;
-  body: string;
+  /** Buffers for cached bodies: encoding a 1 MB non-ASCII string per request is the main cost otherwise */
+  body: string | Buffer;
   lastModified?: number;
   maxAgeS?: number;
 }
 
 interface PageCache {
   gen: AuctionGeneration;
-  pages: Map<number, string>;
+  pages: Map<number, Buffer>;
 }
 
 const err = (status: number, cause: string): Reply => ({ status, body: JSON.stringify({ success: false, cause }) });
@@ -76,9 +77,9 @@ export async function startSimulatorServer(opts: SimulatorServerOptions): Promis
 
   let current: PageCache | null = null;
   let previous: PageCache | null = null;
-  let ended: { index: number; body: string } | null = null;
-  let bazaar: { lastUpdated: number; body: string } | null = null;
-  let items: string | null = null;
+  let ended: { index: number; body: Buffer } | null = null;
+  let bazaar: { lastUpdated: number; body: Buffer } | null = null;
+  let items: Buffer | null = null;
 
   /** Rotates the page caches when the market published a new generation. */
   function pagesFor(gen: AuctionGeneration): PageCache {
@@ -89,12 +90,12 @@ export async function startSimulatorServer(opts: SimulatorServerOptions): Promis
     return current;
   }
 
-  function pageBody(cache: PageCache, page: number): string {
+  function pageBody(cache: PageCache, page: number): string | Buffer {
     const corrupting = faults.options.corruptNbt > 0;
     if (!corrupting) {
       let body = cache.pages.get(page);
       if (body === undefined) {
-        body = auctionsPageBody(cache.gen.auctions, page, pageSize, cache.gen.lastUpdated);
+        body = Buffer.from(auctionsPageBody(cache.gen.auctions, page, pageSize, cache.gen.lastUpdated));
         cache.pages.set(page, body);
       }
       return body;
@@ -134,16 +135,16 @@ export async function startSimulatorServer(opts: SimulatorServerOptions): Promis
           res.auctions = res.auctions.map((s) => (faults.isCorrupt(s.auction_id) ? { ...s, item_bytes: corruptItemBytes(s.item_bytes, s.auction_id, gzipSync) } : s));
           return { status: 200, body: JSON.stringify(res), lastModified: gen.lastUpdated, maxAgeS: maxAge(gen.lastUpdated, genMs, now) };
         }
-        if (ended?.index !== gen.index) ended = { index: gen.index, body: JSON.stringify(market.auctionsEnded()) };
+        if (ended?.index !== gen.index) ended = { index: gen.index, body: Buffer.from(JSON.stringify(market.auctionsEnded())) };
         return { status: 200, body: ended.body, lastModified: gen.lastUpdated, maxAgeS: maxAge(gen.lastUpdated, genMs, now) };
       }
       case SIM_PATHS.bazaar: {
         const bz = market.bazaar();
-        if (bazaar?.lastUpdated !== bz.lastUpdated) bazaar = { lastUpdated: bz.lastUpdated, body: JSON.stringify(bz) };
+        if (bazaar?.lastUpdated !== bz.lastUpdated) bazaar = { lastUpdated: bz.lastUpdated, body: Buffer.from(JSON.stringify(bz)) };
         return { status: 200, body: bazaar.body, lastModified: bz.lastUpdated, maxAgeS: maxAge(bz.lastUpdated, bzMs, now) };
       }
       case SIM_PATHS.items: {
-        items ??= JSON.stringify(market.items());
+        items ??= Buffer.from(JSON.stringify(market.items()));
         return { status: 200, body: items, lastModified: market.startMs, maxAgeS: 3600 };
       }
       case SIM_PATHS.election: {
@@ -161,11 +162,12 @@ export async function startSimulatorServer(opts: SimulatorServerOptions): Promis
   }
 
   function send(req: IncomingMessage, res: ServerResponse, reply: Reply, truncateAt: number | null): void {
-    let body = reply.body;
-    if (truncateAt !== null && reply.status === 200) body = body.slice(0, Math.floor(body.length * truncateAt));
+    let body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+    // Cut at a byte offset: the client sees invalid JSON (possibly mid-character), like a dropped connection.
+    if (truncateAt !== null && reply.status === 200) body = body.subarray(0, Math.floor(body.length * truncateAt));
     const headers: Record<string, string | number> = {
       'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': Buffer.byteLength(body),
+      'Content-Length': body.length,
       'X-Skymarket-Simulated': 'true',
     };
     if (reply.lastModified !== undefined) headers['Last-Modified'] = new Date(reply.lastModified).toUTCString();
