@@ -1,5 +1,5 @@
 /**
- * The `skymarket` command: serve | migrate (more commands arrive with the areas that own them).
+ * The `skymarket` command: serve | migrate | simulate (more commands arrive with the areas that own them).
  * Flags override environment variables; see the README for every setting.
  */
 import { Command, Option } from 'commander';
@@ -7,6 +7,7 @@ import closeWithGrace from 'close-with-grace';
 import { ConfigError, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startRuntime } from './runtime.ts';
+import { simulatorOptionsFromEnv, startSimulator } from './simulator/index.ts';
 import { Store } from './store/index.ts';
 import { VERSION } from './version.ts';
 
@@ -75,6 +76,23 @@ withStorageFlags(program.command('migrate').description('apply pending database 
     }
   },
 );
+
+program
+  .command('simulate')
+  .description('run the built-in market simulator: a fake Hypixel API (simulated data) to use as UPSTREAM_URL')
+  .option('--port <port>', 'HTTP port (SIM_PORT, default: any free port)')
+  .option('--host <host>', 'listen address (SIM_HOST, default 127.0.0.1)')
+  .addOption(new Option('--log-level <level>', 'log level (LOG_LEVEL, default info)').choices([...LOG_LEVELS]))
+  .action(async (flags: { port?: string; host?: string; logLevel?: string }) => {
+    const env = { ...process.env, ...(flags.port ? { SIM_PORT: flags.port } : {}), ...(flags.host ? { SIM_HOST: flags.host } : {}) };
+    const options = simulatorOptionsFromEnv(env);
+    const logger = createLogger(loadConfig(process.env, { logLevel: flags.logLevel }).logLevel);
+    const simulator = await startSimulator(options, { logger });
+    logger.info({ url: simulator.url, auctions: options.auctions, seed: options.seed }, `simulator listening on ${simulator.url} (simulated data)`);
+    closeWithGrace({ delay: 5000 }, async () => {
+      await simulator.close();
+    });
+  });
 
 function overrides(flags: ServeFlags): ConfigOverrides {
   return {

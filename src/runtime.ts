@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { describeConfig, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
+import { simulatorOptionsFromEnv, startSimulator, type SimulatorHandle } from './simulator/index.ts';
 import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
 
@@ -35,10 +36,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   logger.info({ database: store.location }, 'database ready (migrations applied)');
 
   const dataSource = config.demo ? 'simulator' : 'upstream';
+  let upstreamUrl = config.upstreamUrl;
+  let simulator: SimulatorHandle | undefined;
   if (config.demo) {
+    // The simulator is the upstream, in this process; its data is simulated and reported as such.
+    const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see the README
+    simulator = await startSimulator(options, { clock, logger: logger.child({ component: 'simulator' }) });
+    upstreamUrl = simulator.url;
     logger.warn(
-      'demo mode: the built-in market simulator is not part of this build yet, so the API starts on an empty store ' +
-        '(health reports 503 until auctions and bazaar data are stored)',
+      { simulator: simulator.url, auctions: options.auctions, backfillHours: options.backfillMs / 3_600_000 },
+      'demo mode: market data comes from the built-in simulator (simulated, not real Hypixel data)',
     );
   }
 
@@ -69,7 +76,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   if (config.role === 'all' || config.role === 'ingest') {
     const seconds = config.ingestIntervals;
     ingestion = new Ingestion({
-      upstreamUrl: config.upstreamUrl,
+      upstreamUrl,
       upstreamApiKey: config.upstreamApiKey,
       timeoutMs: config.upstreamTimeoutMs,
       concurrency: config.upstreamConcurrency,
@@ -87,7 +94,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       source: dataSource,
     });
     ingestion.start();
-    logger.info({ upstream: config.upstreamUrl }, 'ingestion started');
+    logger.info({ upstream: upstreamUrl }, 'ingestion started');
+    if (simulator && !(await store.feeds.get('bazaar'))) {
+      // A fresh demo store gets the simulator's history, so history endpoints have data at once.
+      const running = ingestion;
+      const history = simulator.backfill();
+      void running
+        .ingestHistory(history)
+        .then((r) => logger.info({ ...r }, 'demo history loaded'))
+        .catch((err: unknown) => logger.error({ err }, 'demo history failed to load'));
+    }
   }
 
   let closing: Promise<void> | undefined;
@@ -99,6 +115,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closing ??= (async () => {
         await app.close();
         await ingestion?.stop();
+        await simulator?.close();
         await store.close();
         logger.info('skymarket stopped');
       })();

@@ -21,27 +21,27 @@ export class BazaarIngester {
   private lastUpdated = 0;
   private books: Map<string, OrderBook> | undefined;
 
-  constructor(private readonly ctx: IngestContext) {}
+  constructor(
+    private readonly ctx: IngestContext,
+    private readonly options: { fresh?: boolean } = {},
+  ) {}
 
   async pollOnce(): Promise<SnapshotResult | 'unchanged'> {
-    if (!this.books) {
-      this.books = new Map();
-      for (const [product, data] of await this.ctx.store.bazaar.latestBooks()) {
-        try {
-          this.books.set(product, decodeBook(data));
-        } catch {
-          // An unreadable stored book just means the next one is stored in full.
-        }
-      }
-      this.lastUpdated = (await this.ctx.store.feeds.get('bazaar'))?.lastUpdated ?? 0;
-    }
     const res = await this.ctx.client.getJson('/v2/skyblock/bazaar');
-    if (!check.bazaar.Check(res.body)) throw new Error('bazaar: malformed envelope');
-    const payload = res.body;
+    return this.apply(res.body);
+  }
+
+  /** Stores one bazaar payload (fetched live, or replayed history in time order). */
+  async apply(body: unknown): Promise<SnapshotResult | 'unchanged'> {
+    await this.loadBooks();
+    if (!check.bazaar.Check(body)) throw new Error('bazaar: malformed envelope');
+    const payload = body;
     if (payload.lastUpdated <= this.lastUpdated) {
       this.ctx.metrics.cycles.inc({ feed: 'bazaar', outcome: 'unchanged' });
       return 'unchanged';
     }
+    const books = this.books!;
+
     const skips = new SkipLog(this.ctx, 'bazaar');
     const rows: BazaarSnapshotsTable[] = [];
     const changedBooks = new Map<string, OrderBook>();
@@ -51,7 +51,7 @@ export class BazaarIngester {
         continue;
       }
       const book = orderBook(raw);
-      const previous = this.books.get(raw.product_id);
+      const previous = books.get(raw.product_id);
       const changed = !previous || !sameBook(previous, book);
       if (changed) changedBooks.set(raw.product_id, book);
       rows.push(snapshotRow(raw, payload.lastUpdated, changed ? encodeBook(book) : null));
@@ -63,12 +63,30 @@ export class BazaarIngester {
       records: rows.length,
       source: this.ctx.source,
     });
-    for (const [product, book] of changedBooks) this.books.set(product, book);
+    for (const [product, book] of changedBooks) books.set(product, book);
     this.lastUpdated = payload.lastUpdated;
     this.ctx.metrics.records.inc({ feed: 'bazaar', outcome: 'stored' }, rows.length);
     this.ctx.metrics.cycles.inc({ feed: 'bazaar', outcome: 'applied' });
     this.ctx.metrics.lastSuccess.set({ feed: 'bazaar' }, this.ctx.clock.now() / 1000);
     return { lastUpdated: payload.lastUpdated, products: rows.length, booksStored: changedBooks.size, skipped: skips.counts };
+  }
+
+  /**
+   * The newest stored book per product is the base for storing only changed books.
+   * `fresh` ingesters (history replay) start from nothing instead: their first row per product carries a full book.
+   */
+  private async loadBooks(): Promise<void> {
+    if (this.books) return;
+    this.books = new Map();
+    if (this.options.fresh) return;
+    for (const [product, data] of await this.ctx.store.bazaar.latestBooks()) {
+      try {
+        this.books.set(product, decodeBook(data));
+      } catch {
+        // An unreadable stored book just means the next one is stored in full.
+      }
+    }
+    this.lastUpdated = (await this.ctx.store.feeds.get('bazaar'))?.lastUpdated ?? 0;
   }
 }
 

@@ -25,8 +25,13 @@ export class EndedIngester {
 
   async pollOnce(): Promise<SalesResult | 'unchanged'> {
     const res = await this.ctx.client.getJson('/v2/skyblock/auctions_ended');
-    if (!check.endedPage.Check(res.body)) throw new Error('auctions_ended: malformed envelope');
-    const page = res.body;
+    return this.apply(res.body);
+  }
+
+  /** Stores one auctions_ended payload (fetched live, or replayed history). */
+  async apply(body: unknown): Promise<SalesResult | 'unchanged'> {
+    if (!check.endedPage.Check(body)) throw new Error('auctions_ended: malformed envelope');
+    const page = body;
     if (page.lastUpdated <= this.lastUpdated) {
       this.ctx.metrics.cycles.inc({ feed: 'auctions_ended', outcome: 'unchanged' });
       return 'unchanged';

@@ -14,6 +14,7 @@ import { HypixelClient } from './hypixel-client.ts';
 import { IngestMetrics, type Feed } from './metrics.ts';
 import { Poller } from './poller.ts';
 import { ResourcesIngester } from './resources.ts';
+import { ingestHistory, type HistoryBatch, type HistoryResult } from './history.ts';
 
 export interface IngestIntervals {
   auctionsMs: number;
@@ -43,6 +44,8 @@ export class Ingestion {
   readonly resources: ResourcesIngester;
   private readonly client: HypixelClient;
   private readonly pollers: Poller[];
+  private readonly ctx: IngestContext;
+  private stopping = false;
 
   constructor(options: IngestOptions) {
     const logger = options.logger.child({ component: 'ingest' });
@@ -56,6 +59,7 @@ export class Ingestion {
     });
     const metrics = new IngestMetrics(options.registry);
     const ctx: IngestContext = { client: this.client, store: options.store, clock: options.clock, logger, metrics, source: options.source };
+    this.ctx = ctx;
     this.auctions = new AuctionIngester(ctx);
     this.ended = new EndedIngester(ctx, (uuid) => this.auctions.forget(uuid));
     this.bazaar = new BazaarIngester(ctx);
@@ -76,7 +80,24 @@ export class Ingestion {
     for (const p of this.pollers) p.start();
   }
 
+  /** Replays past payloads (simulator backfill) into the store; stops early when ingestion stops. */
+  ingestHistory(batches: Iterable<HistoryBatch>): Promise<HistoryResult> {
+    const self = this;
+    function* untilStopped() {
+      for (const batch of batches) {
+        if (self.stopping) return;
+        yield batch;
+      }
+    }
+    this.history = ingestHistory(untilStopped(), this.ctx);
+    return this.history;
+  }
+
+  private history: Promise<HistoryResult> | undefined;
+
   async stop(): Promise<void> {
+    this.stopping = true;
+    await this.history?.catch(() => undefined);
     await Promise.all(this.pollers.map((p) => p.stop()));
     await this.client.close();
   }

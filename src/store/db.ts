@@ -34,6 +34,8 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** where the data lives, with secrets removed, for logs and health */
   location: string;
+  /** PostgreSQL schema holding the tables (and the migration bookkeeping) */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -100,6 +102,7 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
     db,
     dialect: 'postgres',
     location: `${safe.toString()}${schema ? ` (schema ${schema})` : ''}`,
+    schema: schema ?? 'public',
     close: () => db.destroy(),
   };
 }
@@ -109,6 +112,9 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   const migrator = new Migrator({
     db: handle.db,
     provider: { getMigrations: async () => migrationsFor(handle.dialect) },
+    // Kysely looks for its bookkeeping tables in any schema unless told which one: another
+    // schema's tables on the same server would make it skip creating ours.
+    ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) {

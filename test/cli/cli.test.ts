@@ -87,4 +87,77 @@ describe('skymarket CLI', () => {
       child.kill('SIGKILL');
     }
   });
+
+  it('serve --demo ingests simulated data within seconds and says it is simulated', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], {
+      env: { ...cleanEnv, SIM_AUCTIONS: '300', SIM_BACKFILL: '30m' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const started = Date.now();
+      let body: { status: string; simulated: boolean; feeds: Record<string, { records: number; source: string }> } | undefined;
+      while (Date.now() - started < 30_000) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
+        if (res?.status === 200) {
+          body = (await res.json()) as typeof body;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.ok(body, `demo never became ready: ${output.slice(-2000)}`);
+      assert.equal(body.status, 'ok');
+      assert.equal(body.simulated, true);
+      assert.ok(body.feeds.auctions!.records >= 250, JSON.stringify(body.feeds));
+      assert.equal(body.feeds.bazaar!.source, 'simulator');
+      assert.match(output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, output.slice(-2000));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('simulate serves the fake Hypixel API, marked as simulated', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [BIN, 'simulate', '--port', String(port)], {
+      env: { ...cleanEnv, SIM_AUCTIONS: '1200' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    try {
+      let page: Response | undefined;
+      const started = Date.now();
+      while (Date.now() - started < 20_000) {
+        page = await fetch(`http://127.0.0.1:${port}/v2/skyblock/auctions?page=1`).catch(() => undefined);
+        if (page?.status === 200) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(page?.status, 200, output);
+      assert.equal(page.headers.get('x-skymarket-simulated'), 'true');
+      const body = (await page.json()) as { page: number; totalPages: number; auctions: unknown[] };
+      assert.equal(body.page, 1);
+      assert.equal(body.totalPages, 2);
+      assert.equal(body.auctions.length, 200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  it('simulate refuses an invalid SIM_ variable with one line naming it', () => {
+    const res = spawnSync(process.execPath, [BIN, 'simulate'], { encoding: 'utf8', env: { ...cleanEnv, SIM_AUCTIONS: 'lots' } });
+    assert.notEqual(res.status, 0);
+    assert.match(res.stderr.trim(), /^skymarket: SIM_AUCTIONS/);
+    assert.equal(res.stderr.trim().split('\n').length, 1);
+  });
 });
+

@@ -29,12 +29,16 @@ export class FeedRepository {
       .insertInto('feeds')
       .values(row)
       .onConflict((oc) =>
-        oc.column('name').doUpdateSet({
-          last_updated: row.last_updated,
-          stored_at: row.stored_at,
-          records: row.records,
-          source: row.source,
-        }),
+        oc
+          .column('name')
+          .doUpdateSet({
+            last_updated: row.last_updated,
+            stored_at: row.stored_at,
+            records: row.records,
+            source: row.source,
+          })
+          // Replayed history must not make a feed look older than what is already stored.
+          .where('feeds.last_updated', '<=', row.last_updated),
       )
       .execute();
   }

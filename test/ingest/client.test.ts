@@ -1,0 +1,66 @@
+/** The upstream client against a misbehaving server: retries, timeouts, truncation, gzip. */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Registry } from 'prom-client';
+import { HypixelClient, UpstreamError } from '../../src/ingest/hypixel-client.ts';
+import { FakeUpstream } from '../helpers/fake-upstream.ts';
+
+describe('upstream client', () => {
+  const upstream = new FakeUpstream();
+  let client: HypixelClient;
+  const registry = new Registry();
+  before(async () => {
+    await upstream.start();
+    client = new HypixelClient({ baseUrl: upstream.url, retries: 3, timeoutMs: 300, backoffMs: () => 5, registry });
+  });
+  after(async () => {
+    await client.close();
+    await upstream.stop();
+  });
+
+  it('retries 5xx and truncated JSON, then succeeds', async () => {
+    upstream.on('/a', { status: 503 }, { body: '{"success":true,"x":[1,2', status: 200 }, { status: 502 }, { body: { success: true, x: [1, 2] } });
+    const res = await client.getJson<{ x: number[] }>('/a');
+    assert.deepEqual(res.body, { success: true, x: [1, 2] });
+    assert.equal(upstream.hits.get('/a'), 4);
+    const metrics = await registry.metrics();
+    assert.match(metrics, /skymarket_upstream_requests_total\{endpoint="\/a",outcome="http_503"\} 1/);
+    assert.match(metrics, /skymarket_upstream_requests_total\{endpoint="\/a",outcome="bad_json"\} 1/);
+    assert.match(metrics, /skymarket_upstream_requests_total\{endpoint="\/a",outcome="ok"\} 1/);
+  });
+
+  it('gives up after its retries with a typed error', async () => {
+    upstream.on('/down', { status: 500 });
+    await assert.rejects(client.getJson('/down'), (err: unknown) => err instanceof UpstreamError && err.status === 500 && err.reason === 'status');
+    assert.equal(upstream.hits.get('/down'), 4);
+  });
+
+  it('does not retry a 4xx it was not told to accept, and returns accepted ones', async () => {
+    upstream.on('/missing', { status: 404, body: { success: false } });
+    await assert.rejects(client.getJson('/missing'), (err: unknown) => err instanceof UpstreamError && err.status === 404);
+    assert.equal(upstream.hits.get('/missing'), 1);
+    const accepted = await client.getJson('/missing', [404]);
+    assert.equal(accepted.status, 404);
+  });
+
+  it('times out a hanging response and retries', async () => {
+    upstream.on('/slow', { delayMs: 2000, body: {} }, { body: { ok: true } });
+    const started = Date.now();
+    const res = await client.getJson('/slow');
+    assert.deepEqual(res.body, { ok: true });
+    assert.ok(Date.now() - started < 1500, 'the slow attempt was cut at the timeout');
+  });
+
+  it('decompresses gzip bodies and rejects a body that is not JSON at all', async () => {
+    upstream.on('/gz', { body: { big: 'x'.repeat(10_000) }, gzip: true });
+    assert.equal(((await client.getJson<{ big: string }>('/gz')).body.big).length, 10_000);
+    upstream.on('/html', { body: '<html>Cloudflare</html>' });
+    await assert.rejects(client.getJson('/html'), (err: unknown) => err instanceof UpstreamError && err.reason === 'bad_json');
+  });
+
+  it('reports a refused connection as a network error', async () => {
+    const dead = new HypixelClient({ baseUrl: 'http://127.0.0.1:1', retries: 1, backoffMs: () => 1, timeoutMs: 500 });
+    await assert.rejects(dead.getJson('/x'), (err: unknown) => err instanceof UpstreamError && err.reason === 'network');
+    await dead.close();
+  });
+});
