@@ -712,23 +712,35 @@ const EASTERN = new Intl.DateTimeFormat('en-US', {
   minute: 'numeric',
   second: 'numeric',
 });
-/** UTC offset (ms) of New York per UTC hour; item timestamps cluster, so this stays small and hot. */
+/** UTC offsets of New York per UTC day (NaN on the two DST-change days, which go per hour). */
+const easternOffsetByDay = new Map<number, number>();
 const easternOffsetByHour = new Map<number, number>();
+
+function intlEasternOffset(instant: number): number {
+  const parts: Record<string, number> = {};
+  for (const p of EASTERN.formatToParts(instant)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
+  return wall - Math.floor(instant / 1000) * 1000;
+}
 
 /** Offset of America/New_York from UTC at the instant `utcMs` (negative: behind UTC). */
 function easternOffsetAt(utcMs: number): number {
-  const hourKey = Math.floor(utcMs / 3_600_000);
-  let offset = easternOffsetByHour.get(hourKey);
-  if (offset === undefined) {
-    const instant = hourKey * 3_600_000;
-    const parts: Record<string, number> = {};
-    for (const p of EASTERN.formatToParts(instant)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
-    const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
-    offset = wall - instant;
-    if (easternOffsetByHour.size > 100_000) easternOffsetByHour.clear();
-    easternOffsetByHour.set(hourKey, offset);
+  const dayKey = Math.floor(utcMs / 86_400_000);
+  let day = easternOffsetByDay.get(dayKey);
+  if (day === undefined) {
+    const start = intlEasternOffset(dayKey * 86_400_000);
+    day = start === intlEasternOffset(dayKey * 86_400_000 + 86_399_000) ? start : NaN;
+    if (easternOffsetByDay.size > 50_000) easternOffsetByDay.clear();
+    easternOffsetByDay.set(dayKey, day);
   }
-  return offset;
+  if (!Number.isNaN(day)) return day;
+  const hourKey = Math.floor(utcMs / 3_600_000);
+  let hour = easternOffsetByHour.get(hourKey);
+  if (hour === undefined) {
+    hour = intlEasternOffset(hourKey * 3_600_000);
+    easternOffsetByHour.set(hourKey, hour);
+  }
+  return hour;
 }
 
 /** The instant at which New York's clocks showed the given wall time (DST-aware). */

@@ -9,7 +9,7 @@ import type { ActiveAuction, DepartedAuction } from '../store/repositories/aucti
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import { realSleep, SkipLog, type IngestContext } from './context.ts';
 import { bidRows, decodeAuctionItem, listingRow } from './records.ts';
-import { check, type AuctionPage, type UpstreamAuction } from './upstream.ts';
+import { check, type AuctionPage } from './upstream.ts';
 
 export interface GenerationResult {
   lastUpdated: number;
@@ -23,6 +23,11 @@ export interface GenerationResult {
 }
 
 class NewerGeneration extends Error {}
+
+/** One upstream auction after validation, decoded when it is new or changed. */
+type PreparedAuction =
+  | { kind: 'unchanged' | 'undecodable'; uuid: string; lastUpdated: number }
+  | { kind: 'new' | 'changed'; uuid: string; lastUpdated: number; row: AuctionsTable; bids: BidsTable[] };
 
 const PAGE_ATTEMPTS = 8;
 const CRAWL_RESTARTS = 3;
@@ -42,54 +47,39 @@ export class AuctionIngester {
       this.active = await this.ctx.store.auctions.activeIndex();
       this.lastGeneration = (await this.ctx.store.feeds.get('auctions'))?.lastUpdated ?? 0;
     }
-    const crawl = await this.crawl();
+    const active = this.active;
+    const skips = new SkipLog(this.ctx, 'auctions');
+    // Each page is validated and its new or changed auctions decoded as soon as it arrives,
+    // overlapping the CPU work with the wait for the other pages.
+    const crawl = await this.crawl((page) => this.preparePage(page, active, skips));
     if (crawl === 'unchanged') {
       this.ctx.metrics.cycles.inc({ feed: 'auctions', outcome: 'unchanged' });
       return 'unchanged';
     }
-    const skips = new SkipLog(this.ctx, 'auctions');
-    const seen = new Map<string, UpstreamAuction>();
+
+    // Merge the pages. During a swap an auction can sit on two pages: keep its newest state.
+    const seen = new Map<string, PreparedAuction>();
     for (const page of crawl.pages) {
-      for (const raw of page.auctions) {
-        if (!check.auction.Check(raw)) {
-          skips.skip('invalid', { page: page.page, uuid: (raw as { uuid?: unknown })?.uuid });
-          continue;
-        }
-        const uuid = raw.uuid.toLowerCase();
-        const previous = seen.get(uuid);
-        // During a swap an auction can sit on two pages: keep its newest state.
-        if (!previous || (raw.last_updated ?? raw.start) > (previous.last_updated ?? previous.start)) seen.set(uuid, raw);
+      for (const entry of page) {
+        const previous = seen.get(entry.uuid);
+        if (!previous || entry.lastUpdated > previous.lastUpdated) seen.set(entry.uuid, entry);
       }
     }
-
-    const active = this.active;
     const listings: AuctionsTable[] = [];
     const bids: BidsTable[] = [];
     let inserted = 0;
     let updated = 0;
     let unchanged = 0;
-    let sinceYield = 0;
-    for (const [uuid, auction] of seen) {
-      const known = active.get(uuid);
-      const lastUpdated = auction.last_updated ?? auction.start;
-      if (known && known.lastUpdated === lastUpdated) {
-        unchanged++;
-        continue;
+    let undecodable = 0;
+    for (const entry of seen.values()) {
+      if (entry.kind === 'unchanged') unchanged++;
+      else if (entry.kind === 'undecodable') undecodable++;
+      else if (entry.kind === 'new' || entry.kind === 'changed') {
+        listings.push(entry.row);
+        bids.push(...entry.bids);
+        if (entry.kind === 'changed') updated++;
+        else inserted++;
       }
-      if (++sinceYield >= YIELD_EVERY) {
-        sinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      try {
-        listings.push(listingRow(auction, decodeAuctionItem(auction.item_bytes)));
-      } catch (err) {
-        if (!(err instanceof ItemDecodeError)) throw err;
-        skips.skip('undecodable', { uuid, reason: err.reason });
-        continue;
-      }
-      bids.push(...bidRows(auction));
-      if (known) updated++;
-      else inserted++;
     }
 
     const departed: DepartedAuction[] = [];
@@ -107,7 +97,7 @@ export class AuctionIngester {
         name: 'auctions',
         lastUpdated: crawl.lastUpdated,
         storedAt: this.ctx.clock.now(),
-        records: seen.size - skips.total,
+        records: seen.size - undecodable,
         source: this.ctx.source,
       },
     });
@@ -162,15 +152,18 @@ export class AuctionIngester {
     this.active?.delete(uuid);
   }
 
-  private async crawl(): Promise<{ lastUpdated: number; pages: AuctionPage[] } | 'unchanged'> {
+  private async crawl<T>(prepare: (page: AuctionPage) => Promise<T>): Promise<{ lastUpdated: number; pages: T[] } | 'unchanged'> {
     for (let restart = 0; restart < CRAWL_RESTARTS; restart++) {
       const first = await this.fetchPage(0);
       if (first.lastUpdated <= this.lastGeneration) return 'unchanged';
       try {
-        const rest = await Promise.all(
-          Array.from({ length: Math.max(0, first.totalPages - 1) }, (_, i) => this.fetchPage(i + 1, first.lastUpdated)),
-        );
-        return { lastUpdated: first.lastUpdated, pages: [first, ...rest] };
+        const pages = await Promise.all([
+          prepare(first),
+          ...Array.from({ length: Math.max(0, first.totalPages - 1) }, (_, i) =>
+            this.fetchPage(i + 1, first.lastUpdated).then(prepare),
+          ),
+        ]);
+        return { lastUpdated: first.lastUpdated, pages };
       } catch (err) {
         if (err instanceof NewerGeneration) {
           this.ctx.logger.info({ restart }, 'a newer auctions generation appeared mid-crawl; restarting');
@@ -180,6 +173,38 @@ export class AuctionIngester {
       }
     }
     throw new Error(`auctions generation kept changing during ${CRAWL_RESTARTS} crawls`);
+  }
+
+  /** Validates a page's records and decodes the ones that are new or changed since the last generation. */
+  private async preparePage(page: AuctionPage, active: Map<string, ActiveAuction>, skips: SkipLog): Promise<PreparedAuction[]> {
+    const out: PreparedAuction[] = [];
+    let sinceYield = 0;
+    for (const raw of page.auctions) {
+      if (!check.auction.Check(raw)) {
+        skips.skip('invalid', { page: page.page, uuid: (raw as { uuid?: unknown })?.uuid });
+        continue;
+      }
+      const uuid = raw.uuid.toLowerCase();
+      const lastUpdated = raw.last_updated ?? raw.start;
+      const known = active.get(uuid);
+      if (known && known.lastUpdated === lastUpdated) {
+        out.push({ kind: 'unchanged', uuid, lastUpdated });
+        continue;
+      }
+      if (++sinceYield >= YIELD_EVERY) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      try {
+        const row = listingRow(raw, decodeAuctionItem(raw.item_bytes));
+        out.push({ kind: known ? 'changed' : 'new', uuid, lastUpdated, row, bids: bidRows(raw) });
+      } catch (err) {
+        if (!(err instanceof ItemDecodeError)) throw err;
+        skips.skip('undecodable', { uuid, reason: err.reason });
+        out.push({ kind: 'undecodable', uuid, lastUpdated });
+      }
+    }
+    return out;
   }
 
   /** One page of generation `expected` (any generation for page 0). */

@@ -1,0 +1,131 @@
+/**
+ * Ingestion: a cold 60,000-auction generation from the simulator (fetch every page,
+ * decode every item, store) on SQLite and PostgreSQL, then a steady-state generation
+ * (about 3 % new auctions) measured in CPU time. The simulator runs in a child process
+ * so its page building is not counted.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { Registry } from 'prom-client';
+import { systemClock } from '../src/clock.ts';
+import { AuctionIngester } from '../src/ingest/auctions.ts';
+import type { IngestContext } from '../src/ingest/context.ts';
+import { HypixelClient } from '../src/ingest/hypixel-client.ts';
+import { IngestMetrics } from '../src/ingest/metrics.ts';
+import { createLogger } from '../src/logger.ts';
+import { Store } from '../src/store/index.ts';
+import { startServer } from './harness.ts';
+import type { BenchOptions, BenchRow } from './lib.ts';
+
+const POSTGRES_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions: number): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-ingest-'));
+  const schema = `bench_${process.pid}_${Date.now()}`;
+  const store =
+    backend === 'sqlite'
+      ? await Store.open({ dataDir: dir })
+      : await Store.open({ databaseUrl: POSTGRES_URL, dataDir: dir, schema });
+  const ctx: IngestContext = {
+    client: new HypixelClient({ baseUrl: simUrl, timeoutMs: 30_000, concurrency: 8 }),
+    store,
+    clock: systemClock,
+    logger: createLogger('silent'),
+    metrics: new IngestMetrics(new Registry()),
+    source: 'simulator',
+  };
+  try {
+    const ingester = new AuctionIngester(ctx);
+    // Warm the simulator's page cache so the first measurement is our work, not its serialisation.
+    await Promise.all(Array.from({ length: Math.ceil(auctions / 1000) }, (_, i) => fetch(`${simUrl}/v2/skyblock/auctions?page=${i}`).then((r) => r.arrayBuffer())));
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const cold = await ingester.pollOnce();
+    const coldMs = performance.now() - t0;
+    const coldCpu = process.cpuUsage(cpu0);
+    if (cold === 'unchanged') throw new Error('cold generation not applied');
+
+    // Wait for the simulator's next generation, then measure the steady-state diff.
+    let steady: Awaited<ReturnType<AuctionIngester['pollOnce']>> = 'unchanged';
+    let steadyMs = 0;
+    let steadyCpu = { user: 0, system: 0 };
+    const deadline = Date.now() + 90_000;
+    while (steady === 'unchanged' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const c = process.cpuUsage();
+      const t = performance.now();
+      steady = await ingester.pollOnce();
+      steadyMs = performance.now() - t;
+      steadyCpu = process.cpuUsage(c);
+    }
+    const rows: BenchRow[] = [
+      {
+        name: `cold generation of ${cold.auctions.toLocaleString('en-US')} auctions, ${backend}`,
+        figure: coldMs,
+        unit: 'ms',
+        notes: `${Math.round(cold.auctions / (coldMs / 1000)).toLocaleString('en-US')} auctions/s; CPU ${Math.round((coldCpu.user + coldCpu.system) / 1000)} ms; ${cold.pages} pages`,
+      },
+    ];
+    if (steady !== 'unchanged') {
+      rows.push({
+        name: `steady-state generation, ${backend}`,
+        figure: (steadyCpu.user + steadyCpu.system) / 1000,
+        unit: 'ms CPU',
+        notes: `wall ${Math.round(steadyMs)} ms; ${steady.inserted} new, ${steady.updated} changed, ${steady.departed} gone of ${steady.auctions.toLocaleString('en-US')}`,
+      });
+    }
+    return rows;
+  } finally {
+    await ctx.client.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (backend === 'postgres') {
+      const client = new pg.Client({ connectionString: POSTGRES_URL });
+      await client.connect();
+      await client.query(`drop schema if exists "${schema}" cascade`);
+      await client.end();
+    }
+  }
+}
+
+export async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const auctions = options.quick ? 10_000 : 60_000;
+  const rows: BenchRow[] = [];
+  for (const backend of ['sqlite', 'postgres'] as const) {
+    if (backend === 'postgres' && !(await postgresReachable())) {
+      rows.push({ name: 'cold generation, postgres', figure: NaN, unit: 'ms', notes: 'skipped: PostgreSQL unreachable' });
+      continue;
+    }
+    // A fresh simulator per backend, so both see a cold generation of the same size.
+    const sim = await startServer('simulator', [], {
+      SIM_AUCTIONS: String(auctions),
+      SIM_GENERATION_SECONDS: options.quick ? '10' : '20',
+      SIM_SEED: '42',
+    });
+    try {
+      rows.push(...(await measure(backend, sim.url, auctions)));
+    } finally {
+      await sim.stop();
+    }
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.table(await run({ quick: process.argv.includes('--quick') }));
+}
