@@ -18,21 +18,7 @@ import { IngestMetrics } from '../src/ingest/metrics.ts';
 import { createLogger } from '../src/logger.ts';
 import { Store } from '../src/store/index.ts';
 import { startServer } from './harness.ts';
-import type { BenchOptions, BenchRow } from './lib.ts';
-
-const POSTGRES_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+import { POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-ingest-'));
@@ -82,12 +68,26 @@ async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions:
       },
     ];
     if (steady !== 'unchanged') {
-      rows.push({
-        name: `steady-state generation, ${backend}`,
-        figure: (steadyCpu.user + steadyCpu.system) / 1000,
-        unit: 'ms CPU',
-        notes: `wall ${Math.round(steadyMs)} ms; ${steady.inserted} new, ${steady.updated} changed, ${steady.departed} gone of ${steady.auctions.toLocaleString('en-US')}`,
-      });
+      // The floor: the CPU it takes only to receive every page of a generation, same client, no work.
+      const pages = steady.pages;
+      const f = process.cpuUsage();
+      await Promise.all(
+        Array.from({ length: pages }, (_, i) => ctx.client.getWith(`/v2/skyblock/auctions?page=${i}`, [404], (raw) => raw.length)),
+      );
+      const floorCpu = process.cpuUsage(f);
+      const floorMs = (floorCpu.user + floorCpu.system) / 1000;
+      const steadyCpuMs = (steadyCpu.user + steadyCpu.system) / 1000;
+      rows.push(
+        {
+          name: `steady-state generation, ${backend}`,
+          figure: steadyCpuMs,
+          unit: 'ms CPU',
+          ratio: steadyCpuMs / floorMs,
+          baseline: 'receiving the pages only',
+          notes: `wall ${Math.round(steadyMs)} ms; ${steady.inserted} new, ${steady.updated} changed, ${steady.departed} gone of ${steady.auctions.toLocaleString('en-US')}`,
+        },
+        { name: `receiving all ${pages} pages only (floor), ${backend}`, figure: floorMs, unit: 'ms CPU' },
+      );
     }
     return rows;
   } finally {

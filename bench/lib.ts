@@ -4,6 +4,8 @@
  * Ratios compare two figures measured side by side in the same run, because
  * absolute numbers drift on shared machines.
  */
+import pg from 'pg';
+
 export interface BenchRow {
   /** what was measured, e.g. "GET /api/version (skymarket)" */
   name: string;
@@ -30,4 +32,20 @@ export function formatNumber(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US');
   return n.toFixed(2);
+}
+
+/** PostgreSQL for the benchmarks that measure it (the tests' server by default). */
+export const POSTGRES_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Whether PostgreSQL answers; benchmarks skip their PostgreSQL rows (with a note) when it does not. */
+export async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }

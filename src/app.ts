@@ -14,8 +14,16 @@ import { contentTypesPlugin } from './http/content-types.ts';
 import { errorsPlugin, frameworkErrors } from './http/errors.ts';
 import { metricsPlugin } from './http/metrics.ts';
 import { openapiPlugin } from './http/openapi.ts';
+import { authPlugin } from './http/auth.ts';
+import { limitsPlugin } from './http/limits.ts';
 import { shutdownPlugin } from './http/shutdown.ts';
 import { operationsRoutes } from './api/operations.ts';
+import { bazaarRoutes } from './api/bazaar.ts';
+import { craftRoutes } from './api/craft.ts';
+import { auctionsRoutes } from './api/auctions.ts';
+import { upstreamProfileProgress } from './ingest/profiles.ts';
+import { modAreaRoutes } from './mod/routes.ts';
+import { flipRoutes } from './api/flips.ts';
 
 /** Everything the HTTP layer needs from the running process. */
 export interface AppContext {
@@ -69,14 +77,31 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   await app.register(cors, {
     origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    exposedHeaders: ['Retry-After', 'ETag', 'X-Rate-Limit-Limit', 'X-Rate-Limit-Remaining', 'X-Rate-Limit-Reset'],
+    exposedHeaders: [
+      'Retry-After',
+      'ETag',
+      'X-Rate-Limit-Limit',
+      'X-Rate-Limit-Remaining',
+      'X-Rate-Limit-Reset',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-Craft-Filter',
+    ],
   });
   await app.register(metricsPlugin, { metrics: context.metrics });
   await app.register(openapiPlugin);
+  await app.register(limitsPlugin);
+  await app.register(authPlugin);
 
   await app.register(operationsRoutes);
   if (options.apiRoutes !== false) {
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
+    await app.register(bazaarRoutes);
+    await app.register(auctionsRoutes);
+    await app.register(craftRoutes, { progress: upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
+    await app.register(modAreaRoutes);
+    await app.register(flipRoutes);
   }
 
   return app;

@@ -1,5 +1,5 @@
 /**
- * The `skymarket` command: serve | migrate | simulate (more commands arrive with the areas that own them).
+ * The `skymarket` command: serve | migrate | simulate | accounts | keys | partners (more arrive with their areas).
  * Flags override environment variables; see the README for every setting.
  */
 import { Command, Option } from 'commander';
@@ -10,6 +10,9 @@ import { startRuntime } from './runtime.ts';
 import { simulatorOptionsFromEnv, startSimulator } from './simulator/index.ts';
 import { Store } from './store/index.ts';
 import { VERSION } from './version.ts';
+import { registerAuthCommands } from './auth-admin.ts';
+import { registerModCommands } from './mod/admin.ts';
+import { systemClock } from './clock.ts';
 
 interface CommonFlags {
   dataDir?: string;
@@ -77,6 +80,26 @@ withStorageFlags(program.command('migrate').description('apply pending database 
   },
 );
 
+registerAuthCommands(program, withStorageFlags, async (flags, action) => {
+  const config = loadConfig(process.env, overrides(flags as CommonFlags));
+  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    for (const line of await action(store, systemClock.now())) console.log(line);
+  } finally {
+    await store.close();
+  }
+});
+
+registerModCommands(program, withStorageFlags, async (flags, action) => {
+  const config = loadConfig(process.env, overrides(flags as CommonFlags));
+  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    for (const line of await action(store, systemClock.now())) console.log(line);
+  } finally {
+    await store.close();
+  }
+});
+
 program
   .command('simulate')
   .description('run the built-in market simulator: a fake Hypixel API (simulated data) to use as UPSTREAM_URL')
@@ -92,6 +115,49 @@ program
     closeWithGrace({ delay: 5000 }, async () => {
       await simulator.close();
     });
+  });
+
+const gamedata = program.command('gamedata').description('game data: items, recipes and tables from a NotEnoughUpdates repository');
+gamedata
+  .command('sync')
+  .description('download the NEU repository archive (GAME_DATA_URL), verify it and unpack it into DATA_DIR/gamedata')
+  .option('--data-dir <dir>', 'directory for the database and synced game data (DATA_DIR, default ./data)')
+  .option('--url <url>', 'archive URL (.tar.gz; GAME_DATA_URL, default the NEU repository on GitHub)')
+  .option('--sha256 <hex>', 'expected SHA-256 of the archive')
+  .option('--quiet', 'no progress bar')
+  .action(async (flags: { dataDir?: string; url?: string; sha256?: string; quiet?: boolean }) => {
+    const config = loadConfig(process.env, { dataDir: flags.dataDir, gameDataUrl: flags.url });
+    const { syncGameData, progressLine } = await import('./gamedata/sync.ts');
+    const tty = process.stderr.isTTY && !flags.quiet;
+    let lastPrinted = 0;
+    const result = await syncGameData({
+      url: config.gameDataUrl,
+      dataDir: config.dataDir,
+      sha256: flags.sha256,
+      onProgress: flags.quiet
+        ? undefined
+        : (received, total) => {
+            const now = Date.now();
+            if (now - lastPrinted < 200 && received !== total) return;
+            lastPrinted = now;
+            process.stderr.write(tty ? `\r${progressLine(received, total)}` : `${progressLine(received, total)}\n`);
+          },
+    });
+    if (tty) process.stderr.write('\n');
+    console.log(`game data synced to ${result.path}: ${result.items} items, ${result.recipes} recipes (${result.bytes} bytes, sha256 ${result.sha256})`);
+    if (config.gameDataDir) console.log(`note: GAME_DATA_DIR=${config.gameDataDir} is set and takes precedence over the synced copy`);
+  });
+gamedata
+  .command('info')
+  .description('show which game data source the service would load and what it holds')
+  .option('--data-dir <dir>', 'directory for synced game data (DATA_DIR, default ./data)')
+  .action(async (flags: { dataDir?: string }) => {
+    const config = loadConfig(process.env, { dataDir: flags.dataDir });
+    const { loadGameData } = await import('./gamedata/index.ts');
+    const data = loadGameData({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
+    let recipes = 0;
+    for (const list of data.recipes.values()) recipes += list.length;
+    console.log(JSON.stringify({ source: data.source, items: data.items.size, recipes, unresolvedIngredients: data.unresolved.length }, null, 2));
   });
 
 function overrides(flags: ServeFlags): ConfigOverrides {

@@ -3,6 +3,7 @@
  * validated once at start. An invalid value fails with a single line naming the variable.
  * Every variable is documented in the README's configuration table.
  */
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 
 export const ROLES = ['all', 'api', 'ingest', 'jobs'] as const;
@@ -46,6 +47,25 @@ export interface Config {
     items: number;
     election: number;
   };
+  /** client networks exempt from the per-IP rate limits (IPs or CIDRs) */
+  rateLimitExempt: string[];
+  /** 429s within an hour after which an IP is blacklisted (403) */
+  rateLimitBanThreshold: number;
+  /** how long a blacklisted IP stays blocked, seconds */
+  rateLimitBanSeconds: number;
+  /** prefix of every Redis key skymarket writes */
+  redisPrefix: string;
+  /** a NotEnoughUpdates repository checkout to read game data from (overrides the synced copy) */
+  gameDataDir: string | undefined;
+  /** where `skymarket gamedata sync` downloads the NEU repository archive from */
+  gameDataUrl: string;
+  /**
+   * Where archive exports may be delivered: host names (https, the host or a subdomain)
+   * or exact origins (`http://127.0.0.1:9000`). No other webhook target is ever contacted.
+   */
+  exportWebhookHosts: string[];
+  /** ms between the flip engine's looks at the feed state (0 = never; tests refresh by hand) */
+  flipsPollMs: number;
 }
 
 /** Thrown for any invalid setting; `message` is the one line shown to the operator. */
@@ -81,6 +101,14 @@ export const ENV_NAMES = {
   upstreamTimeoutMs: 'UPSTREAM_TIMEOUT_MS',
   upstreamConcurrency: 'UPSTREAM_CONCURRENCY',
   ingestIntervals: 'INGEST_*_SECONDS',
+  rateLimitExempt: 'RATE_LIMIT_EXEMPT',
+  rateLimitBanThreshold: 'RATE_LIMIT_BAN_THRESHOLD',
+  rateLimitBanSeconds: 'RATE_LIMIT_BAN_SECONDS',
+  redisPrefix: 'REDIS_PREFIX',
+  gameDataDir: 'GAME_DATA_DIR',
+  gameDataUrl: 'GAME_DATA_URL',
+  exportWebhookHosts: 'EXPORT_WEBHOOK_HOSTS',
+  flipsPollMs: 'FLIPS_POLL_MS',
 } as const satisfies Record<keyof Config, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -102,6 +130,8 @@ export const DEFAULTS = {
   bodyLimit: 1_048_576,
   corsOrigins: '*',
   shutdownGraceSeconds: 10,
+  gameDataUrl: 'https://github.com/NotEnoughUpdates/NotEnoughUpdates-REPO/archive/refs/heads/master.tar.gz',
+  exportWebhookHosts: 'discord.com,discordapp.com',
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -143,7 +173,62 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
         return [feed, parseInteger(name, value === '' ? undefined : value, fallback, 1, 86_400)];
       }),
     ) as Config['ingestIntervals'],
+    rateLimitExempt: parseCidrList(ENV_NAMES.rateLimitExempt, raw('rateLimitExempt')),
+    rateLimitBanThreshold: parseInteger(ENV_NAMES.rateLimitBanThreshold, raw('rateLimitBanThreshold'), 500, 1, 1_000_000),
+    rateLimitBanSeconds: parseInteger(ENV_NAMES.rateLimitBanSeconds, raw('rateLimitBanSeconds'), 86_400, 1, 31_536_000),
+    redisPrefix: parseRedisPrefix(raw('redisPrefix')),
+    gameDataDir: raw('gameDataDir') === undefined ? undefined : resolve(raw('gameDataDir')!),
+    gameDataUrl: parseUrl(ENV_NAMES.gameDataUrl, raw('gameDataUrl'), ['http:', 'https:']) ?? DEFAULTS.gameDataUrl,
+    exportWebhookHosts: parseWebhookHosts(raw('exportWebhookHosts') ?? DEFAULTS.exportWebhookHosts),
+    flipsPollMs: parseInteger(ENV_NAMES.flipsPollMs, raw('flipsPollMs'), 2000, 0, 600_000),
   };
+}
+
+/** EXPORT_WEBHOOK_HOSTS: comma-separated host names or http(s) origins. */
+function parseWebhookHosts(value: string): string[] {
+  const out: string[] = [];
+  for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (entry.includes('://')) {
+      let url: URL;
+      try {
+        url = new URL(entry);
+      } catch {
+        throw new ConfigError(ENV_NAMES.exportWebhookHosts, `'${entry}' is not a URL`);
+      }
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search || url.username) {
+        throw new ConfigError(ENV_NAMES.exportWebhookHosts, `'${entry}' must be a bare http(s) origin`);
+      }
+      out.push(url.origin);
+    } else if (/^[a-z0-9.-]+$/i.test(entry) && !entry.startsWith('.') && !entry.endsWith('.')) {
+      out.push(entry.toLowerCase());
+    } else {
+      throw new ConfigError(ENV_NAMES.exportWebhookHosts, `'${entry}' is not a host name`);
+    }
+  }
+  return out;
+}
+
+/** RATE_LIMIT_EXEMPT: comma-separated IPv4/IPv6 addresses or CIDRs. */
+function parseCidrList(name: string, value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const entries = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (bits !== undefined && (!/^\d{1,3}$/.test(bits) || Number(bits) > max))) {
+      throw new ConfigError(name, `expected a comma-separated list of IPs or CIDRs, got '${entry}'`);
+    }
+  }
+  return entries;
+}
+
+function parseRedisPrefix(value: string | undefined): string {
+  if (value === undefined) return 'skymarket:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(value)) {
+    throw new ConfigError(ENV_NAMES.redisPrefix, `expected 1-64 letters, digits or ':_.-', got '${value}'`);
+  }
+  return value;
 }
 
 function parseInteger(name: string, value: string | undefined, fallback: number, min: number, max: number): number {

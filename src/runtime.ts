@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { describeConfig, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
+import { Jobs } from './jobs/index.ts';
 import { simulatorOptionsFromEnv, startSimulator, type SimulatorHandle } from './simulator/index.ts';
 import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
@@ -38,11 +39,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   const dataSource = config.demo ? 'simulator' : 'upstream';
   let upstreamUrl = config.upstreamUrl;
   let simulator: SimulatorHandle | undefined;
+  let backfillMs = 0;
   if (config.demo) {
     // The simulator is the upstream, in this process; its data is simulated and reported as such.
     const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see the README
     simulator = await startSimulator(options, { clock, logger: logger.child({ component: 'simulator' }) });
     upstreamUrl = simulator.url;
+    backfillMs = options.backfillMs;
     logger.warn(
       { simulator: simulator.url, auctions: options.auctions, backfillHours: options.backfillMs / 3_600_000 },
       'demo mode: market data comes from the built-in simulator (simulated, not real Hypixel data)',
@@ -101,9 +104,20 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       const history = simulator.backfill();
       void running
         .ingestHistory(history)
-        .then((r) => logger.info({ ...r }, 'demo history loaded'))
+        .then(async (r) => {
+          logger.info({ ...r }, 'demo history loaded');
+          // The history is older than what the rollup jobs may have done meanwhile: redo it.
+          await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
+        })
         .catch((err: unknown) => logger.error({ err }, 'demo history failed to load'));
     }
+  }
+
+  let jobs: Jobs | undefined;
+  if (config.role === 'all' || config.role === 'jobs') {
+    jobs = new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts });
+    jobs.start();
+    logger.info('jobs started (bazaar rollups and retention)');
   }
 
   let closing: Promise<void> | undefined;
@@ -115,6 +129,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       closing ??= (async () => {
         await app.close();
         await ingestion?.stop();
+        await jobs?.stop();
         await simulator?.close();
         await store.close();
         logger.info('skymarket stopped');

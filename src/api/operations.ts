@@ -45,7 +45,7 @@ export async function operationsRoutes(app: FastifyInstance) {
         summary: 'Readiness: 200 once auctions and bazaar data are stored, 503 with reasons before',
         response: { 200: Health, 503: Health },
       },
-      config: { cache: 'no-store' },
+      config: { cache: 'no-store', rateLimit: false },
     },
     async (_request, reply) => {
       const now = clock.now();
@@ -91,7 +91,7 @@ export async function operationsRoutes(app: FastifyInstance) {
         summary: 'Liveness: 200 while the process answers',
         response: { 200: Type.Object({ status: Type.Literal('alive') }) },
       },
-      config: { cache: 'no-store' },
+      config: { cache: 'no-store', rateLimit: false },
     },
     async () => ({ status: 'alive' as const }),
   );

@@ -96,6 +96,23 @@ export const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (error, 
 
 export const errorsPlugin = fp(
   async function errors(app: FastifyInstance) {
+    // Ajv coerces "1e309" to Infinity, and "1e20" to an integer past 2^53, and lets both pass its
+    // integer checks (and an unbounded maximum); no parameter of ours means either, so refuse them
+    // here once for every route.
+    app.addHook('preHandler', async (request) => {
+      for (const [part, values] of [['query', request.query], ['params', request.params]] as const) {
+        if (!values || typeof values !== 'object') continue;
+        for (const [name, value] of Object.entries(values as Record<string, unknown>)) {
+          const numbers = Array.isArray(value) ? value : [value];
+          if (numbers.some((n) => typeof n === 'number' && (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n))))) {
+            throw new HttpProblem(400, 'invalid_parameters', `${part}.${name} must be a finite number (integers within ±2^53)`, {
+              errors: { [`${part}.${name}`]: ['must be a finite number (integers within ±2^53)'] },
+            });
+          }
+        }
+      }
+    });
+
     app.setErrorHandler((error: FastifyError | HttpProblem, request, reply) => {
       if (error instanceof HttpProblem) {
         reply.headers(error.headers);

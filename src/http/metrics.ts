@@ -15,7 +15,7 @@ export const metricsPlugin = fp(
       metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     });
 
-    app.get('/metrics', { schema: { hide: true }, config: { noMetrics: true, cache: 'no-store' } }, async (_request, reply) => {
+    app.get('/metrics', { schema: { hide: true }, config: { noMetrics: true, cache: 'no-store', rateLimit: false } }, async (_request, reply) => {
       reply.type(metrics.registry.contentType);
       return metrics.registry.metrics();
     });

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { VERSION } from '../version.ts';
 import { ProblemSchema } from './problem.ts';
+import { SECURITY_SCHEMES } from './auth.ts';
 
 export const openapiPlugin = fp(
   async function openapi(app: FastifyInstance) {
@@ -24,6 +25,7 @@ export const openapiPlugin = fp(
           license: { name: 'MIT', identifier: 'MIT' },
         },
         tags: [{ name: 'operations', description: 'Health, version and service metadata' }],
+        components: { securitySchemes: SECURITY_SCHEMES },
       },
       // Shared schemas keep their $id as the component name (components/schemas/Problem).
       refResolver: {

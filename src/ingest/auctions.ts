@@ -4,11 +4,12 @@
  * retried; a newer one restarts the crawl), diff against the active set by uuid and
  * last_updated, decode only new or changed auctions, and apply it in one transaction.
  */
-import { ItemDecodeError } from '../domain/nbt.ts';
 import type { ActiveAuction, DepartedAuction } from '../store/repositories/auctions.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import { realSleep, SkipLog, type IngestContext } from './context.ts';
-import { bidRows, decodeAuctionItem, listingRow } from './records.ts';
+import { prepareAuctionRecord, type PreparedRecord } from './prepare-auction.ts';
+import { linkAccountsFromBids } from './link-bids.ts';
+import { scanAuctionPage, type ScannedAuction } from './page-scan.ts';
 import { check, type AuctionPage } from './upstream.ts';
 
 export interface GenerationResult {
@@ -23,6 +24,9 @@ export interface GenerationResult {
 }
 
 class NewerGeneration extends Error {}
+
+/** A page whose envelope is validated and whose auctions are scanned, not yet parsed. */
+type ScannedPage = Omit<AuctionPage, 'auctions'> & { auctions: ScannedAuction[] };
 
 /** One upstream auction after validation, decoded when it is new or changed. */
 type PreparedAuction =
@@ -101,6 +105,7 @@ export class AuctionIngester {
         source: this.ctx.source,
       },
     });
+    await linkAccountsFromBids(this.ctx, bids);
 
     // Only after the commit: the in-memory base follows the store.
     const topBidders = new Map<string, { amount: number; bidder: string }>();
@@ -152,7 +157,7 @@ export class AuctionIngester {
     this.active?.delete(uuid);
   }
 
-  private async crawl<T>(prepare: (page: AuctionPage) => Promise<T>): Promise<{ lastUpdated: number; pages: T[] } | 'unchanged'> {
+  private async crawl<T>(prepare: (page: ScannedPage) => Promise<T>): Promise<{ lastUpdated: number; pages: T[] } | 'unchanged'> {
     for (let restart = 0; restart < CRAWL_RESTARTS; restart++) {
       const first = await this.fetchPage(0);
       if (first.lastUpdated <= this.lastGeneration) return 'unchanged';
@@ -175,54 +180,63 @@ export class AuctionIngester {
     throw new Error(`auctions generation kept changing during ${CRAWL_RESTARTS} crawls`);
   }
 
-  /** Validates a page's records and decodes the ones that are new or changed since the last generation. */
-  private async preparePage(page: AuctionPage, active: Map<string, ActiveAuction>, skips: SkipLog): Promise<PreparedAuction[]> {
+  /**
+   * Finds the page's new or changed auctions by uuid and last_updated (read by the scan,
+   * without parsing the record), then parses, validates and decodes only those. An
+   * unchanged record was validated when it was first seen with this last_updated.
+   */
+  private async preparePage(page: ScannedPage, active: Map<string, ActiveAuction>, skips: SkipLog): Promise<PreparedAuction[]> {
     const out: PreparedAuction[] = [];
-    let sinceYield = 0;
-    for (const raw of page.auctions) {
-      if (!check.auction.Check(raw)) {
-        skips.skip('invalid', { page: page.page, uuid: (raw as { uuid?: unknown })?.uuid });
-        continue;
-      }
-      const uuid = raw.uuid.toLowerCase();
-      const lastUpdated = raw.last_updated ?? raw.start;
-      const known = active.get(uuid);
-      if (known && known.lastUpdated === lastUpdated) {
-        out.push({ kind: 'unchanged', uuid, lastUpdated });
-        continue;
-      }
-      if (++sinceYield >= YIELD_EVERY) {
-        sinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      try {
-        const row = listingRow(raw, decodeAuctionItem(raw.item_bytes));
-        out.push({ kind: known ? 'changed' : 'new', uuid, lastUpdated, row, bids: bidRows(raw) });
-      } catch (err) {
-        if (!(err instanceof ItemDecodeError)) throw err;
-        skips.skip('undecodable', { uuid, reason: err.reason });
-        out.push({ kind: 'undecodable', uuid, lastUpdated });
+    const changed: ScannedAuction[] = [];
+    for (const scanned of page.auctions) {
+      const hint = scanned.lastUpdated ?? scanned.start;
+      const known = scanned.uuid !== null && hint !== null ? active.get(scanned.uuid) : undefined;
+      if (known && known.lastUpdated === hint) out.push({ kind: 'unchanged', uuid: scanned.uuid!, lastUpdated: hint! });
+      else changed.push(scanned);
+    }
+    for (const record of await this.prepareRecords(changed)) {
+      if (record.kind === 'invalid') {
+        skips.skip('invalid', { page: page.page, uuid: record.uuid, reason: record.reason });
+      } else if (record.kind === 'undecodable') {
+        skips.skip('undecodable', { uuid: record.uuid, reason: record.reason });
+        out.push({ kind: 'undecodable', uuid: record.uuid, lastUpdated: record.lastUpdated });
+      } else {
+        // Unchanged here only when the scan could not read the uuid or last_updated.
+        const known = active.get(record.uuid);
+        if (known && known.lastUpdated === record.lastUpdated) out.push({ kind: 'unchanged', uuid: record.uuid, lastUpdated: record.lastUpdated });
+        else out.push({ kind: known ? 'changed' : 'new', uuid: record.uuid, lastUpdated: record.lastUpdated, row: record.row, bids: record.bids });
       }
     }
     return out;
   }
 
+  /** Parses, validates and decodes records, yielding now and then so the API keeps answering. */
+  private async prepareRecords(records: ScannedAuction[]): Promise<PreparedRecord[]> {
+    const out: PreparedRecord[] = [];
+    for (let i = 0; i < records.length; i++) {
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      out.push(prepareAuctionRecord(records[i]!.text()));
+    }
+    return out;
+  }
+
   /** One page of generation `expected` (any generation for page 0). */
-  private async fetchPage(page: number, expected?: number): Promise<AuctionPage> {
+  private async fetchPage(page: number, expected?: number): Promise<ScannedPage> {
     const sleep = this.ctx.sleep ?? realSleep;
     let problem = '';
     for (let attempt = 1; attempt <= PAGE_ATTEMPTS; attempt++) {
-      const res = await this.ctx.client.getJson(`/v2/skyblock/auctions?page=${page}`, [404]);
+      // The body is scanned rather than parsed (page-scan.ts); a broken structure is retried as bad JSON.
+      const res = await this.ctx.client.getWith(`/v2/skyblock/auctions?page=${page}`, [404], scanAuctionPage);
+      const { envelope, auctions } = res.body;
       if (res.status === 404) {
         problem = 'not found (generation swap in progress?)';
-      } else if (!check.auctionPage.Check(res.body)) {
+      } else if (auctions === null || !check.auctionPage.Check({ ...envelope, auctions: [] })) {
         problem = 'malformed page envelope';
-      } else if (expected === undefined || res.body.lastUpdated === expected) {
-        return res.body;
-      } else if (res.body.lastUpdated > expected) {
-        throw new NewerGeneration();
       } else {
-        problem = `stale page from generation ${res.body.lastUpdated}`;
+        const scanned = { ...(envelope as Omit<AuctionPage, 'auctions'>), auctions };
+        if (expected === undefined || scanned.lastUpdated === expected) return scanned;
+        if (scanned.lastUpdated > expected) throw new NewerGeneration();
+        problem = `stale page from generation ${scanned.lastUpdated}`;
       }
       this.ctx.logger.debug({ page, attempt, problem }, 'auctions page not usable yet');
       await sleep(Math.min(4000, 250 * attempt));

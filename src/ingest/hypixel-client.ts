@@ -98,14 +98,22 @@ export class HypixelClient {
    * GETs `path` and parses JSON. Statuses in `accept` (beyond 200) are returned to the
    * caller instead of retried, e.g. 404 for a missing auctions page.
    */
-  async getJson<T = unknown>(path: string, accept: number[] = []): Promise<UpstreamResponse<T>> {
+  getJson<T = unknown>(path: string, accept: number[] = []): Promise<UpstreamResponse<T>> {
+    return this.getWith(path, accept, (raw) => JSON.parse(raw.toString('utf8')) as T);
+  }
+
+  /**
+   * Like getJson, but the (decompressed) body is handed to `parse`; when `parse` throws,
+   * the attempt counts as a bad body and is retried like truncated JSON.
+   */
+  async getWith<T>(path: string, accept: number[], parse: (raw: Buffer) => T): Promise<UpstreamResponse<T>> {
     const endpoint = endpointLabel(path);
     let lastError: UpstreamError | undefined;
     for (let attempt = 0; attempt <= this.retries; attempt++) {
       if (attempt > 0) await sleep(lastError?.status === 429 ? Math.max(1000, this.backoff(attempt)) : this.backoff(attempt));
       const started = performance.now();
       try {
-        const result = await this.attempt<T>(path, accept);
+        const result = await this.attempt(path, accept, parse);
         this.requests?.inc({ endpoint, outcome: result.status === 200 ? 'ok' : `http_${result.status}` });
         this.latency?.observe({ endpoint }, (performance.now() - started) / 1000);
         this.bytes?.inc({ endpoint }, result.bytes);
@@ -121,7 +129,7 @@ export class HypixelClient {
     throw lastError!;
   }
 
-  private async attempt<T>(path: string, accept: number[]): Promise<UpstreamResponse<T>> {
+  private async attempt<T>(path: string, accept: number[], parse: (raw: Buffer) => T): Promise<UpstreamResponse<T>> {
     const url = `${this.options.baseUrl}${path}`;
     let response;
     try {
@@ -148,17 +156,18 @@ export class HypixelClient {
     if (statusCode !== 200 && !accept.includes(statusCode)) {
       throw new UpstreamError(path, statusCode, 'status', `GET ${path}: HTTP ${statusCode}`);
     }
-    let text: string;
+    let body: Buffer;
     try {
       const encoding = String(response.headers['content-encoding'] ?? '');
-      text = (encoding.includes('gzip') ? gunzipSync(raw, { maxOutputLength: MAX_BODY_BYTES }) : raw).toString('utf8');
+      body = encoding.includes('gzip') ? gunzipSync(raw, { maxOutputLength: MAX_BODY_BYTES }) : raw;
     } catch (err) {
       throw new UpstreamError(path, statusCode, 'bad_json', `GET ${path}: undecodable body: ${String(err)}`);
     }
     try {
-      return { status: statusCode, body: JSON.parse(text) as T, bytes: text.length };
-    } catch {
-      throw new UpstreamError(path, statusCode, 'bad_json', `GET ${path}: body is not valid JSON (${text.length} bytes)`);
+      return { status: statusCode, body: parse(body), bytes: body.length };
+    } catch (err) {
+      const why = err instanceof SyntaxError ? 'not valid JSON' : `not usable (${err instanceof Error ? err.message : String(err)})`;
+      throw new UpstreamError(path, statusCode, 'bad_json', `GET ${path}: body is ${why} (${body.length} bytes)`);
     }
   }
 

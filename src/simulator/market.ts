@@ -763,7 +763,8 @@ function makeVariant(def: AuctionItemDef, rng: Rng): { spec: ItemSpec; value: nu
       if (rng.chance(0.6)) spec.modifier = rng.pick(REFORGES[slot]);
       if (rng.chance(0.4)) {
         spec.hotPotatoCount = rng.chance(0.6) ? 10 : rng.int(11, 15);
-        value += 500_000;
+        // Books add a bit more than they cost on the bazaar, so upgrade flips exist.
+        value += 1_200_000 + (spec.hotPotatoCount - 10) * 1_400_000;
       }
       if (def.dungeon && rng.chance(0.6)) {
         spec.upgradeLevel = rng.int(1, 5);
@@ -772,7 +773,8 @@ function makeVariant(def: AuctionItemDef, rng: Rng): { spec: ItemSpec; value: nu
       if (def.fairPrice > 2_000_000 && rng.chance(0.45)) {
         spec.rarityUpgrades = 1;
         spec.tier = bumpTier(def.tier);
-        value += 6_000_000;
+        // A recombobulated item sells for a little more than item + Recombobulator 3000 (upgrade flips).
+        value += 8_500_000;
       }
       if (def.gemSlots?.length && rng.chance(0.5)) {
         const gems: Record<string, string> = {};
@@ -799,7 +801,7 @@ function makeVariant(def: AuctionItemDef, rng: Rng): { spec: ItemSpec; value: nu
       if (def.fairPrice > 2_000_000 && rng.chance(0.35)) {
         spec.rarityUpgrades = 1;
         spec.tier = bumpTier(def.tier);
-        value += 6_000_000;
+        value += 8_500_000;
       }
       break;
     case 'pet': {

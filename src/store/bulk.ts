@@ -4,7 +4,7 @@
  * PostgreSQL gets one array parameter per column, expanded with `unnest`, so a
  * statement of any size has as many parameters as the table has columns.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from './db.ts';
 
 /** Column types as PostgreSQL names them; SQLite maps them to its storage classes. */
@@ -40,13 +40,28 @@ export async function bulkInsert<Row extends object>(
   const columnList = sql.join(names.map((n) => sql.ref(n)));
 
   if (dialect === 'sqlite') {
+    // The statement text is built directly rather than through sql`` fragments: a node per
+    // bound value made query compilation cost more than the insert itself on large batches.
     const perChunk = sqliteRowsPerStatement(names.length);
+    const compiledConflict = conflict.compile(db);
+    const head = `insert into ${quoteIdentifier(spec.table)} (${names.map(quoteIdentifier).join(', ')}) values `;
+    const tuple = `(${names.map(() => '?').join(', ')})`;
+    const types = names.map((n) => spec.columns[n]);
+    let text = '';
+    let textRows = -1;
     for (let start = 0; start < rows.length; start += perChunk) {
-      const chunk = rows.slice(start, start + perChunk);
-      const values = sql.join(
-        chunk.map((row) => sql`(${sql.join(names.map((n) => toSqlite(row[n], spec.columns[n])))})`),
-      );
-      await sql`insert into ${table} (${columnList}) values ${values}${conflict}`.execute(db);
+      const count = Math.min(perChunk, rows.length - start);
+      if (count !== textRows) {
+        text = head + new Array<string>(count).fill(tuple).join(', ') + compiledConflict.sql;
+        textRows = count;
+      }
+      const parameters: unknown[] = new Array(count * names.length);
+      let p = 0;
+      for (let r = start; r < start + count; r++) {
+        const row = rows[r]!;
+        for (let c = 0; c < names.length; c++) parameters[p++] = toSqlite(row[names[c]!], types[c]!);
+      }
+      await db.executeQuery(CompiledQuery.raw(text, [...parameters, ...compiledConflict.parameters]));
     }
     return rows.length;
   }
@@ -81,6 +96,10 @@ function conflictClause<Row>(spec: BulkSpec<Row>): RawBuilder<unknown> {
   const sets = sql.join(spec.conflict.update.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
   const where = spec.conflict.where ? sql` where ${spec.conflict.where}` : sql``;
   return sql` on conflict (${target}) do update set ${sets}${where}`;
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 function toSqlite(value: unknown, type: ColumnType): unknown {

@@ -10,6 +10,19 @@ import { ItemRepository } from './repositories/items.ts';
 import { AuctionRepository } from './repositories/auctions.ts';
 import { BazaarRepository } from './repositories/bazaar.ts';
 import { ElectionRepository } from './repositories/elections.ts';
+import { AuctionQueryRepository } from './repositories/auction-queries.ts';
+import { ExportJobRepository } from './repositories/export-jobs.ts';
+import { AccountRepository } from './repositories/accounts.ts';
+import { ApiKeyRepository } from './repositories/api-keys.ts';
+import { PartnerRepository } from './repositories/partners.ts';
+import { BazaarHistoryRepository } from './repositories/bazaar-history.ts';
+import { MarketPriceRepository } from './repositories/market-prices.ts';
+import { PlayerRepository } from './repositories/players.ts';
+import { PlayerNameRepository } from './repositories/player-names.ts';
+import { LowballRepository } from './repositories/lowball.ts';
+import { ModLinkRepository } from './repositories/mod-links.ts';
+import { DataUploadRepository } from './repositories/data-uploads.ts';
+import { FlipInputRepository } from './repositories/flip-inputs.ts';
 
 export type { Dialect } from './db.ts';
 
@@ -19,6 +32,19 @@ export class Store {
   readonly auctions: AuctionRepository;
   readonly bazaar: BazaarRepository;
   readonly elections: ElectionRepository;
+  readonly auctionQueries: AuctionQueryRepository;
+  readonly exportJobs: ExportJobRepository;
+  readonly accounts: AccountRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly partners: PartnerRepository;
+  readonly bazaarHistory: BazaarHistoryRepository;
+  readonly marketPrices: MarketPriceRepository;
+  readonly players: PlayerRepository;
+  readonly playerNames: PlayerNameRepository;
+  readonly lowball: LowballRepository;
+  readonly modLinks: ModLinkRepository;
+  readonly dataUploads: DataUploadRepository;
+  readonly flipInputs: FlipInputRepository;
 
   private constructor(private readonly handle: DatabaseHandle) {
     this.feeds = new FeedRepository(handle.db);
@@ -26,6 +52,19 @@ export class Store {
     this.auctions = new AuctionRepository(handle.db, handle.dialect, this.feeds);
     this.bazaar = new BazaarRepository(handle.db, handle.dialect, this.feeds);
     this.elections = new ElectionRepository(handle.db);
+    this.auctionQueries = new AuctionQueryRepository(handle.db, handle.dialect);
+    this.exportJobs = new ExportJobRepository(handle.db);
+    this.accounts = new AccountRepository(handle.db);
+    this.apiKeys = new ApiKeyRepository(handle.db);
+    this.partners = new PartnerRepository(handle.db);
+    this.bazaarHistory = new BazaarHistoryRepository(handle.db, handle.dialect);
+    this.marketPrices = new MarketPriceRepository(handle.db, handle.dialect, this.bazaar);
+    this.players = new PlayerRepository(handle.db, handle.dialect);
+    this.playerNames = new PlayerNameRepository(handle.db);
+    this.lowball = new LowballRepository(handle.db, handle.dialect);
+    this.modLinks = new ModLinkRepository(handle.db);
+    this.dataUploads = new DataUploadRepository(handle.db);
+    this.flipInputs = new FlipInputRepository(handle.db, handle.dialect);
   }
 
   /** Opens the database and brings its schema up to date. */

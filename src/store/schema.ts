@@ -2,6 +2,8 @@
  * Kysely table types: the shape of every table as the repositories see it.
  * Timestamps are UTC epoch milliseconds (int8 on PostgreSQL, parsed to number).
  */
+import type { Generated } from 'kysely';
+
 export interface FeedsTable {
   /** feed name: 'auctions', 'auctions_ended', 'bazaar', 'items', 'election' */
   name: string;
@@ -91,12 +93,189 @@ export interface BazaarSnapshotsTable {
   book: Uint8Array | null;
 }
 
+/** A bazaar history rollup row (bazaar_5m, bazaar_2h, bazaar_1d): one product, one bucket. */
+export interface BazaarRollupTable {
+  product_id: string;
+  /** bucket start, UTC epoch ms */
+  ts: number;
+  /** the bucket's first snapshot: prices, volumes, moving weeks, order counts */
+  buy_price: number;
+  sell_price: number;
+  buy_volume: number;
+  sell_volume: number;
+  buy_moving_week: number;
+  sell_moving_week: number;
+  buy_orders: number;
+  sell_orders: number;
+  /** extremes of the instant-buy and instant-sell prices over the bucket */
+  min_buy: number;
+  max_buy: number;
+  min_sell: number;
+  max_sell: number;
+  /** 20-second snapshots in the bucket */
+  samples: number;
+}
+
+export interface BazaarRollupStateTable {
+  /** '5m', '2h' or '1d' */
+  resolution: string;
+  /** every bucket starting before this is rolled up */
+  done_until: number;
+}
+
 export interface ElectionsTable {
   year: number;
   mayor_key: string;
   mayor_name: string;
   payload: string | Record<string, unknown>;
   updated_at: number;
+}
+
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string | null;
+  /** stored tier: free, starter_premium, premium, premium_plus */
+  tier: string;
+  /** when a paid tier ends (null = never); free after */
+  tier_expires_at: number | null;
+  /** SHA-256 of the token, hex */
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  /** player uuid, 32 hex without dashes, lower case */
+  player_uuid: string;
+  profile_uuid: string | null;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface PartnerTokensTable {
+  id: Generated<number>;
+  name: string;
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** An open account-linking challenge: bid exactly `amount` as `player_uuid` before `expires_at`. */
+export interface ModLinkChallengesTable {
+  account_id: number;
+  /** 32 hex, lower case */
+  player_uuid: string;
+  player_name: string | null;
+  amount: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** An account's verified Minecraft account (one per account). */
+export interface ModLinksTable {
+  account_id: number;
+  player_uuid: string;
+  player_name: string | null;
+  linked_at: number;
+  /** 'bid' (proved by a bid) or 'operator' (linked through the CLI) */
+  method: string;
+}
+
+export interface PlayerStateTable {
+  player_uuid: string;
+  profile_uuid: string | null;
+  /** JSON: the merged extracted state (see domain/player-state.ts) */
+  state: string;
+  updated_at: number;
+}
+
+export interface PlayerBazaarOrdersTable {
+  player_uuid: string;
+  /** order of the upload */
+  position: number;
+  /** boolean; 0/1 on SQLite */
+  is_sell: boolean | number;
+  item_tag: string;
+  item_name: string | null;
+  amount: number;
+  filled: number;
+  price_per_unit: number;
+  created_at: number;
+  /** JSON array of fills */
+  customers: string | null;
+  uploaded_at: number;
+}
+
+export interface PlayerBazaarFlipsTable {
+  player_uuid: string;
+  item_tag: string;
+  item_name: string | null;
+  amount: number;
+  /** coins × 10 */
+  buy_price: number;
+  /** coins × 10 */
+  sell_price: number;
+  sold_at: number;
+}
+
+export interface LowballOffersTable {
+  offer_id: string;
+  account_id: number;
+  player_uuid: string;
+  item_tag: string;
+  item_name: string | null;
+  item_count: number;
+  asking_price: number;
+  /** JSON object of the item's filter values (all strings) */
+  filters: string | null;
+  /** JSON of the decoded item as an auction */
+  auction_json: string | null;
+  lore: string | null;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface PlayerNamesTable {
+  player_uuid: string;
+  name: string;
+  name_lower: string;
+  /** who told us: 'mod', 'anonym', … */
+  source: string;
+  seen_at: number;
+}
+
+export interface DataUploadsTable {
+  id: string;
+  request_id: string;
+  kind: string;
+  bytes: number;
+  body: string;
+  received_at: number;
+}
+
+export type ExportStatus = 'Pending' | 'InProgress' | 'Done' | 'Failed';
+
+export interface ExportJobsTable {
+  /** assigned by the database */
+  id: Generated<number>;
+  account_id: number;
+  item_tag: string;
+  /** comma-joined ExportFlags, e.g. 'None' or 'IncludeSocial, UniqueItems' */
+  flags: string;
+  /** JSON object of filters (EndAfter/EndBefore in unix seconds included) */
+  filters: string | Record<string, string>;
+  /** JSON array of CSV column names */
+  columns: string | string[];
+  webhook_url: string;
+  status: ExportStatus;
+  requested_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  row_count: number | null;
+  error: string | null;
 }
 
 export interface Database {
@@ -106,4 +285,20 @@ export interface Database {
   bids: BidsTable;
   bazaar_snapshots: BazaarSnapshotsTable;
   elections: ElectionsTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  partner_tokens: PartnerTokensTable;
+  bazaar_5m: BazaarRollupTable;
+  bazaar_2h: BazaarRollupTable;
+  bazaar_1d: BazaarRollupTable;
+  bazaar_rollup_state: BazaarRollupStateTable;
+  mod_link_challenges: ModLinkChallengesTable;
+  mod_links: ModLinksTable;
+  player_state: PlayerStateTable;
+  player_bazaar_orders: PlayerBazaarOrdersTable;
+  player_bazaar_flips: PlayerBazaarFlipsTable;
+  lowball_offers: LowballOffersTable;
+  player_names: PlayerNamesTable;
+  data_uploads: DataUploadsTable;
+  export_jobs: ExportJobsTable;
 }

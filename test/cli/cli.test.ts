@@ -67,7 +67,7 @@ describe('skymarket CLI', () => {
     child.stderr.on('data', (d) => (output += d));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 40_000;
       let health: Response | undefined;
       while (Date.now() < deadline) {
         health = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
@@ -102,7 +102,7 @@ describe('skymarket CLI', () => {
     try {
       const started = Date.now();
       let body: { status: string; simulated: boolean; feeds: Record<string, { records: number; source: string }> } | undefined;
-      while (Date.now() - started < 30_000) {
+      while (Date.now() - started < 60_000) {
         const res = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
         if (res?.status === 200) {
           body = (await res.json()) as typeof body;

@@ -28,7 +28,8 @@ export interface TestAppOptions extends BuildOptions {
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-app-'));
-  const config: Config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', ...options.env });
+  // inject() comes from 127.0.0.1: exempt from the per-IP rate limits unless a test sets RATE_LIMIT_EXEMPT itself.
+  const config: Config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1', ...options.env });
   const store = options.store ?? (await Store.open({ dataDir: dir }));
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const context: AppContext = {

@@ -224,6 +224,18 @@ describe('HTTP foundation', () => {
       assert.deepEqual(tooBig.errors, { 'query.pageSize': ['must be <= 1000'] });
     });
 
+    it('numbers that coerce to Infinity or past 2^53 → 400 (Ajv lets them through its integer checks)', async () => {
+      for (const value of ['1e309', '-1e309']) {
+        const body = await expectProblem(`/test/items/X?pageSize=${value}`, 400, 'invalid_parameters');
+        assert.ok((body.errors as Record<string, unknown>)['query.pageSize'], JSON.stringify(body));
+      }
+      // `page` has no maximum: an integer past 2^53 would otherwise reach the handler.
+      for (const value of ['1e309', '1e20']) {
+        const body = await expectProblem(`/test/items/X?page=${value}`, 400, 'invalid_parameters');
+        assert.ok((body.errors as Record<string, unknown>)['query.page'], JSON.stringify(body));
+      }
+    });
+
     it('invalid enum value → 400 listing the allowed values', async () => {
       const body = await expectProblem('/test/items/X?orderBy=CHEAPEST', 400, 'invalid_parameters');
       assert.deepEqual(body.errors, { "query.orderBy": ["must be one of: LOWEST_PRICE, HIGHEST_PRICE"] });

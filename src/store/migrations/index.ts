@@ -8,12 +8,20 @@ import type { Migration } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { m001Initial } from './001-initial.ts';
 import { m002Market } from './002-market.ts';
+import { m003Auth } from './003-auth.ts';
+import { m004BazaarHistory } from './004-bazaar-history.ts';
+import { m005Auctions } from './005-auctions.ts';
+import { m008Mod } from './008-mod.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
 const ordered: Array<[string, DialectMigration]> = [
   ['001-initial', m001Initial],
   ['002-market', m002Market],
+  ['003-auth', m003Auth],
+  ['004-bazaar-history', m004BazaarHistory],
+  ['005-auctions', m005Auctions],
+  ['008-mod', m008Mod],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

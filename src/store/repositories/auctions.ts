@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
@@ -81,7 +82,22 @@ export interface GenerationWrite {
   feed: FeedState;
 }
 
+/**
+ * A committed change to the set of active auctions, emitted as 'change' by
+ * `AuctionRepository.changes` after the transaction: `upserted` are listings that are
+ * new or changed, `removed` the uuids that are no longer active (sold, expired).
+ */
+export interface AuctionsChange {
+  feed: 'auctions' | 'auctions_ended';
+  lastUpdated: number;
+  upserted: readonly AuctionsTable[];
+  removed: readonly string[];
+}
+
 export class AuctionRepository {
+  /** in-process change events for the market views (see AuctionsChange) */
+  readonly changes = new EventEmitter<{ change: [AuctionsChange] }>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
@@ -137,6 +153,12 @@ export class AuctionRepository {
       }
       await this.feeds.record(write.feed, trx);
     });
+    this.changes.emit('change', {
+      feed: 'auctions',
+      lastUpdated: write.feed.lastUpdated,
+      upserted: write.listings,
+      removed: write.departed.map((d) => d.uuid),
+    });
   }
 
   /** Records sales from auctions_ended; storing the same sale twice changes nothing. */
@@ -146,6 +168,7 @@ export class AuctionRepository {
       await bulkInsert(trx, this.dialect, BIDS, bids);
       await this.feeds.record(feed, trx);
     });
+    this.changes.emit('change', { feed: 'auctions_ended', lastUpdated: feed.lastUpdated, upserted: [], removed: rows.map((r) => r.uuid) });
   }
 
   async get(uuid: string): Promise<AuctionsTable | undefined> {

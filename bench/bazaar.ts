@@ -1,0 +1,339 @@
+/**
+ * Bazaar: snapshot ingest CPU and storage per row (SQLite and PostgreSQL), rollup
+ * catch-up, history and snapshot latencies over 14 days of 20-second data, and the zip
+ * export's throughput and memory.
+ *
+ * Scale: a 1,500-product snapshot is the simulator's 413 products cloned under new ids.
+ * 14 days × 1,500 products (90.7 M rows) is too slow to backfill on the 2-core VM, so the
+ * latency part backfills 14 days × K products at full 20-second resolution (K = 20, quick: 4)
+ * and storage is extrapolated from measured bytes per row. Every lookup is a primary-key
+ * range scan on (product_id, ts), so its cost grows with log(rows), not with the product count.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { Registry } from 'prom-client';
+import { buildApp } from '../src/app.ts';
+import { ManualClock, systemClock } from '../src/clock.ts';
+import { loadConfig } from '../src/config.ts';
+import { encodeBook, type BookLevel } from '../src/domain/bazaar-book.ts';
+import { DAY, HOUR, MINUTE } from '../src/domain/bazaar-history.ts';
+import { BazaarIngester } from '../src/ingest/bazaar.ts';
+import type { IngestContext } from '../src/ingest/context.ts';
+import { IngestMetrics } from '../src/ingest/metrics.ts';
+import { BazaarHistoryJobs } from '../src/jobs/bazaar-history.ts';
+import { createLogger } from '../src/logger.ts';
+import { exportJson } from '../src/market/bazaar-export.ts';
+import { createMetrics } from '../src/metrics.ts';
+import { Market } from '../src/simulator/market.ts';
+import { Store } from '../src/store/index.ts';
+import type { BazaarSnapshotsTable } from '../src/store/schema.ts';
+import { POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
+
+type Backend = 'sqlite' | 'postgres';
+const PRODUCTS = 1500;
+const END = Date.UTC(2026, 10, 22, 12, 0, 0);
+const logger = createLogger('silent');
+const mb = (bytes: number) => bytes / 1024 / 1024;
+
+async function openStore(backend: Backend): Promise<{ store: Store; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-bazaar-'));
+  const schema = `bench_bz_${process.pid}_${Date.now()}`;
+  const store = backend === 'sqlite' ? await Store.open({ dataDir: dir }) : await Store.open({ databaseUrl: POSTGRES_URL, dataDir: dir, schema });
+  return {
+    store,
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+      if (backend === 'postgres') {
+        const client = new pg.Client({ connectionString: POSTGRES_URL });
+        await client.connect();
+        await client.query(`drop schema if exists "${schema}" cascade`);
+        await client.end();
+      }
+    },
+  };
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;
+}
+
+/** Bytes of a snapshots table with its indexes. */
+async function snapshotBytes(store: Store, table: 'bazaar_snapshots' | 'bench_no_books'): Promise<number> {
+  if (store.dialect === 'sqlite') {
+    const r = await sql<{ n: number }>`select sum(pgsize) as n from dbstat where name in (${table}, ${`${table}_ts`})`.execute(store.kysely);
+    return Number(r.rows[0]?.n ?? 0);
+  }
+  const r = await sql<{ n: number }>`select pg_total_relation_size(${table}::regclass) as n`.execute(store.kysely);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/** bench_no_books: bazaar_snapshots' layout (same key, same ts index) without the book column, with the same rows. */
+async function copyWithoutBooks(store: Store): Promise<void> {
+  const pgsql = store.dialect === 'postgres';
+  const big = sql.raw(pgsql ? 'bigint' : 'integer');
+  const dbl = sql.raw(pgsql ? 'double precision' : 'real');
+  const rowid = sql.raw(pgsql ? '' : ' without rowid');
+  await sql`create table bench_no_books (product_id text not null, ts ${big} not null, buy_price ${dbl} not null, sell_price ${dbl} not null,
+    buy_volume ${big} not null, sell_volume ${big} not null, buy_moving_week ${big} not null, sell_moving_week ${big} not null,
+    buy_orders integer not null, sell_orders integer not null, primary key (product_id, ts))${rowid}`.execute(store.kysely);
+  await sql`insert into bench_no_books select product_id, ts, buy_price, sell_price, buy_volume, sell_volume, buy_moving_week, sell_moving_week, buy_orders, sell_orders
+    from bazaar_snapshots order by product_id, ts`.execute(store.kysely);
+  await sql`create index bench_no_books_ts on bench_no_books (ts)`.execute(store.kysely);
+}
+
+/** A 1,500-product upstream payload: the simulator's products, cloned under new ids. */
+function payloadAt(market: Market, ms: number): { lastUpdated: number; success: true; products: Record<string, unknown> } {
+  const base = market.bazaarAt(ms);
+  const products: Record<string, unknown> = {};
+  const ids = Object.keys(base.products);
+  for (let i = 0; i < PRODUCTS; i++) {
+    const src = base.products[ids[i % ids.length]!]!;
+    const copy = Math.floor(i / ids.length);
+    const id = copy === 0 ? src.product_id : `${src.product_id}_C${copy}`;
+    products[id] = { ...src, product_id: id };
+  }
+  return { success: true, lastUpdated: base.lastUpdated, products };
+}
+
+/** Ingest CPU per 1,500-product snapshot and storage per row, with and without order books. */
+async function ingestAndStorage(backend: Backend, snapshots: number): Promise<BenchRow[]> {
+  const { store, close } = await openStore(backend);
+  try {
+    const market = new Market({ seed: 42, auctions: 100, generationSeconds: 60, bazaarSeconds: 20 }, END - DAY);
+    const ctx = {
+      client: undefined as never,
+      store,
+      clock: systemClock,
+      logger,
+      metrics: new IngestMetrics(new Registry()),
+      source: 'simulator',
+    } satisfies IngestContext;
+    const ingester = new BazaarIngester(ctx, { fresh: true });
+    const cpu: number[] = [];
+    const wall: number[] = [];
+    let books = 0;
+    for (let i = 0; i < snapshots; i++) {
+      const payload = payloadAt(market, END - DAY + i * 20_000);
+      const c = process.cpuUsage();
+      const t = performance.now();
+      const result = await ingester.apply(payload);
+      wall.push(performance.now() - t);
+      const used = process.cpuUsage(c);
+      cpu.push((used.user + used.system) / 1000);
+      if (result !== 'unchanged' && i > 0) books += result.booksStored;
+    }
+    const rows = snapshots * PRODUCTS;
+    const withBooks = await snapshotBytes(store, 'bazaar_snapshots');
+    // Without books: the same rows copied into a twin table without the book column (an UPDATE
+    // plus VACUUM cannot shrink PostgreSQL while other sessions hold old snapshots open).
+    await copyWithoutBooks(store);
+    const withoutBooks = await snapshotBytes(store, 'bench_no_books');
+    const perRow = withBooks / rows;
+    const perRowNoBook = withoutBooks / rows;
+    const fourteenDays = 14 * 4320 * PRODUCTS;
+    return [
+      {
+        name: `ingest one ${PRODUCTS}-product snapshot, ${backend}`,
+        figure: median(cpu),
+        unit: 'ms CPU',
+        notes: `median of ${snapshots}; p90 ${percentile(cpu, 0.9).toFixed(1)} ms CPU; wall median ${median(wall).toFixed(1)} ms; order books changed in ${((books / ((snapshots - 1) * PRODUCTS)) * 100).toFixed(0)}% of rows`,
+      },
+      {
+        name: `storage per snapshot row with order books, ${backend}`,
+        figure: perRow,
+        unit: 'bytes',
+        notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${rows.toLocaleString('en-US')} rows, table + indexes)`,
+      },
+      {
+        name: `storage per snapshot row without order books, ${backend}`,
+        figure: perRowNoBook,
+        unit: 'bytes',
+        notes: `${((perRowNoBook * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRowNoBook * fourteenDays) / 1e9).toFixed(1)} GB`,
+      },
+    ];
+  } finally {
+    await close();
+  }
+}
+
+/** Synthetic 14-day history of `products` at 20-second resolution, with order books on 1 row in 3. */
+async function backfill(store: Store, products: number): Promise<number> {
+  const start = END - 14 * DAY;
+  let seed = 99;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const level = (p: number): BookLevel => ({ pricePerUnit: Math.round(p * 10) / 10, amount: Math.floor(rand() * 100_000), orders: 1 + Math.floor(rand() * 50) });
+  const books = Array.from({ length: 64 }, () => {
+    const mid = 100 + rand() * 1000;
+    return encodeBook({
+      buyOrders: Array.from({ length: 30 }, (_, i) => level(mid * (1 - i * 0.002))),
+      sellOffers: Array.from({ length: 30 }, (_, i) => level(mid * (1.01 + i * 0.002))),
+    });
+  });
+  const price = Array.from({ length: products }, () => 100 + rand() * 1000);
+  let batch: BazaarSnapshotsTable[] = [];
+  let total = 0;
+  for (let ts = start; ts < END; ts += 20_000) {
+    for (let p = 0; p < products; p++) {
+      price[p] = Math.max(1, price[p]! * (1 + (rand() - 0.5) * 0.004));
+      const buy = Math.round(price[p]! * 10) / 10;
+      batch.push({
+        product_id: `BENCH_PRODUCT_${p}`,
+        ts: ts + 311,
+        buy_price: buy,
+        sell_price: Math.round(buy * 0.97 * 10) / 10,
+        buy_volume: Math.floor(rand() * 1e6),
+        sell_volume: Math.floor(rand() * 1e6),
+        buy_moving_week: Math.floor(1e7 + rand() * 1e6),
+        sell_moving_week: Math.floor(1e7 + rand() * 1e6),
+        buy_orders: Math.floor(rand() * 300),
+        sell_orders: Math.floor(rand() * 300),
+        book: ts === start || rand() < 1 / 3 ? books[Math.floor(rand() * books.length)]! : null,
+      });
+    }
+    if (batch.length >= 20_000) {
+      await store.bazaar.insertSnapshot(batch, { name: 'bazaar', lastUpdated: ts + 311, storedAt: ts, records: products, source: 'simulator' });
+      total += batch.length;
+      batch = [];
+    }
+  }
+  if (batch.length) await store.bazaar.insertSnapshot(batch, { name: 'bazaar', lastUpdated: END, storedAt: END, records: products, source: 'simulator' });
+  return total + batch.length;
+}
+
+async function historyAndExport(backend: Backend, products: number, iterations: number): Promise<BenchRow[]> {
+  const { store, close } = await openStore(backend);
+  const rows: BenchRow[] = [];
+  try {
+    let t = performance.now();
+    const n = await backfill(store, products);
+    const loadMs = performance.now() - t;
+    const clock = new ManualClock(END + MINUTE);
+    t = performance.now();
+    const report = await new BazaarHistoryJobs({ store, clock, logger }).runOnce();
+    const rollMs = performance.now() - t;
+    rows.push({
+      name: `rollup catch-up of 14 days × ${products} products (5m, 2h, 1d), ${backend}`,
+      figure: rollMs,
+      unit: 'ms',
+      notes: `${Math.round(n / (rollMs / 1000)).toLocaleString('en-US')} snapshots/s; ${report.rows['5m'].toLocaleString('en-US')} 5-minute rows; backfill insert ${Math.round(n / (loadMs / 1000)).toLocaleString('en-US')} rows/s`,
+    });
+
+    const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-app-'));
+    const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1', PORT: '0', HOST: '127.0.0.1' });
+    const app = await buildApp({ config, store, clock, metrics: createMetrics({ defaultMetrics: false }), logger, dataSource: 'simulator', startedAt: END });
+    try {
+      await app.ready();
+      let seed = 5;
+      const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      const product = () => `BENCH_PRODUCT_${Math.floor(rand() * products)}`;
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const cases: Array<[string, () => string, string]> = [
+        ['history/hour (180 20-second points)', () => `/api/bazaar/${product()}/history/hour`, 'raw'],
+        ['history/day (288 5-minute points)', () => `/api/bazaar/${product()}/history/day`, 'rollups'],
+        ['history/week (84 2-hour points)', () => `/api/bazaar/${product()}/history/week`, 'rollups'],
+        ['history?start&end (3 random days, 2-hour)', () => {
+          const s = END - 14 * DAY + Math.floor(rand() * 11 * DAY);
+          return `/api/bazaar/${product()}/history?start=${iso(s)}&end=${iso(s + 3 * DAY)}`;
+        }, 'rollups'],
+        ['snapshot at a random time with both books', () => `/api/bazaar/${product()}/snapshot?timestamp=${iso(END - Math.floor(rand() * 14 * DAY))}`, ''],
+      ];
+      for (const [name, url, _] of cases) {
+        for (let i = 0; i < 20; i++) await app.inject({ method: 'GET', url: url() }); // warm-up
+        const times: number[] = [];
+        const cpu0 = process.cpuUsage();
+        for (let i = 0; i < iterations; i++) {
+          const u = url();
+          const t0 = performance.now();
+          const res = await app.inject({ method: 'GET', url: u });
+          times.push(performance.now() - t0);
+          if (res.statusCode !== 200) throw new Error(`${u}: ${res.statusCode} ${res.body}`);
+        }
+        const cpu = process.cpuUsage(cpu0);
+        rows.push({
+          name: `${name}, ${backend}`,
+          figure: median(times),
+          unit: 'ms',
+          notes: `median of ${iterations} (in-process inject); p99 ${percentile(times, 0.99).toFixed(2)} ms; ${((cpu.user + cpu.system) / 1000 / iterations).toFixed(2)} ms CPU per request`,
+        });
+      }
+
+      // Export of one product's 14 days: JSON generation alone, then the zip over HTTP.
+      const account = await store.accounts.create({ tier: 'premium_plus' });
+      const url = await app.listen({ port: 0, host: '127.0.0.1' });
+      for (const fullOrderBook of [false, true]) {
+        let jsonBytes = 0;
+        let t0 = performance.now();
+        const jsonCpu0 = process.cpuUsage();
+        for await (const chunk of exportJson(store, { productId: 'BENCH_PRODUCT_0', start: END - 14 * DAY, end: END, now: clock.now(), fullOrderBook })) {
+          jsonBytes += Buffer.byteLength(chunk);
+        }
+        const jsonMs = performance.now() - t0;
+        const jsonCpu = process.cpuUsage(jsonCpu0);
+        global.gc?.();
+        const heap0 = process.memoryUsage().heapUsed;
+        const rss0 = process.memoryUsage().rss;
+        let heapPeak = heap0;
+        let rssPeak = rss0;
+        const sampler = setInterval(() => {
+          const m = process.memoryUsage();
+          heapPeak = Math.max(heapPeak, m.heapUsed);
+          rssPeak = Math.max(rssPeak, m.rss);
+        }, 5);
+        t0 = performance.now();
+        const cpu0 = process.cpuUsage();
+        const res = await fetch(`${url}/api/bazaar/BENCH_PRODUCT_0/export?start=${iso(END - 14 * DAY)}&end=${iso(END)}&fullOrderBook=${fullOrderBook}`, {
+          headers: { authorization: `Bearer ${account.token}` },
+        });
+        if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
+        let zipBytes = 0;
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) zipBytes += chunk.length;
+        const zipMs = performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
+        const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+        clearInterval(sampler);
+        rows.push({
+          name: `export 14 days of one product (${(n / products).toLocaleString('en-US')} rows${fullOrderBook ? ', fullOrderBook' : ''}) as zip over HTTP, ${backend}`,
+          figure: mb(jsonBytes) / (zipMs / 1000),
+          unit: 'MB/s of JSON',
+          notes: `${mb(jsonBytes).toFixed(1)} MB JSON → ${mb(zipBytes).toFixed(1)} MB zip in ${Math.round(zipMs)} ms wall, ${(mb(jsonBytes) / cpuSeconds).toFixed(0)} MB per CPU-second (server and client in one process); JSON alone ${(mb(jsonBytes) / (jsonMs / 1000)).toFixed(0)} MB/s (${(mb(jsonBytes) / ((jsonCpu.user + jsonCpu.system) / 1e6)).toFixed(0)} MB per CPU-second); heap peak +${mb(heapPeak - heap0).toFixed(1)} MB, RSS peak +${mb(rssPeak - rss0).toFixed(1)} MB`,
+        });
+      }
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return rows;
+  } finally {
+    await close();
+  }
+}
+
+export async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const havePg = await postgresReachable();
+  for (const backend of ['sqlite', 'postgres'] as const) {
+    if (backend === 'postgres' && !havePg) {
+      rows.push({ name: 'bazaar, postgres', figure: NaN, unit: '', notes: 'skipped: PostgreSQL unreachable' });
+      continue;
+    }
+    // BAZAAR_BENCH=storage or =history runs one part only.
+    const part = process.env.BAZAAR_BENCH ?? 'all';
+    if (part !== 'history') rows.push(...(await ingestAndStorage(backend, options.quick ? 12 : 60)));
+    if (part !== 'storage') rows.push(...(await historyAndExport(backend, options.quick ? 4 : 20, options.quick ? 100 : 400)));
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.table(await run({ quick: process.argv.includes('--quick') }));
+}

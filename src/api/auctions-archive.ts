@@ -1,0 +1,292 @@
+/**
+ * Long-term auction data: the archive overview and CSV exports (Premium+), and the
+ * partner batch export of per-tag item values. Registered by the auctions routes,
+ * whose shared schemas and active-auctions view it uses.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { upperMedian } from '../domain/analysis.ts';
+import { compileFilters, FilterError, filtersFromQuery, type CompiledFilter } from '../domain/filters.ts';
+import { allowedWebhook } from '../domain/webhooks.ts';
+import { assertQueueCapacity, fixedDelay } from '../http/limits.ts';
+import { badRequest } from '../http/problem.ts';
+import { isoTime, problemResponses } from '../http/schemas.ts';
+import { EXPORT_COLUMNS } from '../jobs/archive-export.ts';
+import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { ExportJob } from '../store/repositories/export-jobs.ts';
+import { auctionPreviews } from './auction-shapes.ts';
+import { parseTag } from './auctions.ts';
+
+export const ARCHIVE_DELAY_MS = 2000;
+export const MAX_QUEUED_EXPORTS = 4;
+/** Sold auctions the overview scans at most per request; beyond it the answer is Partial. */
+export const ARCHIVE_SCAN_LIMIT = 100_000;
+const HOUR = 3_600_000;
+
+const EXPORT_FLAGS = ['None', 'IncludeSocial', 'InventoryCheck', 'UniqueItems'] as const;
+
+const ArchiveResponse = Type.Object(
+  {
+    auctions: Type.Array(Type.Ref('AuctionPreview')),
+    queryStatus: Type.Union([Type.Literal('Success'), Type.Literal('NoResults'), Type.Literal('Partial')]),
+  },
+  { $id: 'ArchiveResponse' },
+);
+
+const ExportRequestCreate = Type.Object(
+  {
+    flags: Type.Optional(Type.String({ description: `comma-joined ExportFlags: ${EXPORT_FLAGS.join(', ')}. UniqueItems keeps the newest sale per item; IncludeSocial and InventoryCheck are accepted but add nothing (skymarket holds no contact or inventory data).` })),
+    filters: Type.Record(Type.String(), Type.String(), { description: 'filters; EndAfter and EndBefore (unix seconds) are required' }),
+    discordWebhookUrl: Type.String({ maxLength: 500, description: 'chat webhook (Discord format) on an allow-listed host (EXPORT_WEBHOOK_HOSTS)' }),
+    columns: Type.Optional(Type.Array(Type.Union(EXPORT_COLUMNS.map((c) => Type.Literal(c))), { maxItems: EXPORT_COLUMNS.length })),
+  },
+  { $id: 'ExportRequestCreate' },
+);
+
+const ExportRequest = Type.Object(
+  {
+    id: Type.Integer(),
+    flags: Type.String(),
+    status: Type.Union([Type.Literal('Pending'), Type.Literal('InProgress'), Type.Literal('Done'), Type.Literal('Failed')]),
+    byEmail: Type.Null(),
+    discordWebhookUrl: Type.String(),
+    requestedAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    itemTag: Type.String(),
+    filters: Type.Record(Type.String(), Type.String()),
+    columns: Type.Array(Type.String()),
+    s3Url: Type.Null(),
+    rowCount: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'ExportRequest' },
+);
+
+const BatchResponse = Type.Object(
+  {
+    page: Type.Integer({ description: 'hour index (unix hours) of the sales summarised' }),
+    from: Type.String({ format: 'date-time' }),
+    to: Type.String({ format: 'date-time' }),
+    items: Type.Array(
+      Type.Object({
+        tag: Type.String(),
+        volume: Type.Integer({ description: 'sales in the hour' }),
+        median: Type.Integer({ description: 'median unit price (upper middle)' }),
+        min: Type.Integer(),
+        max: Type.Integer(),
+        lowestBin: Type.Union([Type.Integer(), Type.Null()], { description: 'current lowest BIN, null when none is listed' }),
+        activeListings: Type.Integer(),
+      }),
+    ),
+  },
+  { $id: 'AuctionBatch' },
+);
+
+function exportWire(job: ExportJob): Static<typeof ExportRequest> {
+  return {
+    id: job.id,
+    flags: job.flags,
+    status: job.status,
+    byEmail: null,
+    discordWebhookUrl: job.webhookUrl,
+    requestedAt: isoTime(job.requestedAt),
+    completedAt: job.completedAt === null ? null : isoTime(job.completedAt),
+    itemTag: job.itemTag,
+    filters: job.filters,
+    columns: job.columns,
+    s3Url: null,
+    rowCount: job.rowCount,
+    error: job.error,
+  };
+}
+
+/** EndAfter/EndBefore (case-insensitive keys, unix seconds) → ms; 400 when missing or reversed. */
+export function archiveWindow(filters: Record<string, string>): { after: number; before: number } {
+  const get = (name: string) => Object.entries(filters).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+  const after = get('EndAfter');
+  const before = get('EndBefore');
+  if (after === undefined || before === undefined) {
+    throw badRequest('missing_params', 'The filters EndAfter and EndBefore (unix seconds) are required.');
+  }
+  if (!/^\d{1,12}$/.test(after) || !/^\d{1,12}$/.test(before)) {
+    throw badRequest('invalid_params', 'EndAfter and EndBefore have to be unix seconds.');
+  }
+  if (Number(after) > Number(before)) throw badRequest('invalid_params', 'EndAfter has to be before EndBefore.');
+  return { after: Number(after) * 1000, before: Number(before) * 1000 };
+}
+
+function compileOr400(filters: Record<string, string>): CompiledFilter {
+  try {
+    return compileFilters(filters);
+  } catch (err) {
+    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
+    throw err;
+  }
+}
+
+export async function archiveRoutes(app: FastifyInstance) {
+  const { store, clock } = app;
+  const view = app.activeAuctions;
+  const delay = fixedDelay(app, ARCHIVE_DELAY_MS);
+  app.addSchema(ArchiveResponse);
+  app.addSchema(ExportRequestCreate);
+  app.addSchema(ExportRequest);
+  app.addSchema(BatchResponse);
+
+  app.get<{ Params: { itemTag: string }; Querystring: { page: number; pageSize: number } & Record<string, unknown> }>(
+    '/api/auctions/tag/:itemTag/archive/overview',
+    {
+      schema: {
+        tags: ['auctions'],
+        summary: 'Sold auctions of an item in a time window (Premium+; answers after a 2-second delay)',
+        description:
+          'Filters as query parameters; `EndAfter` and `EndBefore` (unix seconds) are required. Newest first, `pageSize` (default 12, 1-100) per `page`. ' +
+          `queryStatus is Partial when more than ${ARCHIVE_SCAN_LIMIT} sales had to be scanned.`,
+        params: Type.Object({ itemTag: Type.String() }),
+        querystring: Type.Object(
+          {
+            page: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
+            pageSize: Type.Integer({ minimum: 1, maximum: 100, default: 12 }),
+          },
+          { additionalProperties: Type.String() },
+        ),
+        response: { 200: Type.Ref('ArchiveResponse'), ...problemResponses(400) },
+      },
+      config: { tier: 'premium_plus', cache: 300 },
+    },
+    async (request) => {
+      const tag = parseTag(request.params.itemTag);
+      const { page, pageSize } = request.query;
+      let filters: Record<string, string>;
+      try {
+        filters = filtersFromQuery(request.query, ['page', 'pageSize', 'token']);
+      } catch (err) {
+        if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
+        throw err;
+      }
+      const { after, before } = archiveWindow(filters);
+      const filter = compileOr400(filters);
+      await delay();
+      const want = (page + 1) * pageSize;
+      const found: AuctionRecord[] = [];
+      let scanned = 0;
+      let partial = false;
+      for (let offset = 0; found.length < want; offset += 5000) {
+        if (scanned >= ARCHIVE_SCAN_LIMIT) {
+          partial = true;
+          break;
+        }
+        const chunk = await store.auctionQueries.sold({ tag, since: after, until: before, limit: 5000, offset });
+        scanned += chunk.length;
+        for (const r of chunk) if (filter.test({ ...r, end: r.soldAt ?? r.end, sold: true })) found.push(r);
+        if (chunk.length < 5000) break;
+      }
+      const auctions = await auctionPreviews(found.slice(page * pageSize, want), (uuids) => store.playerNames.namesOf(uuids));
+      return { auctions, queryStatus: partial ? ('Partial' as const) : auctions.length ? ('Success' as const) : ('NoResults' as const) };
+    },
+  );
+
+  app.post<{ Params: { itemTag: string }; Body: Static<typeof ExportRequestCreate> }>(
+    '/api/auctions/tag/:itemTag/archive/export',
+    {
+      schema: {
+        tags: ['auctions'],
+        summary: `Queue a CSV export of sold auctions, delivered to a chat webhook (Premium+, at most ${MAX_QUEUED_EXPORTS} queued per account)`,
+        params: Type.Object({ itemTag: Type.String() }),
+        body: Type.Ref('ExportRequestCreate'),
+        response: { 200: Type.Ref('ExportRequest'), ...problemResponses(400, 429) },
+      },
+      config: { tier: 'premium_plus', cache: 'no-store' },
+    },
+    async (request) => {
+      const account = request.account!;
+      const tag = parseTag(request.params.itemTag);
+      const { filters, discordWebhookUrl } = request.body;
+      archiveWindow(filters);
+      compileOr400(filters);
+      const flags = (request.body.flags ?? 'None').split(',').map((f) => f.trim()).filter(Boolean);
+      const badFlag = flags.find((f) => !(EXPORT_FLAGS as readonly string[]).includes(f));
+      if (badFlag !== undefined) throw badRequest('invalid_flags', `Unknown export flag \`${badFlag}\`; use ${EXPORT_FLAGS.join(', ')}.`);
+      if (!allowedWebhook(discordWebhookUrl, app.context.config.exportWebhookHosts)) {
+        throw badRequest('webhook_not_allowed', 'The webhook URL is not on an allowed host (see EXPORT_WEBHOOK_HOSTS).');
+      }
+      assertQueueCapacity(await store.exportJobs.countQueued(account.id), MAX_QUEUED_EXPORTS);
+      const job = await store.exportJobs.create({
+        accountId: account.id,
+        itemTag: tag,
+        flags: flags.length ? flags.join(', ') : 'None',
+        filters,
+        columns: request.body.columns ?? [...EXPORT_COLUMNS],
+        webhookUrl: discordWebhookUrl,
+        requestedAt: clock.now(),
+      });
+      return exportWire(job);
+    },
+  );
+
+  app.get(
+    '/api/auctions/archive/exports',
+    {
+      schema: {
+        tags: ['auctions'],
+        summary: "The caller's export jobs with their status (Pending → InProgress → Done | Failed), newest first",
+        response: { 200: Type.Array(Type.Ref('ExportRequest')) },
+      },
+      config: { tier: 'premium_plus', cache: 'no-store' },
+    },
+    async (request) => (await store.exportJobs.forAccount(request.account!.id)).map(exportWire),
+  );
+
+  app.get<{ Querystring: { page: string; tag: string; count: number; token?: string } }>(
+    '/api/auctions/batch',
+    {
+      schema: {
+        tags: ['auctions'],
+        summary: 'Raw item values for partners: per-tag sale volume, median, min and max of one hour, with the current lowest BIN',
+        description:
+          '`page`: `last` (default, the last complete UTC hour) or an hour index (unix hours). `tag`: `*` (default) or one tag. `count` (default 50, 1-1000): the tags with the most sales first.',
+        querystring: Type.Object({
+          page: Type.String({ default: 'last', pattern: '^(last|[0-9]{1,9})$' }),
+          tag: Type.String({ default: '*', maxLength: 64 }),
+          count: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+          token: Type.Optional(Type.String()),
+        }),
+        response: { 200: Type.Ref('AuctionBatch'), ...problemResponses(400) },
+      },
+      config: { auth: 'partner', cache: 300 },
+    },
+    async (request) => {
+      const { page, count } = request.query;
+      const tag = request.query.tag === '*' ? undefined : parseTag(request.query.tag);
+      const hour = page === 'last' ? Math.floor(clock.now() / HOUR) - 1 : Number(page);
+      const from = hour * HOUR;
+      const to = from + HOUR;
+      const sales = await store.auctionQueries.salePricesBetween(from, to, tag);
+      const byTag = new Map<string, number[]>();
+      for (const s of sales) {
+        const list = byTag.get(s.tag) ?? [];
+        list.push(s.unitPrice);
+        byTag.set(s.tag, list);
+      }
+      await view.ready();
+      const all = () => true;
+      const items = [...byTag.entries()]
+        .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
+        .slice(0, count)
+        .map(([t, prices]) => {
+          prices.sort((a, b) => a - b);
+          const lowest = view.lowestBin(t, all, 1)[0];
+          return {
+            tag: t,
+            volume: prices.length,
+            median: Math.round(upperMedian(prices)),
+            min: Math.round(prices[0]!),
+            max: Math.round(prices[prices.length - 1]!),
+            lowestBin: lowest ? lowest.startingBid : null,
+            activeListings: view.activeOf(t, all).length,
+          };
+        });
+      return { page: hour, from: isoTime(from), to: isoTime(to), items };
+    },
+  );
+}

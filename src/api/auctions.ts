@@ -1,0 +1,617 @@
+/**
+ * Auction endpoints (spec §4 Auctions, Item price analysis, POST /api/Filter).
+ * Active-auction reads (lowest BIN, active overview, active filter, active uuids, low
+ * supply, random) come from the in-memory view; sold history and analysis from the store.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { analyzeSales, emptyAnalysis } from '../domain/analysis.ts';
+import { compileFilters, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import { isValidTag, normalizeTag } from '../domain/tags.ts';
+import type { Tier } from '../domain/tiers.ts';
+import { requireTier } from '../http/access.ts';
+import { badRequest, notFound } from '../http/problem.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { ActiveAuctionsView, type ActiveListing } from '../market/active-auctions.ts';
+import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import {
+  auctionPreviews,
+  colorSaveAuction,
+  enchantBookTag,
+  itemSell,
+  SHARED_AUCTION_SCHEMAS,
+  saveAuction,
+  soldAuction,
+} from './auction-shapes.ts';
+import { archiveRoutes } from './auctions-archive.ts';
+
+const DAY = 86_400_000;
+export const LOWEST_BIN_COUNT = 10;
+export const OVERVIEW_PAGE_SIZE = 12;
+/** Pages of the active overview open to everyone; later ones need Premium+. */
+export const OVERVIEW_FREE_PAGES = 10;
+export const SOLD_WINDOW_DAYS = 7;
+export const SOLD_PARTNER_WINDOW_DAYS = 30;
+/** sold page sizes: everyone, and partners */
+export const SOLD_PAGE_SIZE = 1000;
+export const SOLD_PARTNER_PAGE_SIZE = 10_000;
+export const MAX_UID_BATCH = 120;
+export const MAX_ACTIVE_UUID_BATCH = 1000;
+export const ANALYSIS_MAX_SALES = 50_000;
+/** Tags with fewer active listings than this are "low supply". */
+export const LOW_SUPPLY_BELOW = 20;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the in-memory active-auctions view (registered by the auctions routes) */
+    activeAuctions: ActiveAuctionsView;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Schemas
+
+const TagParams = Type.Object({ itemTag: Type.String({ description: 'item tag (case-insensitive), e.g. HYPERION, PET_ENDER_DRAGON' }) });
+const FILTER_HELP =
+  'Any other query parameter is a filter (case-insensitive name → value), e.g. `Rarity=LEGENDARY`, `Stars=5`, `sharpness=6-7`, `PetLevel=>90`, `Bin=true`; also accepted as a deepObject `query[Rarity]=…`. Values: exact, `1-5`, `>5`, `<5`, `any`, `none`, `a|b`. An unknown filter or a malformed value is a 400 naming the filter.';
+const filterQuery = <P extends Record<string, ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String> | ReturnType<typeof Type.Union>>>(props: P) =>
+  Type.Object(props, { additionalProperties: Type.String(), description: FILTER_HELP });
+
+const OrderBy = Type.Union([Type.Literal('LOWEST_PRICE'), Type.Literal('HIGHEST_PRICE'), Type.Literal('ENDING_SOON')]);
+
+const InventoryBatchLookup = Type.Object(
+  {
+    profileId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+    playerId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+    uuids: Type.Array(Type.String({ maxLength: 64 }), { maxItems: MAX_UID_BATCH, description: `at most ${MAX_UID_BATCH} item uuids (or their last 12 hex characters)` }),
+  },
+  { $id: 'InventoryBatchLookup' },
+);
+
+const FilterQuery = Type.Object(
+  {
+    filters: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+    auction: Type.Object(
+      {
+        uuid: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        tag: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        itemName: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        count: Type.Optional(Type.Integer({ minimum: 0 })),
+        startingBid: Type.Optional(Type.Number({ minimum: 0 })),
+        highestBidAmount: Type.Optional(Type.Number({ minimum: 0 })),
+        bin: Type.Optional(Type.Boolean()),
+        start: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+        end: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+        itemCreatedAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+        auctioneerId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        tier: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        reforge: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+        enchantments: Type.Optional(Type.Union([Type.Array(Type.Object({ type: Type.String(), level: Type.Integer() })), Type.Null()])),
+        flatNbt: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+      },
+      { additionalProperties: true, description: 'a SaveAuction (fields not listed are ignored)' },
+    ),
+  },
+  { $id: 'FilterQuery' },
+);
+
+const AnalysisResult = Type.Object(
+  {
+    volumeBuckets: Type.Array(Type.Object({ minPrice: Type.Number(), maxPrice: Type.Number(), avgPrice: Type.Number(), count: Type.Integer() })),
+    sellSpeedBuckets: Type.Array(
+      Type.Object({
+        minPrice: Type.Number(),
+        maxPrice: Type.Number(),
+        avgPrice: Type.Number(),
+        avgSellTimeSeconds: Type.Number(),
+        speedCategory: Type.Union([Type.Literal('FAST'), Type.Literal('MED'), Type.Literal('SLOW'), Type.Literal('VERY_SLOW')]),
+        sampleCount: Type.Integer(),
+      }),
+    ),
+    totalSales: Type.Integer(),
+    avgSellTimeSeconds: Type.Number(),
+    medianSellTimeSeconds: Type.Number(),
+    avgPrice: Type.Number(),
+    medianPrice: Type.Number(),
+    minPrice: Type.Number(),
+    maxPrice: Type.Number(),
+    binPercentage: Type.Number({ description: '0-100' }),
+    salesPerDay: Type.Number(),
+    hourlyBreakdown: Type.Array(Type.Object({ hour: Type.Integer(), count: Type.Integer(), avgPrice: Type.Number(), avgSellTimeSeconds: Type.Number() })),
+    priceStdDev: Type.Number(),
+    priceCoeffVariation: Type.Number(),
+    topSellers: Type.Array(Type.Object({ seller: Type.String(), count: Type.Integer(), percentage: Type.Number() })),
+  },
+  { $id: 'AdvancedAnalysisResult' },
+);
+
+const TAGS = ['auctions'];
+
+// ---------------------------------------------------------------------------
+// Parsing helpers
+
+/** A path tag: validated, canonical upper case. */
+export function parseTag(raw: string): string {
+  if (!isValidTag(raw)) throw badRequest('invalid_tag', `The item tag \`${String(raw).slice(0, 80)}\` is not valid (letters, digits and _:;- only, at most 64).`);
+  return normalizeTag(raw);
+}
+
+/** An auction uuid: 32 hex, dashes allowed. */
+export function parseAuctionUuid(raw: string): string {
+  const hex = raw.replace(/-/g, '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw badRequest('invalid_uuid', `\`${raw.slice(0, 80)}\` is not an auction uuid (32 hex characters).`);
+  return hex;
+}
+
+/** An item uuid or its last 12 hex characters → the 12-character uid; null when malformed. */
+export function itemUidOf(raw: string): string | null {
+  const hex = raw.replace(/-/g, '').toLowerCase();
+  if (!/^[0-9a-f]{12,32}$/.test(hex)) return null;
+  return hex.slice(-12);
+}
+
+function compile(filters: Record<string, string>): CompiledFilter {
+  try {
+    return compileFilters(filters);
+  } catch (err) {
+    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
+    throw err;
+  }
+}
+
+function compileQuery(query: unknown, controls: readonly string[]): CompiledFilter {
+  try {
+    return compile(filtersFromQuery((query ?? {}) as Record<string, unknown>, controls));
+  } catch (err) {
+    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
+    throw err;
+  }
+}
+
+function soldSubject(r: AuctionRecord): FilterSubject {
+  return { ...r, end: r.soldAt ?? r.end, sold: true };
+}
+
+function isoSeconds(raw: string | null | undefined): number | null {
+  if (raw === null || raw === undefined) return null;
+  const ms = Date.parse(raw);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+const CONTROL = ['token', 'apiKey', 'apikey', 'key'];
+
+// ---------------------------------------------------------------------------
+
+export async function auctionsRoutes(app: FastifyInstance) {
+  const { store, clock } = app;
+  const view = new ActiveAuctionsView(store, clock);
+  app.decorate('activeAuctions', view);
+  app.addHook('onReady', () => view.ready());
+  app.addHook('onClose', async () => view.close());
+  // Response schemas document the wire; bodies are already shaped, and fast-json-stringify
+  // validates every nullable (anyOf) field per value, which costs more than JSON.stringify here.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  for (const schema of SHARED_AUCTION_SCHEMAS) app.addSchema(schema);
+  app.addSchema(InventoryBatchLookup);
+  app.addSchema(FilterQuery);
+  app.addSchema(AnalysisResult);
+  await app.register(archiveRoutes);
+
+  const knownTags = new Set<string>();
+  /** 404 unless the tag was ever seen (active, sold, or in the item catalog). */
+  async function requireKnownTag(tag: string): Promise<void> {
+    if (knownTags.has(tag) || view.hasTag(tag)) return;
+    if (await store.auctionQueries.tagExists(tag)) {
+      if (knownTags.size > 100_000) knownTags.clear();
+      knownTags.add(tag);
+      return;
+    }
+    throw notFound('item_not_found', `could not find the item with the tag \`${tag}\``);
+  }
+
+  // --- single auctions -------------------------------------------------------
+
+  app.get(
+    '/api/auction/random',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'A random active auction',
+        description: 'With a valid partner token (query `token`) the auction includes its bids; without, `bids` is empty.',
+        querystring: Type.Object({ token: Type.Optional(Type.String()) }),
+        response: { 200: Type.Ref('SaveAuction'), ...problemResponses(404) },
+      },
+      config: { cache: 'no-store', auth: 'optionalPartner' },
+    },
+    async (request) => {
+      await view.ready();
+      const pick = view.random();
+      if (!pick) throw notFound('no_active_auctions', 'There are no active auctions right now.');
+      const bids = request.partner ? ((await store.auctionQueries.bidsFor([pick.uuid])).get(pick.uuid) ?? []) : [];
+      return saveAuction(pick, bids);
+    },
+  );
+
+  app.get<{ Params: { auctionUuid: string } }>(
+    '/api/auction/:auctionUuid',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'One auction (active or ended) with bids, coloured and valued enchantments and flattened NBT',
+        params: Type.Object({ auctionUuid: Type.String({ description: 'auction uuid, 32 hex (dashes allowed)' }) }),
+        response: { 200: Type.Ref('ColorSaveAuction'), ...problemResponses(400, 404) },
+      },
+      config: { cache: 120 },
+    },
+    async (request) => {
+      const uuid = parseAuctionUuid(request.params.auctionUuid);
+      const found = await store.auctionQueries.detail(uuid);
+      if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
+      const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantBookTag(name, level));
+      const values = await store.auctionQueries.latestBazaarBuyPrices(books);
+      return colorSaveAuction(found.record, found.bids, values);
+    },
+  );
+
+  app.get<{ Params: { auctionUuid: string } }>(
+    '/api/auction/:auctionUuid/uid',
+    {
+      schema: {
+        tags: TAGS,
+        summary: "The lookup id of the auction's item: the last 12 hex characters of its item uuid (text/plain)",
+        params: Type.Object({ auctionUuid: Type.String() }),
+        response: { 200: Type.String(), ...problemResponses(400, 404) },
+      },
+      config: { cache: 3600 },
+    },
+    async (request, reply) => {
+      const uuid = parseAuctionUuid(request.params.auctionUuid);
+      const found = await store.auctionQueries.detail(uuid);
+      if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
+      if (!found.record.itemUid) throw notFound('no_item_uid', 'The item of this auction has no uuid (stackable items have none).');
+      return reply.type('text/plain; charset=utf-8').serializer(String).send(found.record.itemUid);
+    },
+  );
+
+  // --- active auctions (in-memory view) -----------------------------------------
+
+  const binCache = new Map<string, { version: number; second: number; body: Buffer }>();
+  app.get<{ Params: { itemTag: string }; Querystring: { page?: number } & Record<string, unknown> }>(
+    '/api/auctions/tag/:itemTag/active/bin',
+    {
+      schema: {
+        tags: TAGS,
+        summary: `The ${LOWEST_BIN_COUNT} cheapest active BIN auctions without bids (or as many as exist), filters applied, cheapest first`,
+        params: TagParams,
+        querystring: filterQuery({ page: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 0 })) }),
+        response: { 200: Type.Array(Type.Ref('SaveAuction')), ...problemResponses(400, 404) },
+      },
+      config: { cache: 10 },
+    },
+    async (request, reply) => {
+      const tag = parseTag(request.params.itemTag);
+      const filter = compileQuery(request.query, ['page', ...CONTROL]);
+      const page = request.query.page ?? 0;
+      await view.ready();
+      await requireKnownTag(tag);
+      if (filter.names.length === 0 && page === 0) {
+        // The hot path: the unfiltered first page, serialised once per view version and second.
+        const second = Math.floor(clock.now() / 1000);
+        let cached = binCache.get(tag);
+        if (!cached || cached.version !== view.version || cached.second !== second) {
+          const body = Buffer.from(JSON.stringify(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT).map((l) => saveAuction(l))));
+          cached = { version: view.version, second, body };
+          if (binCache.size > 20_000) binCache.clear();
+          binCache.set(tag, cached);
+        }
+        return reply.type('application/json; charset=utf-8').send(cached.body);
+      }
+      return view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT).map((l) => saveAuction(l));
+    },
+  );
+
+  app.get<{ Querystring: { page: number; pageSize: number; orderBy: Static<typeof OrderBy> } & Record<string, unknown> }>(
+    '/api/auctions/active/filter',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Active auctions across all items that match the filters',
+        description: 'Ordered by `orderBy` (ENDING_SOON default, LOWEST_PRICE, HIGHEST_PRICE). Use `ItemId=A|B` to restrict to tags.',
+        querystring: filterQuery({
+          page: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
+          pageSize: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+          orderBy: Type.Union([OrderBy], { default: 'ENDING_SOON' }),
+        }),
+        response: { 200: Type.Array(Type.Ref('SaveAuction')), ...problemResponses(400) },
+      },
+      config: { cache: 10 },
+    },
+    async (request) => {
+      const { page, pageSize, orderBy } = request.query;
+      const filter = compileQuery(request.query, ['page', 'pageSize', 'orderBy', ...CONTROL]);
+      await view.ready();
+      let found: ActiveListing[];
+      if (orderBy === 'ENDING_SOON') found = view.filterAll(filter.test, pageSize, page * pageSize);
+      else {
+        const all = view.filterAll(filter.test, Number.MAX_SAFE_INTEGER);
+        all.sort(orderBy === 'LOWEST_PRICE' ? byPriceAsc : byPriceDesc);
+        found = all.slice(page * pageSize, page * pageSize + pageSize);
+      }
+      const bids = await store.auctionQueries.bidsFor(found.filter((l) => l.highestBid > 0).map((l) => l.uuid));
+      return found.map((l) => saveAuction(l, bids.get(l.uuid) ?? []));
+    },
+  );
+
+  app.get<{ Params: { itemTag: string }; Querystring: { page: number; orderBy: Static<typeof OrderBy> } & Record<string, unknown> }>(
+    '/api/auctions/tag/:itemTag/active/overview',
+    {
+      schema: {
+        tags: TAGS,
+        summary: `Active auctions of an item as previews, ${OVERVIEW_PAGE_SIZE} per page`,
+        description: `orderBy: LOWEST_PRICE (default), HIGHEST_PRICE (price = highest bid, else starting bid), ENDING_SOON. Pages beyond ${OVERVIEW_FREE_PAGES - 1} need a Premium+ account token.`,
+        params: TagParams,
+        querystring: filterQuery({
+          page: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
+          orderBy: Type.Union([OrderBy], { default: 'LOWEST_PRICE' }),
+        }),
+        response: { 200: Type.Array(Type.Ref('AuctionPreview')), ...problemResponses(400, 404) },
+      },
+      config: { cache: 30, auth: 'optionalToken' },
+    },
+    async (request) => {
+      const tag = parseTag(request.params.itemTag);
+      const { page, orderBy } = request.query;
+      if (page >= OVERVIEW_FREE_PAGES) requireTier(request, 'premium_plus', `Pages beyond ${OVERVIEW_FREE_PAGES - 1} of the active overview`);
+      const filter = compileQuery(request.query, ['page', 'orderBy', ...CONTROL]);
+      await view.ready();
+      await requireKnownTag(tag);
+      const found = view.activeOf(tag, filter.test);
+      found.sort(orderBy === 'HIGHEST_PRICE' ? byPriceDesc : orderBy === 'ENDING_SOON' ? byEnd : byPriceAsc);
+      return auctionPreviews(found.slice(page * OVERVIEW_PAGE_SIZE, (page + 1) * OVERVIEW_PAGE_SIZE), (uuids) => app.store.playerNames.namesOf(uuids));
+    },
+  );
+
+  app.post<{ Body: string[] }>(
+    '/api/auctions/active/uuid',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Which of the given item uuids are listed right now (matched by their last 12 hex characters)',
+        body: Type.Array(Type.String({ maxLength: 64 }), { maxItems: MAX_ACTIVE_UUID_BATCH }),
+        response: { 200: Type.Array(Type.String()), ...problemResponses(400) },
+      },
+      config: { cache: 'no-store' },
+    },
+    async (request) => {
+      const bad = request.body.find((u) => itemUidOf(u) === null);
+      if (bad !== undefined) throw badRequest('invalid_uuid', `\`${bad.slice(0, 80)}\` is not an item uuid (12 to 32 hex characters).`);
+      await view.ready();
+      return request.body.filter((u) => view.hasItemUid(itemUidOf(u)!));
+    },
+  );
+
+  app.get(
+    '/api/auctions/supply/low',
+    {
+      schema: {
+        tags: TAGS,
+        summary: `Items in low supply: fewer than ${LOW_SUPPLY_BELOW} and more than 2 active listings, median at least 1,000,000 or no sales`,
+        response: { 200: Type.Array(Type.Ref('SupplyElement')) },
+      },
+      config: { cache: 600 },
+    },
+    async () => {
+      await view.ready();
+      const now = clock.now();
+      const low = view.lowSupply(LOW_SUPPLY_BELOW).filter((s) => s.supply > 2);
+      const since = now - SOLD_WINDOW_DAYS * DAY;
+      const tags = low.map((s) => s.tag);
+      const [counts, medians] = await Promise.all([store.auctionQueries.saleCounts(since), store.auctionQueries.medianPrices(tags, since)]);
+      return low
+        .map((s) => ({
+          tag: s.tag,
+          supply: s.supply,
+          median: medians.get(s.tag) ?? 0,
+          lbinData: { lowest: s.lowest?.startingBid ?? 0, uuid: s.lowest?.uuid ?? null, secondLowest: s.secondLowest?.startingBid ?? 0 },
+          volume: Math.round(((counts.get(s.tag) ?? 0) / SOLD_WINDOW_DAYS) * 100) / 100,
+        }))
+        .filter((e) => e.median >= 1_000_000 || e.volume === 0);
+    },
+  );
+
+  // --- sold history (store) ---------------------------------------------------------
+
+  app.get<{ Params: { itemTag: string }; Querystring: { page: number; pageSize: number; token?: string } }>(
+    '/api/auctions/tag/:itemTag/sold',
+    {
+      schema: {
+        tags: TAGS,
+        summary: `Sold auctions of an item, newest first (last ${SOLD_WINDOW_DAYS} days; ${SOLD_PARTNER_WINDOW_DAYS} with a partner token)`,
+        params: TagParams,
+        querystring: Type.Object({
+          page: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
+          pageSize: Type.Integer({
+            minimum: 1,
+            maximum: SOLD_PARTNER_PAGE_SIZE,
+            default: SOLD_PAGE_SIZE,
+            description: `1-${SOLD_PAGE_SIZE}; up to ${SOLD_PARTNER_PAGE_SIZE} with a partner token`,
+          }),
+          token: Type.Optional(Type.String({ description: `partner token: ${SOLD_PARTNER_WINDOW_DAYS} days of history instead of ${SOLD_WINDOW_DAYS}, pages up to ${SOLD_PARTNER_PAGE_SIZE}` })),
+        }),
+        response: { 200: Type.Array(Type.Ref('SoldAuction')), ...problemResponses(400, 404) },
+      },
+      config: { cache: 300, auth: 'optionalPartner' },
+    },
+    async (request) => {
+      const tag = parseTag(request.params.itemTag);
+      const { page, pageSize } = request.query;
+      if (pageSize > SOLD_PAGE_SIZE && !request.partner) {
+        throw badRequest('invalid_parameters', `query.pageSize must be <= ${SOLD_PAGE_SIZE} (up to ${SOLD_PARTNER_PAGE_SIZE} with a partner token)`, {
+          errors: { 'query.pageSize': [`must be <= ${SOLD_PAGE_SIZE}`] },
+        });
+      }
+      await requireKnownTag(tag);
+      const days = request.partner ? SOLD_PARTNER_WINDOW_DAYS : SOLD_WINDOW_DAYS;
+      const rows = await store.auctionQueries.sold({ tag, since: clock.now() - days * DAY, limit: pageSize, offset: page * pageSize });
+      return rows.map(soldAuction);
+    },
+  );
+
+  app.get<{ Params: { itemTag: string } } & { Querystring: Record<string, unknown> }>(
+    '/api/auctions/tag/:itemTag/recent/overview',
+    {
+      schema: {
+        tags: TAGS,
+        summary: `Recently sold auctions of an item as previews (${OVERVIEW_PAGE_SIZE}, newest first)`,
+        description: `Looks at the last day; widens to 14 days when fewer than ${OVERVIEW_PAGE_SIZE} match, then to 90 days unless more than 2 filters are set.`,
+        params: TagParams,
+        querystring: filterQuery({}),
+        response: { 200: Type.Array(Type.Ref('AuctionPreview')), ...problemResponses(400, 404) },
+      },
+      config: { cache: 120 },
+    },
+    async (request) => {
+      const tag = parseTag(request.params.itemTag);
+      const filter = compileQuery(request.query, CONTROL);
+      await requireKnownTag(tag);
+      return auctionPreviews(await recentSales(tag, filter, OVERVIEW_PAGE_SIZE), (uuids) => app.store.playerNames.namesOf(uuids));
+    },
+  );
+
+  /** Sold auctions of a tag matching `filter`, newest first, widening the window 1 → 14 → 90 days. */
+  async function recentSales(tag: string, filter: CompiledFilter, want: number): Promise<AuctionRecord[]> {
+    const now = clock.now();
+    let found: AuctionRecord[] = [];
+    for (const days of [1, 14, 90]) {
+      if (days === 90 && filter.names.length > 2) break;
+      const rows = await store.auctionQueries.sold({ tag, since: now - days * DAY, limit: 5000 });
+      found = rows.filter((r) => filter.test(soldSubject(r))).slice(0, want);
+      if (found.length >= want) break;
+    }
+    return found;
+  }
+
+  app.get<{ Params: { uid: string } }>(
+    '/api/auctions/uid/:uid/sold',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Every recorded sale of one physical item (duplicate detection)',
+        params: Type.Object({ uid: Type.String({ description: 'item uuid, or its last 12 hex characters' }) }),
+        response: { 200: Type.Array(Type.Ref('ItemSell')), ...problemResponses(400) },
+      },
+      config: { cache: 600 },
+    },
+    async (request) => {
+      const uid = itemUidOf(request.params.uid);
+      if (!uid) throw badRequest('invalid_uuid', 'One or more passed uuids are invalid (12 to 32 hex characters expected).');
+      return (await store.auctionQueries.salesByItemUid([uid])).map((s) => itemSell(s, true));
+    },
+  );
+
+  app.post<{ Body: Static<typeof InventoryBatchLookup> }>(
+    '/api/auctions/uids/sold',
+    {
+      schema: {
+        tags: TAGS,
+        summary: `Sales of up to ${MAX_UID_BATCH} items at once: every requested uid maps to its sales ([] when none)`,
+        body: Type.Ref('InventoryBatchLookup'),
+        response: { 200: Type.Record(Type.String(), Type.Array(Type.Ref('ItemSell'))), ...problemResponses(400) },
+      },
+      config: { cache: 'no-store' },
+    },
+    async (request) => {
+      const requested = request.body.uuids;
+      const uids = requested.map((u) => {
+        const uid = itemUidOf(u);
+        if (!uid) throw badRequest('invalid_uuid', `One or more passed uuids are invalid: \`${u.slice(0, 80)}\` (12 to 32 hex characters expected).`);
+        return uid;
+      });
+      const sales = await store.auctionQueries.salesByItemUid([...new Set(uids)]);
+      const out: Record<string, ReturnType<typeof itemSell>[]> = {};
+      requested.forEach((u, i) => {
+        out[u] = sales.filter((s) => s.itemUid === uids[i]).map((s) => itemSell(s, false));
+      });
+      return out;
+    },
+  );
+
+  // --- analysis and filter check ---------------------------------------------------
+
+  app.get<{ Params: { itemTag: string }; Querystring: { days: number } & Record<string, unknown> }>(
+    '/api/item/price/:itemTag/analysis',
+    {
+      schema: {
+        tags: ['prices'],
+        summary: 'Price analysis of an item over its sales of the last `days` days',
+        description:
+          '`days` (default 7) is clamped to 1-365. 1-7 days: anyone; 8-30: Starter Premium; 31-365: Premium (account token). Filters as plain query parameters. No sales: all zeros.',
+        params: TagParams,
+        querystring: filterQuery({ days: Type.Integer({ default: 7 }) }),
+        response: { 200: Type.Ref('AdvancedAnalysisResult'), ...problemResponses(400, 404) },
+      },
+      config: { cache: 300, auth: 'optionalToken' },
+    },
+    async (request) => {
+      const tag = parseTag(request.params.itemTag);
+      const days = Math.min(365, Math.max(1, request.query.days));
+      const needed: Tier | null = days > 30 ? 'premium' : days > 7 ? 'starter_premium' : null;
+      if (needed) requireTier(request, needed, `Analysis beyond ${needed === 'premium' ? 30 : 7} days`);
+      const filter = compileQuery(request.query, ['days', ...CONTROL]);
+      await requireKnownTag(tag);
+      const since = clock.now() - days * DAY;
+      // Without filters only the price columns are read (no NBT to parse).
+      const sales =
+        filter.names.length === 0
+          ? await store.auctionQueries.soldLean(tag, since, ANALYSIS_MAX_SALES)
+          : (await store.auctionQueries.sold({ tag, since, limit: ANALYSIS_MAX_SALES }))
+              .map(soldSubject)
+              .filter(filter.test)
+              .map((s) => ({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller }));
+      return sales.length ? analyzeSales(sales, days) : emptyAnalysis();
+    },
+  );
+
+  app.post<{ Body: Static<typeof FilterQuery> }>(
+    '/api/Filter',
+    {
+      schema: {
+        tags: ['filters'],
+        summary: 'Whether an auction matches the filters',
+        body: Type.Ref('FilterQuery'),
+        response: { 200: Type.Boolean(), ...problemResponses(400) },
+      },
+      config: { cache: 'no-store' },
+    },
+    async (request) => {
+      const filter = compile(request.body.filters ?? {});
+      const a = request.body.auction;
+      const flatNbt = a.flatNbt ?? {};
+      const uid = flatNbt['uid'] ?? flatNbt['uuid'];
+      const subject: FilterSubject = {
+        tag: (a.tag ?? '').toUpperCase(),
+        itemName: a.itemName ?? '',
+        tier: a.tier ?? null,
+        reforge: a.reforge && a.reforge !== 'None' ? a.reforge : null,
+        bin: a.bin ?? false,
+        startingBid: a.startingBid ?? 0,
+        highestBid: a.highestBidAmount ?? 0,
+        count: a.count ?? 1,
+        seller: a.auctioneerId ?? '',
+        start: isoSeconds(a.start),
+        end: isoSeconds(a.end) ?? 0,
+        itemCreatedAt: isoSeconds(a.itemCreatedAt),
+        itemUid: uid ? itemUidOf(uid) : null,
+        enchantments: Object.fromEntries((a.enchantments ?? []).map((e) => [e.type.toLowerCase(), e.level])),
+        flatNbt,
+        sold: false,
+      };
+      return filter.test(subject);
+    },
+  );
+}
+
+const byPriceAsc = (a: ActiveListing, b: ActiveListing) => price(a) - price(b) || a.end - b.end;
+const byPriceDesc = (a: ActiveListing, b: ActiveListing) => price(b) - price(a) || a.end - b.end;
+const byEnd = (a: ActiveListing, b: ActiveListing) => a.end - b.end || (a.uuid < b.uuid ? -1 : 1);
+const price = (l: ActiveListing) => (l.highestBid > 0 ? l.highestBid : l.startingBid);

@@ -1,0 +1,308 @@
+/**
+ * Bazaar routes: price history at every resolution, the snapshot at a time, and the
+ * zip export. buyPrice / buy = instant-buy price (lowest sell offer); sellPrice / sell =
+ * instant-sell price (highest buy order).
+ */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Readable } from 'node:stream';
+import { Type, type Static } from 'typebox';
+import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
+import { bucketStart, DAY, historyResolution, HOUR, MAX_HISTORY_RANGE_MS, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
+import { ZipFile } from 'yazl';
+import { readHistory } from '../market/bazaar-history.ts';
+import { exportStream } from '../market/bazaar-export.ts';
+import { requireTier } from '../http/access.ts';
+import { createCostLimiter } from '../http/limits.ts';
+import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
+import { isoTime, problemResponses } from '../http/schemas.ts';
+import type { BazaarSnapshotsTable } from '../store/schema.ts';
+
+export const ITEM_TAG_PATTERN = '^[A-Za-z0-9_:;\\-]{1,64}$';
+
+const TagParams = Type.Object({
+  itemTag: Type.String({ pattern: ITEM_TAG_PATTERN, description: 'bazaar product id (case-insensitive), e.g. ENCHANTED_DIAMOND' }),
+});
+
+const GraphResult = Type.Object(
+  {
+    minBuy: Type.Number(),
+    maxBuy: Type.Number(),
+    buy: Type.Number({ description: 'instant-buy price (lowest sell offer) at the start of the interval' }),
+    minSell: Type.Number(),
+    maxSell: Type.Number(),
+    sell: Type.Number({ description: 'instant-sell price (highest buy order) at the start of the interval' }),
+    buyVolume: Type.Integer(),
+    sellVolume: Type.Integer(),
+    buyMovingWeek: Type.Integer(),
+    sellMovingWeek: Type.Integer(),
+    timestamp: Type.String({ format: 'date-time', description: 'start of the interval (or the snapshot time for 20-second points)' }),
+  },
+  { $id: 'GraphResult' },
+);
+
+const Order = Type.Object(
+  { amount: Type.Integer(), pricePerUnit: Type.Number(), orders: Type.Integer() },
+  { $id: 'Order' },
+);
+
+const StorageQuickStatus = Type.Object(
+  {
+    productId: Type.Union([Type.String(), Type.Null()]),
+    buyPrice: Type.Number({ description: 'instant-buy price: the lowest sell offer' }),
+    buyVolume: Type.Integer(),
+    buyMovingWeek: Type.Integer(),
+    buyOrdersCount: Type.Integer(),
+    sellPrice: Type.Number({ description: 'instant-sell price: the highest buy order' }),
+    sellVolume: Type.Integer(),
+    sellMovingWeek: Type.Integer(),
+    sellOrdersCount: Type.Integer(),
+    timeStamp: Type.String({ format: 'date-time' }),
+    buyOrders: Type.Union([Type.Array(Type.Ref('Order')), Type.Null()], {
+      description: 'what an instant buy fills against (standing sell offers, lowest price first; upstream buy_summary); null when not kept (older than 14 days)',
+    }),
+    sellOrders: Type.Union([Type.Array(Type.Ref('Order')), Type.Null()], {
+      description: 'what an instant sell fills against (standing buy orders, highest price first; upstream sell_summary); null when not kept',
+    }),
+  },
+  { $id: 'StorageQuickStatus' },
+);
+
+const RangeQuery = Type.Object({
+  start: Type.Optional(Type.String({ description: 'ISO-8601 date-time (UTC when no offset is given); default end minus 1 day' })),
+  end: Type.Optional(Type.String({ description: 'ISO-8601 date-time; default now' })),
+});
+
+const ExportQuery = Type.Object({
+  start: Type.Optional(Type.String({ description: 'ISO-8601 date-time; default 14 days before now' })),
+  end: Type.Optional(Type.String({ description: 'ISO-8601 date-time; default now' })),
+  fullOrderBook: Type.Boolean({ default: false, description: 'include both order books in every 20-second row (costs 3 units instead of 1)' }),
+});
+
+/** Premium reaches this far back; Premium+ to the start of the data. */
+export const PREMIUM_EXPORT_DAYS = 180;
+/** The bazaar export budget per account: 5 units per 5 minutes; a full order book costs 3. */
+export const EXPORT_BUDGET = { points: 5, durationSec: 300, cost: 1, fullOrderBookCost: 3 };
+
+const SnapshotQuery = Type.Object({
+  timestamp: Type.Optional(Type.String({ description: 'ISO-8601 date-time; default now' })),
+});
+
+type GraphResultWire = Static<typeof GraphResult>;
+
+export function graphResult(p: HistoryPoint): GraphResultWire {
+  return {
+    minBuy: p.minBuy,
+    maxBuy: p.maxBuy,
+    buy: p.buy,
+    minSell: p.minSell,
+    maxSell: p.maxSell,
+    sell: p.sell,
+    buyVolume: p.buyVolume,
+    sellVolume: p.sellVolume,
+    buyMovingWeek: p.buyMovingWeek,
+    sellMovingWeek: p.sellMovingWeek,
+    timestamp: isoTime(p.ts),
+  };
+}
+
+/** Canonical product id: upper case (tags in requests are matched case-insensitively). */
+export function productId(tag: string): string {
+  return tag.toUpperCase();
+}
+
+const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const ISO_LIKE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses an ISO-8601 date or date-time (UTC when no offset is given) to epoch ms; 400 when malformed. */
+export function parseTime(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const text = value.trim().replace(' ', 'T');
+  const ms = ISO_LIKE.test(text) ? Date.parse(ZONELESS.test(text) ? `${text}Z` : text) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw badRequest('invalid_date', `${name} must be an ISO-8601 date or date-time such as 2026-11-20T12:00:00Z, got '${value}'.`);
+  }
+  return ms;
+}
+
+export async function bazaarRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { store, clock } = fastify;
+
+  /** History points, or 404 when the product has never been seen. */
+  async function history(tag: string, resolution: Resolution, from: number, to: number) {
+    const id = productId(tag);
+    const points = await readHistory(store, id, resolution, from, to);
+    if (points.length === 0 && !(await store.bazaarHistory.productExists(id))) throw unknownProduct(tag);
+    return points.map(graphResult);
+  }
+
+  const historyResponses = { 200: Type.Array(Type.Ref('GraphResult')), ...problemResponses(400, 404) };
+  app.addSchema(GraphResult);
+  app.addSchema(Order);
+  app.addSchema(StorageQuickStatus);
+
+  // The fixed-window histories: each reads one resolution over a window ending now.
+  const fixedWindows = [
+    { path: 'hour', resolution: '20s', spanMs: HOUR, cache: 10, summary: 'Price history of the last hour: every 20-second snapshot, oldest first' },
+    { path: 'day', resolution: '5m', spanMs: DAY, cache: 60, summary: 'Price history of the last day in 5-minute intervals, oldest first' },
+    { path: 'week', resolution: '2h', spanMs: 7 * DAY, cache: 600, summary: 'Price history of the last week in 2-hour intervals, oldest first' },
+  ] as const;
+  for (const window of fixedWindows) {
+    app.get(
+      `/api/bazaar/:itemTag/history/${window.path}`,
+      {
+        schema: { tags: ['bazaar'], summary: window.summary, params: TagParams, response: historyResponses },
+        config: { cache: window.cache },
+      },
+      async (request) => {
+        const now = clock.now();
+        return history(request.params.itemTag, window.resolution, now - window.spanMs, now + 1);
+      },
+    );
+  }
+
+  app.get(
+    '/api/bazaar/:itemTag/history',
+    {
+      schema: {
+        tags: ['bazaar'],
+        summary:
+          'Price history of a custom range [start, end], resolution by length: ≤ 1 hour 20-second points (within the last 14 days), ≤ 1 day 5-minute, ≤ 7 days 2-hour, longer daily (at most 4,000 days)',
+        params: TagParams,
+        querystring: RangeQuery,
+        response: historyResponses,
+      },
+      config: { cache: 60 },
+    },
+    async (request) => {
+      const now = clock.now();
+      const end = parseTime(request.query.end, 'end') ?? now;
+      const start = parseTime(request.query.start, 'start') ?? end - DAY;
+      if (start > end) throw badRequest('invalid_range', `start (${isoTime(start)}) must not be after end (${isoTime(end)}).`);
+      if (end - start > MAX_HISTORY_RANGE_MS) {
+        throw badRequest('range_too_long', `The range may span at most ${MAX_HISTORY_RANGE_MS / DAY} days; use several requests.`);
+      }
+      const resolution = historyResolution(start, end, now);
+      // Buckets that start within [start, end]; the first one may begin slightly before start.
+      return history(request.params.itemTag, resolution, bucketStart(start, RESOLUTION_MS[resolution]), end + 1);
+    },
+  );
+
+  app.get(
+    '/api/bazaar/:itemTag/snapshot',
+    {
+      schema: {
+        tags: ['bazaar'],
+        summary: 'The snapshot at or just before a time (default now), with both order books',
+        params: TagParams,
+        querystring: SnapshotQuery,
+        response: { 200: Type.Ref('StorageQuickStatus'), ...problemResponses(400, 404) },
+      },
+      config: { cache: 10 },
+    },
+    async (request) => {
+      const at = parseTime(request.query.timestamp, 'timestamp') ?? clock.now();
+      const id = productId(request.params.itemTag);
+      const row = await store.bazaar.snapshotAt(id, at);
+      if (row) {
+        const book = row.book ? decodeBook(row.book) : undefined;
+        return quickStatus(id, row, book?.sellOffers ?? null, book?.buyOrders ?? null);
+      }
+      // Older than the kept 20-second rows: the 5-minute row's first snapshot, without books.
+      const rolled = await store.bazaarHistory.rollupAt('5m', id, at);
+      if (rolled) return quickStatus(id, rolled, null, null);
+      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(request.params.itemTag);
+      throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(at)}.`);
+    },
+  );
+
+  const exportBudget = createCostLimiter(fastify, { keyPrefix: 'bazaar-export', points: EXPORT_BUDGET.points, durationSec: EXPORT_BUDGET.durationSec });
+
+  app.get(
+    '/api/bazaar/:itemTag/export',
+    {
+      schema: {
+        tags: ['bazaar'],
+        summary:
+          'Zip stream holding {itemTag}.json: every snapshot in [start, end] (default the last 14 days) — 20-second rows for the last 14 days, 5-minute rows before. Premium: up to 180 days back; Premium+: all history. 5 units per 5 minutes per account (1 per export, 3 with fullOrderBook)',
+        params: TagParams,
+        querystring: ExportQuery,
+        response: {
+          200: {
+            description: 'a zip archive containing exactly one file, {itemTag}.json (a JSON array of rows)',
+            content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } },
+          },
+          ...problemResponses(400, 403, 404, 429),
+        },
+      },
+      config: { auth: 'token', cache: 'no-store' },
+    },
+    async (request, reply) => {
+      const account = requireTier(request, 'premium', 'The bazaar export');
+      const now = clock.now();
+      const end = parseTime(request.query.end, 'end') ?? now;
+      const start = parseTime(request.query.start, 'start') ?? now - 14 * DAY;
+      if (start > end) throw badRequest('invalid_range', `start (${isoTime(start)}) must not be after end (${isoTime(end)}).`);
+      if (account.tier !== 'premium_plus' && start < now - PREMIUM_EXPORT_DAYS * DAY) {
+        throw new HttpProblem(
+          403,
+          'tier_required',
+          `Premium exports reach ${PREMIUM_EXPORT_DAYS} days back (to ${isoTime(now - PREMIUM_EXPORT_DAYS * DAY)}); older history requires Premium+.`,
+          { requiredTier: 'premium_plus' },
+        );
+      }
+      const id = productId(request.params.itemTag);
+      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(request.params.itemTag);
+      const fullOrderBook = request.query.fullOrderBook;
+      await exportBudget.consume(`account:${account.id}`, fullOrderBook ? EXPORT_BUDGET.fullOrderBookCost : EXPORT_BUDGET.cost);
+
+      const json = exportStream(store, { productId: id, start, end, now, fullOrderBook });
+      const zip = new ZipFile();
+      // Level 1: JSON still shrinks ~5×, at several times the speed of the default level.
+      zip.addReadStream(json, `${id}.json`, { compressionLevel: 1, mtime: new Date(now) });
+      zip.end();
+      const output = zip.outputStream as Readable;
+      json.on('error', (err) => {
+        request.log.error({ err, product: id }, 'bazaar export failed mid-stream');
+        output.destroy(err);
+      });
+      // A client that goes away stops the reads.
+      reply.raw.on('close', () => json.destroy());
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${id}.zip"`)
+        .send(output as never); // a stream; the 200 schema only documents it as binary
+    },
+  );
+}
+
+function unknownProduct(tag: string) {
+  return notFound('unknown_product', `No bazaar product '${tag}' is known.`);
+}
+
+/** A stored snapshot's quick-status columns (a snapshot row, or a rollup's first values). */
+type QuickStatusSource = Omit<BazaarSnapshotsTable, 'product_id' | 'book'>;
+
+/** StorageQuickStatus: `buyOrders` is the instant-buy side (sell offers), `sellOrders` the instant-sell side (buy orders). */
+export function quickStatus(
+  id: string,
+  r: QuickStatusSource,
+  instantBuySide: BookLevel[] | null,
+  instantSellSide: BookLevel[] | null,
+): Static<typeof StorageQuickStatus> {
+  return {
+    productId: id,
+    buyPrice: r.buy_price,
+    buyVolume: Number(r.buy_volume),
+    buyMovingWeek: Number(r.buy_moving_week),
+    buyOrdersCount: r.buy_orders,
+    sellPrice: r.sell_price,
+    sellVolume: Number(r.sell_volume),
+    sellMovingWeek: Number(r.sell_moving_week),
+    sellOrdersCount: r.sell_orders,
+    timeStamp: isoTime(Number(r.ts)),
+    buyOrders: instantBuySide,
+    sellOrders: instantSellSide,
+  };
+}

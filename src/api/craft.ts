@@ -1,0 +1,242 @@
+/**
+ * Crafting routes: recipes, craft instructions, the craft profit list and live acquisition plans.
+ * Game data comes from GAME_DATA_DIR, the synced NEU copy in DATA_DIR or the built-in catalog
+ * (src/gamedata); prices from the crafting view (src/market/craft.ts), rebuilt per snapshot.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { CraftEngine } from '../domain/craft/engine.ts';
+import { craftInstructions, flatRecipe, primaryRecipe } from '../domain/craft/instructions.ts';
+import { filterByProgress } from '../domain/craft/profit.ts';
+import type { PlayerProgressSource } from '../domain/craft/progress.ts';
+import { isValidTag, normalizeTag } from '../domain/tags.ts';
+import { loadGameData } from '../gamedata/index.ts';
+import type { GameData } from '../gamedata/types.ts';
+import { notFound } from '../http/problem.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { CraftMarket } from '../market/craft.ts';
+
+export interface CraftRouteOptions {
+  /** defaults to loading from the config's game data locations */
+  game?: GameData;
+  /** where players' unlocked collections, slayers and skills come from; unset: the profit list is always unfiltered (and says so in a header) */
+  progress?: (game: GameData) => PlayerProgressSource;
+}
+
+/** Header on an unfiltered profit list, saying why it is not filtered by the player's progress. */
+export const FILTER_HEADER = 'x-craft-filter';
+export const MAX_QUANTITY = 1_000_000;
+
+const TagParams = Type.Object({
+  itemTag: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_:;\\-]{1,64}$', description: 'item tag (case-insensitive)' }),
+});
+type TagParams = Static<typeof TagParams>;
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const RecipeSchema = Type.Object(
+  {
+    A1: Type.String(),
+    A2: Type.String(),
+    A3: Type.String(),
+    B1: Type.String(),
+    B2: Type.String(),
+    B3: Type.String(),
+    C1: Type.String(),
+    C2: Type.String(),
+    C3: Type.String(),
+    count: Type.Integer({ description: 'units one craft yields' }),
+    type: Type.String({ description: 'crafting | forge | npc_shop (forge inputs fill the slots in order)' }),
+    durationSeconds: Type.Union([Type.Integer(), Type.Null()], { description: 'forge time' }),
+  },
+  { description: 'slot value "TAG:amount" or ""' },
+);
+
+const InstructionSchema = Type.Object({
+  itemTag: Type.String(),
+  recipe: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
+  copyCommands: Type.Record(Type.String(), Type.String()),
+  detailsPath: Type.Record(Type.String(), Type.String()),
+});
+
+const Level = Type.Union([Type.Object({ name: Type.String(), level: Type.Integer() }), Type.Null()]);
+
+const IngredientSchema = Type.Object({
+  itemId: Type.String(),
+  count: Type.Number(),
+  cost: Type.Number(),
+  buyOrderCost: Type.Number(),
+  craftCost: Type.Number(),
+  type: Nullable(Type.String()),
+  npcCapacity: Type.Number(),
+  npcUnitPrice: Type.Number(),
+  buyOrderCapacity: Type.Number(),
+  buyOrderUnitPrice: Type.Number(),
+  instaBuyCapacity: Type.Number(),
+  instaBuyUnitPrice: Type.Number(),
+});
+
+const ProfitSchema = Type.Object({
+  itemId: Type.String(),
+  itemName: Nullable(Type.String()),
+  sellPrice: Type.Number(),
+  craftCost: Type.Number({ description: 'one craft, ingredients bought now by walking the books' }),
+  buyOrderCraftCost: Type.Number(),
+  profit: Type.Number({ description: 'revenue after the sale fee minus craftCost, per craft' }),
+  feeRate: Type.Number(),
+  craftedQuantity: Type.Integer(),
+  market: Type.Union([Type.Literal('bazaar'), Type.Literal('auction')]),
+  ingredients: Type.Array(IngredientSchema),
+  reqCollection: Level,
+  reqSlayer: Level,
+  reqSkill: Level,
+  type: Type.String(),
+  durationSeconds: Type.Union([Type.Integer(), Type.Null()]),
+  volume: Type.Number(),
+  median: Type.Number(),
+  lastUpdated: Type.String({ format: 'date-time' }),
+  assumptions: Type.Array(Type.String()),
+});
+
+const FillSchema = Type.Object({
+  source: Type.Union([Type.Literal('npc'), Type.Literal('order'), Type.Literal('insta'), Type.Literal('auction')]),
+  quantity: Type.Number(),
+  unitPrice: Type.Number(),
+  cost: Type.Number(),
+  auctionUuid: Type.Optional(Nullable(Type.String())),
+});
+
+const PlanSchema = Type.Object({
+  itemId: Type.String(),
+  quantity: Type.Number(),
+  cost: Type.Number({ description: 'total realistic cost of what can be had' }),
+  enough: Type.Boolean({ description: 'the whole quantity can be sourced now' }),
+  method: Type.String({ description: 'craft | buy | npc | bits | copper | mote | currency' }),
+  directBuyCost: Type.Number(),
+  directBuyEnough: Type.Boolean(),
+  craftCost: Type.Number(),
+  craftEnough: Type.Boolean(),
+  craftedQuantity: Type.Number(),
+  shortfall: Type.Number({ description: 'units that could not be bought (buy plans)' }),
+  purchases: Type.Array(FillSchema),
+  ingredients: Type.Array(Type.Unknown(), { description: 'nested acquisition plans of the same shape' }),
+  recipeType: Nullable(Type.String()),
+  durationSeconds: Type.Union([Type.Number(), Type.Null()]),
+  currencies: Type.Array(Type.Object({ currency: Type.String(), amount: Type.Number(), token: Type.Optional(Type.String()) })),
+});
+
+const ProfitQuery = Type.Object({
+  player: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_\\-]{1,36}$', description: 'player uuid or name' })),
+  profile: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_\\-]{1,36}$', description: 'profile uuid or name' })),
+});
+
+const AcquisitionQuery = Type.Object({
+  quantity: Type.Integer({ minimum: 1, maximum: MAX_QUANTITY, default: 1 }),
+  forceCraft: Type.Boolean({ default: true, description: 'craft the top level even when buying is cheaper' }),
+});
+
+export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptions = {}) {
+  const { config } = app.context;
+  const game = options.game ?? loadGameData({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
+  const market = new CraftMarket({ store: app.store, game, clock: app.clock, logger: app.context.logger });
+  market.start();
+  const progress = options.progress?.(game);
+  app.addHook('onClose', async () => {
+    market.stop();
+    await progress?.close?.();
+  });
+  app.log.info({ source: game.source, items: game.items.size, recipes: game.recipes.size }, 'game data loaded');
+
+  const known = (tag: string, prices?: { bazaar(t: string): unknown; lowestBins(t: string): unknown }) =>
+    game.items.has(tag) || game.recipes.has(tag) || (prices !== undefined && (prices.bazaar(tag) !== undefined || prices.lowestBins(tag) !== undefined));
+
+  app.get<{ Params: TagParams }>(
+    '/api/craft/recipe/:itemTag',
+    {
+      schema: {
+        tags: ['craft'],
+        summary: 'Crafting recipe of an item (3×3 grid and yield); 404 for unknown items and items without a recipe',
+        params: TagParams,
+        response: { 200: RecipeSchema, ...problemResponses(400, 404) },
+      },
+      config: { cache: 43_200 },
+    },
+    async (request) => {
+      const tag = normalizeTag(request.params.itemTag);
+      if (!isValidTag(tag) || !known(tag)) throw notFound('unknown_item', `no item with tag ${tag}`);
+      const recipe = primaryRecipe(game, tag);
+      if (!recipe) throw notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
+      const flat = flatRecipe(recipe);
+      return { ...flat, count: recipe.count, type: recipe.type, durationSeconds: recipe.durationSeconds ?? null };
+    },
+  );
+
+  app.get<{ Params: TagParams }>(
+    '/api/craft/:itemTag/instructions',
+    {
+      schema: {
+        tags: ['craft'],
+        summary: 'How to get every ingredient of the whole craft tree (/bz, /viewauction of the lowest BIN, or /ah)',
+        params: TagParams,
+        response: { 200: Type.Array(InstructionSchema), ...problemResponses(400, 404) },
+      },
+      config: { cache: 120 },
+    },
+    async (request) => {
+      const tag = normalizeTag(request.params.itemTag);
+      const state = await market.current();
+      if (!known(tag, state.prices)) throw notFound('unknown_item', `no item with tag ${tag}`);
+      if (!primaryRecipe(game, tag)) throw notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
+      return craftInstructions(game, state.prices, tag);
+    },
+  );
+
+  app.get<{ Querystring: Static<typeof ProfitQuery> }>(
+    '/api/craft/profit',
+    {
+      schema: {
+        tags: ['craft'],
+        summary: 'Profitable crafts, best first; recomputed after each bazaar snapshot. Filtered by the player\'s unlocked requirements when known',
+        querystring: ProfitQuery,
+        response: { 200: Type.Array(ProfitSchema), ...problemResponses(400) },
+      },
+      config: { cache: 60 },
+    },
+    async (request, reply) => {
+      const state = await market.current();
+      const { player, profile } = request.query;
+      if (player && progress) {
+        const found = await progress.lookup(player, profile);
+        if (found.status === 'known') {
+          reply.header(FILTER_HEADER, 'filtered; by the player\'s unlocked collections, slayers and skills');
+          return filterByProgress(state.profits, found.progress);
+        }
+        reply.header(FILTER_HEADER, `unfiltered; ${found.reason}`);
+      } else {
+        reply.header(FILTER_HEADER, player ? 'unfiltered; player profile data is not available on this server (no UPSTREAM_API_KEY)' : 'unfiltered; no player given');
+      }
+      // The unfiltered list is the same bytes for everyone until the next snapshot: serialised once.
+      return reply.type('application/json; charset=utf-8').serializer((payload) => payload as string).send(state.profitsJson());
+    },
+  );
+
+  app.get<{ Params: TagParams; Querystring: Static<typeof AcquisitionQuery> }>(
+    '/api/craft/acquisition/:itemTag',
+    {
+      schema: {
+        tags: ['craft'],
+        summary: 'Live, quantity-specific acquisition plan: craft or buy, fills by source, nested ingredient plans',
+        params: TagParams,
+        querystring: AcquisitionQuery,
+        response: { 200: PlanSchema, ...problemResponses(400, 404) },
+      },
+      config: { cache: 5 },
+    },
+    async (request) => {
+      const tag = normalizeTag(request.params.itemTag);
+      const state = await market.current();
+      if (!known(tag, state.prices)) throw notFound('unknown_item', `no item with tag ${tag}`);
+      return new CraftEngine(game, state.prices).plan(tag, request.query.quantity, request.query.forceCraft);
+    },
+  );
+}

@@ -1,0 +1,148 @@
+/**
+ * Player-scoped data read with a player API key (`config.auth: 'apiKey'`): the key's
+ * player's extracted state, current bazaar orders and completed bazaar flips, as the
+ * mod last uploaded them. A key reads only its own player's data: the player comes from
+ * the key, never from a parameter.
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { extractedView, flipView } from '../domain/player-data.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { isoTime } from '../http/schemas.ts';
+
+const Any = Type.Unknown();
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const ExtractedInfo = Type.Object(
+  {
+    currentServer: Nullable(Type.String()),
+    currentLocation: Nullable(Type.String()),
+    lastLocationChange: Type.String({ format: 'date-time' }),
+    heartOfTheMountain: Type.Optional(Any),
+    heartOfTheForest: Type.Optional(Any),
+    agathaLevel: Type.Number(),
+    shardCounts: Any,
+    attributeLevel: Any,
+    composter: Type.Optional(Any),
+    activePet: Type.Optional(Any),
+    pets: Any,
+    weaponInHuntaxe: Type.Optional(Any),
+    huntingToolkitItems: Any,
+    playerElectionVote: Type.Optional(Any),
+    mithrilPowder: Type.Number(),
+    currentTask: Nullable(Type.String()),
+    currentTaskSince: Type.String({ format: 'date-time' }),
+    claimedTask: Nullable(Type.String()),
+    claimedAt: Type.String({ format: 'date-time' }),
+    currentSession: Type.Optional(Any),
+    purse: Type.Number({ description: '0 unknown, -1 outside SkyBlock' }),
+    bits: Type.Number(),
+    boosterCookieExpires: Type.String({ format: 'date-time' }),
+    kuudraStart: Type.String({ format: 'date-time' }),
+    katStatus: Type.Optional(Any),
+    forgeItems: Any,
+  },
+  { $id: 'ExtractedInfo', description: 'fields never uploaded carry defaults (0001-01-01 for times, 0, null)' },
+);
+
+const Fill = Type.Object({ playerName: Nullable(Type.String()), amount: Type.Integer(), timeStamp: Type.String({ format: 'date-time' }) });
+const Offer = Type.Object(
+  {
+    isSell: Type.Boolean(),
+    itemTag: Nullable(Type.String()),
+    itemName: Nullable(Type.String()),
+    amount: Type.Integer({ description: 'order size' }),
+    filled: Type.Integer({ description: 'units filled at the last sync (skymarket extension)' }),
+    pricePerUnit: Type.Number(),
+    created: Type.String({ format: 'date-time' }),
+    customers: Type.Union([Type.Array(Fill), Type.Null()]),
+  },
+  { $id: 'BazaarOrder' },
+);
+const CompletedBazaarFlip = Type.Object(
+  {
+    playerUuid: Type.String(),
+    year: Type.Integer({ description: 'SkyBlock year of the sale' }),
+    itemTag: Nullable(Type.String()),
+    itemName: Nullable(Type.String()),
+    amount: Type.Integer(),
+    buyPrice: Type.Integer({ description: 'coins × 10' }),
+    sellPrice: Type.Integer({ description: 'coins × 10' }),
+    profit: Type.Integer({ description: 'coins × 10' }),
+    soldAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'CompletedBazaarFlip' },
+);
+
+export async function playerRoutes(app: FastifyInstance) {
+  const { store } = app;
+  for (const schema of [ExtractedInfo, Offer, CompletedBazaarFlip]) app.addSchema(schema);
+  const keyQuery = Type.Object({
+    apiKey: Type.Optional(Type.String()),
+    apikey: Type.Optional(Type.String()),
+    key: Type.Optional(Type.String()),
+  });
+
+  app.get(
+    '/api/player/extracted',
+    {
+      schema: {
+        tags: ['player'],
+        summary: "The key's player's extracted in-game state (attributes, booster cookie, composter, HOTM/HOTF, purse, bits, pets …)",
+        querystring: keyQuery,
+        response: { 200: Type.Ref('ExtractedInfo'), ...problemResponses(401) },
+      },
+      config: { auth: 'apiKey', cache: 'no-store' },
+    },
+    async (request) => {
+      const key = request.playerKey!;
+      const stored = await store.players.state(key.playerUuid);
+      // A key bound to a profile does not read state synced from another profile.
+      const usable = stored && (key.profileUuid === null || stored.profileUuid === null || stored.profileUuid === key.profileUuid);
+      return extractedView(usable ? stored.state : null);
+    },
+  );
+
+  app.get(
+    '/api/player/bazaar/orders',
+    {
+      schema: {
+        tags: ['player'],
+        summary: "The key's player's current bazaar orders (size, price, last known fill state)",
+        querystring: keyQuery,
+        response: { 200: Type.Array(Type.Ref('BazaarOrder')), ...problemResponses(401) },
+      },
+      config: { auth: 'apiKey', cache: 'no-store' },
+    },
+    async (request) => {
+      const orders = await store.players.orders(request.playerKey!.playerUuid);
+      return orders.map((o) => ({
+        isSell: o.isSell,
+        itemTag: o.itemTag,
+        itemName: o.itemName,
+        amount: o.amount,
+        filled: o.filled,
+        pricePerUnit: o.pricePerUnit,
+        created: isoTime(o.created),
+        customers: o.customers ? o.customers.map((c) => ({ playerName: c.playerName, amount: c.amount, timeStamp: isoTime(c.timeStamp) })) : null,
+      }));
+    },
+  );
+
+  app.get(
+    '/api/player/bazaar/flips',
+    {
+      schema: {
+        tags: ['player'],
+        summary: "The key's player's completed bazaar flips, newest first (prices and profit in coins × 10)",
+        querystring: keyQuery,
+        response: { 200: Type.Array(Type.Ref('CompletedBazaarFlip')), ...problemResponses(401) },
+      },
+      config: { auth: 'apiKey', cache: 'no-store' },
+    },
+    async (request) => {
+      const player = request.playerKey!.playerUuid;
+      return (await store.players.flips(player)).map((f) => flipView(player, f));
+    },
+  );
+}

@@ -1,0 +1,369 @@
+/**
+ * Rate limits. Per client: 30 requests per 10 s and 100 per 60 s, both enforced on every
+ * request (the 31st request in 10 s is refused even when the minute has room). Counters
+ * live in memory, or in Redis when REDIS_URL is set so several API processes share them
+ * (rate-limiter-flexible does the atomic counting in both).
+ *
+ * Windows are fixed and aligned to the injectable clock (window n covers
+ * [n·d, (n+1)·d)); the window index is part of the counter key, so tests move time with a
+ * ManualClock and every process agrees on when a window resets.
+ *
+ * Every limited response carries X-Rate-Limit-Limit / -Remaining / -Reset for the longest
+ * window (also spelled X-RateLimit-*); a 429 adds Retry-After and a problem body. The
+ * client is its IP (proxy headers only when TRUST_PROXY trusts the peer), or its account
+ * for a Premium+ account with a valid token (which also lifts an IP ban but not the
+ * limits). RATE_LIMIT_EXEMPT networks and routes with `config.rateLimit: false` (health,
+ * metrics) are not limited. An IP that collects RATE_LIMIT_BAN_THRESHOLD 429s within an
+ * hour is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS.
+ *
+ * Also the reusable special limiters: a cost-based limiter (bazaar export), a fixed delay
+ * (archive overview) and a queue cap (archive export).
+ */
+import { BlockList, isIP } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { sleepOn, type Clock } from '../clock.ts';
+import { redact, type TrustProxy } from '../config.ts';
+import { resolveAccount } from './auth.ts';
+import { HttpProblem } from './problem.ts';
+import './route-config.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the shared ioredis client when REDIS_URL is set, else null; closed with the app */
+    redis: Redis | null;
+  }
+  interface FastifyRequest {
+    /** the address the rate limits count against (after TRUST_PROXY), set by the limits plugin */
+    clientIp: string;
+  }
+}
+
+export interface WindowSpec {
+  /** window id as the X-Rate-Limit-Limit header spells it: '10s', '1m', '5m' */
+  id: string;
+  points: number;
+  durationSec: number;
+}
+
+/** The general per-client limits, shortest first. */
+export const GENERAL_LIMITS: readonly WindowSpec[] = [
+  { id: '10s', points: 30, durationSec: 10 },
+  { id: '1m', points: 100, durationSec: 60 },
+];
+
+export interface WindowResult {
+  spec: WindowSpec;
+  /** points used in the current window, this request included */
+  consumed: number;
+  /** UTC ms at which the current window ends */
+  resetAt: number;
+  /** true when this request went over the window's points */
+  exceeded: boolean;
+}
+
+/** One fixed window on a rate-limiter-flexible store, aligned to `clock`. */
+export class ClockWindow {
+  private readonly durationMs: number;
+
+  constructor(
+    readonly spec: WindowSpec,
+    private readonly limiter: RateLimiterAbstract,
+    private readonly clock: Clock,
+  ) {
+    this.durationMs = spec.durationSec * 1000;
+  }
+
+  private slot(key: string): { key: string; resetAt: number } {
+    const index = Math.floor(this.clock.now() / this.durationMs);
+    return { key: `${key}:${index}`, resetAt: (index + 1) * this.durationMs };
+  }
+
+  /** Counts `cost` points for `key`; never throws for an exhausted window (see `exceeded`). */
+  async consume(key: string, cost = 1): Promise<WindowResult> {
+    const { key: slotKey, resetAt } = this.slot(key);
+    try {
+      const res = await this.limiter.consume(slotKey, cost);
+      return { spec: this.spec, consumed: res.consumedPoints, resetAt, exceeded: false };
+    } catch (err) {
+      if (err instanceof RateLimiterRes) return { spec: this.spec, consumed: err.consumedPoints, resetAt, exceeded: true };
+      throw err;
+    }
+  }
+
+  /** Gives `cost` points back (a refused costly request should not use up the window). */
+  async refund(key: string, cost: number): Promise<void> {
+    await this.limiter.reward(this.slot(key).key, cost);
+  }
+}
+
+/** Builds a rate-limiter-flexible limiter on the app's store (Redis when configured, else memory). */
+function makeLimiter(app: FastifyInstance, keyPrefix: string, points: number, durationSec: number): RateLimiterAbstract {
+  const prefix = `${app.context.config.redisPrefix}${keyPrefix}`;
+  if (app.redis) {
+    // Not ready (Redis down): reject at once; the caller fails open rather than hanging requests.
+    return new RateLimiterRedis({ storeClient: app.redis, keyPrefix: prefix, points, duration: durationSec, rejectIfRedisNotReady: true });
+  }
+  return new RateLimiterMemory({ keyPrefix: prefix, points, duration: durationSec });
+}
+
+function windowOn(app: FastifyInstance, keyPrefix: string, spec: WindowSpec): ClockWindow {
+  // The store keeps a key a little longer than its window; the clock-aligned key decides the window.
+  return new ClockWindow(spec, makeLimiter(app, `${keyPrefix}:${spec.id}`, spec.points, spec.durationSec + 1), app.clock);
+}
+
+function retryAfterSeconds(resetAt: number, now: number): number {
+  return Math.max(1, Math.ceil((resetAt - now) / 1000));
+}
+
+function describeWindow(spec: WindowSpec): string {
+  return `${spec.points} per ${spec.id}`;
+}
+
+// ---------------------------------------------------------------------------------------
+// Client address
+
+const NAMED_RANGES: Record<string, string[]> = {
+  loopback: ['127.0.0.0/8', '::1/128'],
+  linklocal: ['169.254.0.0/16', 'fe80::/10'],
+  uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
+};
+
+/** An IPv4-mapped IPv6 address (::ffff:1.2.3.4) as plain IPv4; anything else unchanged. */
+export function normalizeIp(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  return mapped?.[1] ?? ip;
+}
+
+/** A BlockList of IPs / CIDRs (and the names loopback, linklocal, uniquelocal). */
+export function networkList(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  const add = (entry: string) => {
+    const [address = '', bits] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0) throw new Error(`not an IP or CIDR: '${entry}'`);
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(bits), type);
+  };
+  for (const entry of entries) {
+    const named = NAMED_RANGES[entry];
+    if (named) named.forEach(add);
+    else add(entry);
+  }
+  return list;
+}
+
+export function inNetworks(list: BlockList, ip: string): boolean {
+  const address = normalizeIp(ip);
+  const family = isIP(address);
+  if (family === 0) return false;
+  return list.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Where the request comes from. Fastify already applies TRUST_PROXY to X-Forwarded-For
+ * (request.ip); CF-Connecting-IP wins when the direct peer is a trusted proxy.
+ */
+export function clientIpResolver(trustProxy: TrustProxy): (request: FastifyRequest) => string {
+  if (trustProxy === false || trustProxy === 0) return (request) => normalizeIp(request.socket.remoteAddress ?? request.ip);
+  const trusted = Array.isArray(trustProxy) ? networkList(trustProxy) : undefined;
+  return (request) => {
+    const peer = normalizeIp(request.socket.remoteAddress ?? '');
+    const peerTrusted = trusted ? inNetworks(trusted, peer) : true;
+    const cf = request.headers['cf-connecting-ip'];
+    if (peerTrusted && typeof cf === 'string' && isIP(cf.trim()) !== 0) return normalizeIp(cf.trim());
+    return normalizeIp(request.ip);
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The plugin
+
+function setLimitHeaders(reply: FastifyReply, result: WindowResult): void {
+  const remaining = String(Math.max(0, result.spec.points - result.consumed));
+  const reset = new Date(result.resetAt).toISOString();
+  reply.header('X-Rate-Limit-Limit', result.spec.id);
+  reply.header('X-Rate-Limit-Remaining', remaining);
+  reply.header('X-Rate-Limit-Reset', reset);
+  reply.header('X-RateLimit-Limit', result.spec.id);
+  reply.header('X-RateLimit-Remaining', remaining);
+  reply.header('X-RateLimit-Reset', reset);
+}
+
+export interface BlockedBody {
+  error: 'blocked';
+  message: string;
+  resolution: string;
+  docs: string;
+}
+
+export function blockedBody(ip: string): BlockedBody {
+  return {
+    error: 'blocked',
+    message: `Your IP (${ip}) has been blocked for exceeding rate limits repeatedly.`,
+    resolution:
+      'Wait for the block to expire, or send a valid Premium+ account token (Authorization: Bearer <token>) to unblock this IP. ' +
+      'Keep to about 1 request per second and respect Retry-After on 429.',
+    docs: '/api/docs',
+  };
+}
+
+export const limitsPlugin = fp(
+  async function limits(app: FastifyInstance) {
+    const { config } = app.context;
+    let redis: Redis | null = null;
+    if (config.redisUrl) {
+      redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableAutoPipelining: true });
+      redis.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'redis error'));
+      try {
+        await redis.connect();
+      } catch (err) {
+        redis.disconnect();
+        throw new Error(`Redis unreachable at ${redact(config.redisUrl)}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      app.addHook('onClose', async () => {
+        await redis?.quit().catch(() => redis?.disconnect());
+      });
+    }
+    app.decorate('redis', redis);
+    app.decorateRequest('clientIp', '');
+
+    const windows = GENERAL_LIMITS.map((spec) => windowOn(app, 'rl', spec));
+    const longest = windows.reduce((a, b) => (b.spec.durationSec > a.spec.durationSec ? b : a));
+    // 429s per IP within an hour; over the threshold the IP is blacklisted.
+    const violations = makeLimiter(app, 'rl:violations', config.rateLimitBanThreshold, 3600);
+    const bans = makeLimiter(app, 'rl:ban', 1, config.rateLimitBanSeconds);
+    const exempt = networkList(config.rateLimitExempt);
+    const clientIp = clientIpResolver(config.trustProxy);
+
+    async function isBanned(ip: string): Promise<boolean> {
+      const res = await bans.get(ip);
+      return res !== null && res.consumedPoints > 1;
+    }
+
+    app.addHook('onRequest', async (request, reply) => {
+      const ip = clientIp(request);
+      request.clientIp = ip;
+      if (request.routeOptions.config?.rateLimit === false) return;
+      if (config.rateLimitExempt.length > 0 && inNetworks(exempt, ip)) return;
+
+      // A Premium+ account with a valid token counts as itself, not as its IP, and is never banned.
+      const hasToken = request.headers.authorization !== undefined || request.headers.identitytoken !== undefined || request.headers.googletoken !== undefined;
+      const account = hasToken ? await resolveAccount(app, request) : null;
+      const premiumPlus = account?.tier === 'premium_plus';
+      const key = premiumPlus && account ? `account:${account.id}` : `ip:${ip}`;
+
+      let results: WindowResult[];
+      let banned: boolean;
+      try {
+        [banned, results] = await Promise.all([isBanned(ip), Promise.all(windows.map((w) => w.consume(key)))]);
+      } catch (err) {
+        // The counter store is unreachable: serve rather than fail every request.
+        request.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'rate limiter unavailable; request not counted');
+        return;
+      }
+      if (banned) {
+        if (!premiumPlus) return reply.code(403).type('application/json').serializer(JSON.stringify).send(blockedBody(ip));
+        // A Premium+ token lifts the ban on its IP (not the limits).
+        await Promise.all([bans.delete(ip), violations.delete(ip)]).catch(() => {});
+        request.log.info({ account: account?.id }, 'IP unblocked by a Premium+ account');
+      }
+      const longestResult = results.find((r) => r.spec === longest.spec) ?? results[results.length - 1];
+      if (longestResult) setLimitHeaders(reply, longestResult);
+      const exceeded = results.filter((r) => r.exceeded);
+      if (exceeded.length === 0) return;
+
+      if (!premiumPlus) {
+        try {
+          await violations.consume(ip, 1);
+        } catch (err) {
+          if (err instanceof RateLimiterRes) await bans.block(ip, config.rateLimitBanSeconds).catch(() => {});
+        }
+      }
+      const now = app.clock.now();
+      const first = exceeded[0] as WindowResult;
+      const retryAfter = Math.max(...exceeded.map((r) => retryAfterSeconds(r.resetAt, now)));
+      throw new HttpProblem(
+        429,
+        'rate_limited',
+        `API calls quota exceeded! maximum admitted ${describeWindow(first.spec)}. Retry after ${retryAfter} s.`,
+        { limit: first.spec.id, retryAfter },
+        { 'Retry-After': String(retryAfter) },
+      );
+    });
+  },
+  { name: 'skymarket-limits', dependencies: ['skymarket-errors'] },
+);
+
+// ---------------------------------------------------------------------------------------
+// Special limiters for later areas
+
+export interface CostLimiter {
+  /** Charges `cost` units to `key`; throws a 429 problem (Retry-After) when they do not fit in the window. */
+  consume(key: string, cost: number): Promise<void>;
+}
+
+/**
+ * A per-key budget of `points` units per `durationSec` window (bazaar export: 5 per 300 s,
+ * a full order book costs 3). A refused request is not charged. Same store as the
+ * general limits (memory or Redis); the window follows the app clock.
+ */
+export function createCostLimiter(
+  app: FastifyInstance,
+  options: { keyPrefix: string; points: number; durationSec: number },
+): CostLimiter {
+  const spec: WindowSpec = { id: windowId(options.durationSec), points: options.points, durationSec: options.durationSec };
+  let window: ClockWindow | undefined;
+  return {
+    async consume(key: string, cost: number): Promise<void> {
+      if (!Number.isInteger(cost) || cost < 1) throw new RangeError(`cost must be a positive integer, got ${cost}`);
+      if (cost > spec.points) {
+        throw new HttpProblem(429, 'rate_limited', `This request costs ${cost} units; the limit is ${spec.points} per ${spec.id}.`, { limit: spec.id }, {});
+      }
+      // Built on first use: the Redis client exists once the limits plugin has run.
+      window ??= windowOn(app, `cost:${options.keyPrefix}`, spec);
+      const result = await window.consume(key, cost);
+      if (!result.exceeded) return;
+      await window.refund(key, cost);
+      const retryAfter = retryAfterSeconds(result.resetAt, app.clock.now());
+      const used = result.consumed - cost;
+      throw new HttpProblem(
+        429,
+        'rate_limited',
+        `Limit of ${spec.points} units per ${spec.id} reached (${used} used, this request costs ${cost}). Retry after ${retryAfter} s.`,
+        { limit: spec.id, cost, used, retryAfter },
+        { 'Retry-After': String(retryAfter) },
+      );
+    },
+  };
+}
+
+function windowId(durationSec: number): string {
+  if (durationSec % 86_400 === 0) return `${durationSec / 86_400}d`;
+  if (durationSec % 3600 === 0) return `${durationSec / 3600}h`;
+  if (durationSec % 60 === 0) return `${durationSec / 60}m`;
+  return `${durationSec}s`;
+}
+
+/**
+ * A fixed delay before each request of a route (archive overview: 2 s), on the app clock
+ * (a ManualClock makes it instant in tests). Use as a route's `preHandler`.
+ */
+export function fixedDelay(app: FastifyInstance, ms: number): () => Promise<void> {
+  return () => sleepOn(app.clock, ms);
+}
+
+/** Throws a 429 problem when `queued` jobs already fill the `cap` (archive export: 4 per account). */
+export function assertQueueCapacity(queued: number, cap: number, what = 'export jobs'): void {
+  if (queued < cap) return;
+  throw new HttpProblem(
+    429,
+    'queue_full',
+    `At most ${cap} queued ${what} per account; ${queued} are waiting. Retry when one has finished.`,
+    { queued, cap },
+    { 'Retry-After': '60' },
+  );
+}

@@ -1,0 +1,149 @@
+/**
+ * The archive export worker: claims pending export jobs (Pending → InProgress), writes a
+ * CSV of the matching sold auctions and uploads it to the job's chat webhook as a file
+ * in the Discord webhook format (multipart: `payload_json` + `files[0]`), then marks the
+ * job Done or Failed. The webhook URL is checked against the allow-list again right
+ * before sending and redirects are not followed, so no other target is ever contacted.
+ */
+import type { Clock } from '../clock.ts';
+import { compileFilters } from '../domain/filters.ts';
+import { allowedWebhook, csvLine } from '../domain/webhooks.ts';
+import type { Logger } from '../logger.ts';
+import type { Store } from '../store/index.ts';
+import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { ExportJob } from '../store/repositories/export-jobs.ts';
+
+export const EXPORT_COLUMNS = ['uuid', 'itemTag', 'itemName', 'highestBidAmount', 'bin', 'startedAt', 'endedAt', 'sellerUuid', 'highestBidderUuid', 'itemUid'] as const;
+export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
+/** Rows per export; larger windows are cut (and the message says so). */
+export const MAX_EXPORT_ROWS = 200_000;
+const CHUNK = 5000;
+
+export interface ArchiveExportOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** EXPORT_WEBHOOK_HOSTS */
+  allowList: readonly string[];
+  /** injectable for tests; default global fetch */
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+}
+
+const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString());
+
+function cell(r: AuctionRecord, column: ExportColumn): string | number | boolean | null {
+  switch (column) {
+    case 'uuid':
+      return r.uuid;
+    case 'itemTag':
+      return r.tag;
+    case 'itemName':
+      return r.itemName;
+    case 'highestBidAmount':
+      return r.soldPrice ?? r.highestBid;
+    case 'bin':
+      return r.bin;
+    case 'startedAt':
+      return iso(r.start);
+    case 'endedAt':
+      return iso(r.soldAt ?? r.end);
+    case 'sellerUuid':
+      return r.seller;
+    case 'highestBidderUuid':
+      return r.buyer;
+    case 'itemUid':
+      return r.itemUid;
+  }
+}
+
+export class ArchiveExportWorker {
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: ArchiveExportOptions) {
+    this.fetch = options.fetch ?? fetch;
+  }
+
+  /** Works off every pending job; returns how many were processed. */
+  async runOnce(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const job = await this.options.store.exportJobs.claimNext(this.options.clock.now());
+      if (!job) return n;
+      await this.process(job);
+      n++;
+    }
+  }
+
+  private async process(job: ExportJob): Promise<void> {
+    const { store, clock, logger } = this.options;
+    const target = allowedWebhook(job.webhookUrl, this.options.allowList);
+    if (!target) {
+      await store.exportJobs.finish(job.id, { status: 'Failed', at: clock.now(), error: 'webhook target is not on the allow-list' });
+      logger.warn({ job: job.id }, 'export job refused: webhook not allowed');
+      return;
+    }
+    try {
+      const { csv, rows, truncated } = await this.buildCsv(job);
+      const after = Number(job.filters['EndAfter']) * 1000;
+      const before = Number(job.filters['EndBefore']) * 1000;
+      const content =
+        `skymarket export #${job.id}: ${rows} sold ${job.itemTag} auctions between ${iso(after)} and ${iso(before)}` +
+        (truncated ? ` (cut at ${MAX_EXPORT_ROWS} rows)` : '') +
+        '. Data: skymarket (attribution required).';
+      await this.deliver(target, content, { name: `skymarket-export-${job.itemTag}-${job.id}.csv`, body: csv });
+      await store.exportJobs.finish(job.id, { status: 'Done', at: clock.now(), rowCount: rows });
+      logger.info({ job: job.id, rows }, 'export job delivered');
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      await store.exportJobs.finish(job.id, { status: 'Failed', at: clock.now(), error: message.slice(0, 500) });
+      logger.warn({ job: job.id, err: message }, 'export job failed');
+    }
+  }
+
+  /** The CSV of the job's sold auctions, newest first. */
+  async buildCsv(job: ExportJob): Promise<{ csv: string; rows: number; truncated: boolean }> {
+    const filter = compileFilters(job.filters);
+    const since = Number(job.filters['EndAfter']) * 1000;
+    const until = Number(job.filters['EndBefore']) * 1000;
+    const columns = (job.columns.length ? job.columns : EXPORT_COLUMNS).filter((c): c is ExportColumn => (EXPORT_COLUMNS as readonly string[]).includes(c));
+    const unique = job.flags.split(',').map((f) => f.trim()).includes('UniqueItems');
+    const seenUids = new Set<string>();
+    const parts: string[] = [csvLine(columns)];
+    let rows = 0;
+    let truncated = false;
+    for (let offset = 0; ; offset += CHUNK) {
+      const chunk = await this.options.store.auctionQueries.sold({ tag: job.itemTag, since, until, limit: CHUNK, offset });
+      for (const r of chunk) {
+        if (!filter.test({ ...r, end: r.soldAt ?? r.end, sold: true })) continue;
+        if (unique && r.itemUid) {
+          if (seenUids.has(r.itemUid)) continue;
+          seenUids.add(r.itemUid);
+        }
+        if (rows >= MAX_EXPORT_ROWS) {
+          truncated = true;
+          break;
+        }
+        parts.push(csvLine(columns.map((c) => cell(r, c))));
+        rows++;
+      }
+      if (truncated || chunk.length < CHUNK) break;
+    }
+    return { csv: parts.join(''), rows, truncated };
+  }
+
+  /** One multipart POST in the Discord webhook format; redirects are refused. */
+  private async deliver(target: URL, content: string, file: { name: string; body: string }): Promise<void> {
+    const form = new FormData();
+    form.append('payload_json', JSON.stringify({ content, attachments: [{ id: 0, filename: file.name }] }));
+    form.append('files[0]', new Blob([file.body], { type: 'text/csv' }), file.name);
+    const res = await this.fetch(target, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    if (res.status < 200 || res.status >= 300) throw new Error(`webhook answered ${res.status}`);
+  }
+}

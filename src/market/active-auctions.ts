@@ -1,0 +1,283 @@
+/**
+ * The in-memory view of active auctions, by tag: what lowest BIN, the active overviews,
+ * the cross-item filter, active-uuid checks and low supply read instead of scanning
+ * the store.
+ *
+ * It loads every active listing from the store once, then stays current two ways:
+ * - in-process: the store's auctions repository emits a change after every committed
+ *   generation (upserted listings, removed uuids) and after every batch of sales;
+ * - across processes (role `api` without ingestion): it polls the feed state every
+ *   `pollMs` and reloads when a generation or sales batch appeared that no event covered.
+ * Listings whose end time passed stay until the next generation drops them; readers
+ * filter on `end > now`.
+ */
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { FilterPredicate, FilterSubject } from '../domain/filters.ts';
+import { priceOf } from '../domain/filters.ts';
+import type { Store } from '../store/index.ts';
+import { toRecord, type AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { AuctionsChange } from '../store/repositories/auctions.ts';
+
+/** An active auction as the view holds it (also a filter subject). */
+export type ActiveListing = AuctionRecord & FilterSubject & { sold: false };
+
+export interface ActiveAuctionsOptions {
+  /** how often to compare the feed state with what the view has seen (ms); 0 = on every read */
+  pollMs?: number;
+  logger?: Logger;
+}
+
+/** Per-tag index: listings by uuid, plus lazily built sorted arrays. */
+class TagIndex {
+  readonly listings = new Map<string, ActiveListing>();
+  private binSorted: ActiveListing[] | undefined;
+  private all: ActiveListing[] | undefined;
+
+  touch(): void {
+    this.binSorted = undefined;
+    this.all = undefined;
+  }
+
+  /** BIN listings without bids, cheapest first (ties: earliest end, then uuid). */
+  bins(): ActiveListing[] {
+    if (!this.binSorted) {
+      this.binSorted = [...this.listings.values()]
+        .filter((l) => l.bin && l.highestBid === 0)
+        .sort((a, b) => a.startingBid - b.startingBid || a.end - b.end || (a.uuid < b.uuid ? -1 : 1));
+    }
+    return this.binSorted;
+  }
+
+  list(): ActiveListing[] {
+    this.all ??= [...this.listings.values()];
+    return this.all;
+  }
+}
+
+export interface TagSupply {
+  tag: string;
+  /** active listings (not ended) */
+  supply: number;
+  lowest: ActiveListing | null;
+  secondLowest: ActiveListing | null;
+}
+
+export class ActiveAuctionsView {
+  private readonly byUuid = new Map<string, ActiveListing>();
+  private readonly byTag = new Map<string, TagIndex>();
+  private readonly uidCounts = new Map<string, number>();
+  private readonly pollMs: number;
+  private loaded: Promise<void> | undefined;
+  private loading = false;
+  private buffered: AuctionsChange[] = [];
+  private seen = { auctions: 0, auctions_ended: 0 };
+  private lastCheck = 0;
+  private checking: Promise<void> | undefined;
+  private readonly onChange = (change: AuctionsChange) => this.apply(change);
+  /** bumped on every change: a key for memoized responses */
+  version = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly options: ActiveAuctionsOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? 5000;
+    store.auctions.changes.on('change', this.onChange);
+  }
+
+  /** Stops listening to the store. */
+  close(): void {
+    this.store.auctions.changes.off('change', this.onChange);
+  }
+
+  /**
+   * Resolves once the view holds the store's active auctions. When `pollMs` has passed
+   * since the last check, compares the feed state first (awaited when pollMs is 0,
+   * in the background otherwise) and reloads if something changed without an event.
+   */
+  async ready(): Promise<void> {
+    this.loaded ??= this.reload();
+    await this.loaded;
+    const now = this.clock.now();
+    if (this.pollMs === 0 || now - this.lastCheck >= this.pollMs) {
+      this.lastCheck = now;
+      this.checking ??= this.check().finally(() => (this.checking = undefined));
+      if (this.pollMs === 0) await this.checking;
+      else void this.checking.catch(() => undefined);
+    }
+  }
+
+  /** Reloads every active listing from the store. */
+  async reload(): Promise<void> {
+    this.loading = true;
+    try {
+      const feeds = await this.feedState();
+      const records = await this.store.auctionQueries.activeListings();
+      this.byUuid.clear();
+      this.byTag.clear();
+      this.uidCounts.clear();
+      for (const r of records) this.put(listingOf(r));
+      this.seen = {
+        auctions: Math.max(this.seen.auctions, feeds.auctions),
+        auctions_ended: Math.max(this.seen.auctions_ended, feeds.auctions_ended),
+      };
+      this.version++;
+    } finally {
+      this.loading = false;
+    }
+    const pending = this.buffered;
+    this.buffered = [];
+    for (const change of pending) this.apply(change);
+    this.options.logger?.debug({ active: this.byUuid.size }, 'active auctions view loaded');
+  }
+
+  private async feedState(): Promise<{ auctions: number; auctions_ended: number }> {
+    const feeds = await this.store.feeds.all();
+    const of = (name: string) => feeds.find((f) => f.name === name)?.lastUpdated ?? 0;
+    return { auctions: of('auctions'), auctions_ended: of('auctions_ended') };
+  }
+
+  private async check(): Promise<void> {
+    const feeds = await this.feedState();
+    if (feeds.auctions > this.seen.auctions || feeds.auctions_ended > this.seen.auctions_ended) await this.reload();
+  }
+
+  /** Applies one committed change (called by the store's event; public for tests). */
+  apply(change: AuctionsChange): void {
+    if (this.loading || !this.loaded) {
+      // Not loaded yet: the coming load reads the store after this commit. While loading: re-apply afterwards.
+      if (this.loading) this.buffered.push(change);
+      return;
+    }
+    for (const uuid of change.removed) this.remove(uuid);
+    for (const row of change.upserted) {
+      if (row.state !== 'active') {
+        this.remove(row.uuid);
+        continue;
+      }
+      this.remove(row.uuid);
+      this.put(listingOf(toRecord(row)));
+    }
+    this.seen[change.feed] = Math.max(this.seen[change.feed], change.lastUpdated);
+    this.version++;
+  }
+
+  private put(l: ActiveListing): void {
+    this.byUuid.set(l.uuid, l);
+    let index = this.byTag.get(l.tag);
+    if (!index) this.byTag.set(l.tag, (index = new TagIndex()));
+    index.listings.set(l.uuid, l);
+    index.touch();
+    if (l.itemUid) this.uidCounts.set(l.itemUid, (this.uidCounts.get(l.itemUid) ?? 0) + 1);
+  }
+
+  private remove(uuid: string): void {
+    const l = this.byUuid.get(uuid);
+    if (!l) return;
+    this.byUuid.delete(uuid);
+    const index = this.byTag.get(l.tag);
+    if (index) {
+      index.listings.delete(uuid);
+      index.touch();
+      if (index.listings.size === 0) this.byTag.delete(l.tag);
+    }
+    if (l.itemUid) {
+      const n = (this.uidCounts.get(l.itemUid) ?? 1) - 1;
+      if (n <= 0) this.uidCounts.delete(l.itemUid);
+      else this.uidCounts.set(l.itemUid, n);
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // Reads (call ready() first)
+
+  get size(): number {
+    return this.byUuid.size;
+  }
+
+  get(uuid: string): ActiveListing | undefined {
+    return this.byUuid.get(uuid);
+  }
+
+  hasTag(tag: string): boolean {
+    return this.byTag.has(tag);
+  }
+
+  tags(): IterableIterator<string> {
+    return this.byTag.keys();
+  }
+
+  /** True when an active listing holds the item with this uid (last 12 hex of its uuid). */
+  hasItemUid(uid: string): boolean {
+    return this.uidCounts.has(uid);
+  }
+
+  /** The cheapest BIN auctions of a tag without bids that have not ended and pass `test`. */
+  lowestBin(tag: string, test: FilterPredicate, limit: number, offset = 0): ActiveListing[] {
+    const index = this.byTag.get(tag);
+    if (!index) return [];
+    const now = this.clock.now();
+    const out: ActiveListing[] = [];
+    let skipped = 0;
+    for (const l of index.bins()) {
+      if (l.end <= now || !test(l)) continue;
+      if (skipped < offset) {
+        skipped++;
+        continue;
+      }
+      out.push(l);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Active (not ended) listings of a tag passing `test`, unsorted. */
+  activeOf(tag: string, test: FilterPredicate): ActiveListing[] {
+    const index = this.byTag.get(tag);
+    if (!index) return [];
+    const now = this.clock.now();
+    return index.list().filter((l) => l.end > now && test(l));
+  }
+
+  /** Active listings across all tags passing `test`, ending soonest first, then by uuid. */
+  filterAll(test: FilterPredicate, limit: number, offset = 0): ActiveListing[] {
+    const now = this.clock.now();
+    const matches: ActiveListing[] = [];
+    for (const l of this.byUuid.values()) if (l.end > now && test(l)) matches.push(l);
+    matches.sort((a, b) => a.end - b.end || (a.uuid < b.uuid ? -1 : 1));
+    return matches.slice(offset, offset + limit);
+  }
+
+  /** A random active listing, or undefined when there is none. */
+  random(pick: (n: number) => number = (n) => Math.floor(Math.random() * n)): ActiveListing | undefined {
+    const now = this.clock.now();
+    const all = [...this.byUuid.values()];
+    for (let attempt = 0; attempt < 8 && all.length > 0; attempt++) {
+      const l = all[pick(all.length)]!;
+      if (l.end > now) return l;
+    }
+    return all.find((l) => l.end > now);
+  }
+
+  /** Listing count and the two cheapest BINs of every tag with fewer than `below` active listings. */
+  lowSupply(below: number): TagSupply[] {
+    const now = this.clock.now();
+    const out: TagSupply[] = [];
+    for (const [tag, index] of this.byTag) {
+      let supply = 0;
+      for (const l of index.listings.values()) if (l.end > now) supply++;
+      if (supply >= below) continue;
+      const bins = index.bins().filter((l) => l.end > now);
+      out.push({ tag, supply, lowest: bins[0] ?? null, secondLowest: bins[1] ?? null });
+    }
+    return out.sort((a, b) => a.supply - b.supply || (a.tag < b.tag ? -1 : 1));
+  }
+}
+
+function listingOf(r: AuctionRecord): ActiveListing {
+  return Object.assign(r, { sold: false as const });
+}
+
+export { priceOf };

@@ -1,0 +1,164 @@
+/**
+ * The crafting view: game data plus the current market (newest bazaar snapshot with books,
+ * cheapest BINs per tag) and the craft profit list computed from them. It is rebuilt when a
+ * new bazaar snapshot or auctions generation is stored, noticed through the feeds table (so
+ * it also works when ingestion runs in another process), never per request.
+ */
+import { decodeBook, type OrderBook } from '../domain/bazaar-book.ts';
+import { mapPriceSource, type BazaarQuote, type BinListing, type PriceSource } from '../domain/craft/prices.ts';
+import { craftProfits, type ProfitableCraft } from '../domain/craft/profit.ts';
+import type { GameData } from '../gamedata/types.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { Store } from '../store/index.ts';
+import type { BinRow } from '../store/repositories/market-prices.ts';
+
+export interface CraftState {
+  prices: PriceSource;
+  profits: ProfitableCraft[];
+  /** feed versions the state was built from */
+  bazaarUpdated: number;
+  auctionsUpdated: number;
+  builtAt: number;
+  buildMs: number;
+  /** part of buildMs spent reading and decoding market data */
+  readMs: number;
+  /** the unfiltered profit list as JSON, serialised once per state */
+  profitsJson(): string;
+}
+
+export interface CraftMarketOptions {
+  store: Store;
+  game: GameData;
+  clock: Clock;
+  logger?: Logger;
+  /** how often the background timer looks for a new snapshot (ms); 0 = no timer */
+  pollMs?: number;
+  /** cheapest BIN listings kept per tag */
+  binsPerTag?: number;
+  /**
+   * Where the cheapest BINs come from; default: the store's auctions table. The in-memory
+   * active-auctions view can be plugged in here.
+   */
+  lowestBins?: (now: number, perTag: number) => Promise<BinRow[]>;
+}
+
+export class CraftMarket {
+  private state: CraftState | undefined;
+  private building: Promise<CraftState> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** the BIN sample of the last auctions generation: a bazaar snapshot alone does not re-read it */
+  private bins: { version: number; rows: BinRow[] } | undefined;
+  /** decoded books by product, reused while a product's stored book bytes stay the same */
+  private readonly books = new Map<string, { bytes: Uint8Array; book: OrderBook }>();
+
+  constructor(private readonly options: CraftMarketOptions) {}
+
+  get game(): GameData {
+    return this.options.game;
+  }
+
+  /** Starts the background check so the list is recomputed right after each snapshot. */
+  start(): void {
+    const every = this.options.pollMs ?? 5000;
+    if (every <= 0 || this.timer) return;
+    this.timer = setInterval(() => {
+      this.current().catch((err: unknown) => this.options.logger?.warn({ err }, 'craft view refresh failed'));
+    }, every);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /**
+   * The state for the newest stored market data: one cheap look at the feeds table, and a
+   * rebuild only when a feed moved since the last build (concurrent callers share it).
+   */
+  async current(): Promise<CraftState> {
+    const feeds = await this.options.store.feeds.all();
+    const bazaar = feeds.find((f) => f.name === 'bazaar')?.lastUpdated ?? 0;
+    const auctions = feeds.find((f) => f.name === 'auctions')?.lastUpdated ?? 0;
+    const state = this.state;
+    if (state && state.bazaarUpdated === bazaar && state.auctionsUpdated === auctions) return state;
+    if (this.building) return this.building;
+    this.building = this.build(bazaar, auctions).finally(() => {
+      this.building = undefined;
+    });
+    return this.building;
+  }
+
+  private async build(bazaarUpdated: number, auctionsUpdated: number): Promise<CraftState> {
+    const started = performance.now();
+    const now = this.options.clock.now();
+    const readBins = async () => {
+      if (this.bins && this.bins.version === auctionsUpdated) return this.bins.rows;
+      const perTag = this.options.binsPerTag ?? 16;
+      const rows = await (this.options.lowestBins ?? ((n, k) => this.options.store.marketPrices.lowestBins(n, k)))(now, perTag);
+      this.bins = { version: auctionsUpdated, rows };
+      return rows;
+    };
+    const [products, bins, election] = await Promise.all([this.options.store.marketPrices.latestBazaar(), readBins(), this.options.store.elections.latest()]);
+    const prices = buildPriceSource(products, bins, bazaarUpdated || now, this.books);
+    // Derpy raises auction fees while mayor.
+    prices.derpy = election?.mayorKey.toLowerCase() === 'derpy';
+    const readMs = performance.now() - started;
+    const profits = craftProfits(this.options.game, prices);
+    let json: string | undefined;
+    const state: CraftState = {
+      prices,
+      profits,
+      bazaarUpdated,
+      auctionsUpdated,
+      builtAt: now,
+      buildMs: performance.now() - started,
+      readMs,
+      profitsJson: () => (json ??= JSON.stringify(profits)),
+    };
+    this.state = state;
+    this.options.logger?.debug({ profits: profits.length, ms: Math.round(state.buildMs) }, 'craft view rebuilt');
+    return state;
+  }
+}
+
+/** A PriceSource from stored rows: decoded books and per-unit BIN prices. */
+export function buildPriceSource(
+  products: ReadonlyArray<{ productId: string; buyMovingWeek: number; sellMovingWeek: number; book: Uint8Array | null }>,
+  bins: ReadonlyArray<{ tag: string; uuid: string; startingBid: number; count: number }>,
+  asOf: number,
+  cache?: Map<string, { bytes: Uint8Array; book: OrderBook }>,
+): PriceSource {
+  const bazaar = new Map<string, BazaarQuote>();
+  for (const p of products) {
+    let sellOffers: BazaarQuote['sellOffers'] = [];
+    let buyOrders: BazaarQuote['buyOrders'] = [];
+    if (p.book) {
+      const hit = cache?.get(p.productId);
+      if (hit && Buffer.compare(hit.bytes, p.book) === 0) {
+        sellOffers = hit.book.sellOffers;
+        buyOrders = hit.book.buyOrders;
+      } else {
+        try {
+          const book = decodeBook(p.book);
+          cache?.set(p.productId, { bytes: p.book, book });
+          sellOffers = book.sellOffers;
+          buyOrders = book.buyOrders;
+        } catch {
+          // An unreadable book leaves the product without depth: it cannot be bought instantly.
+        }
+      }
+    }
+    // Upstream: buyMovingWeek = units bought instantly (filling sell offers), sellMovingWeek = units sold instantly.
+    bazaar.set(p.productId, { productId: p.productId, sellOffers, buyOrders, instaBuyWeekly: p.buyMovingWeek, instaSellWeekly: p.sellMovingWeek });
+  }
+  const byTag = new Map<string, BinListing[]>();
+  for (const b of bins) {
+    const list = byTag.get(b.tag) ?? [];
+    list.push({ uuid: b.uuid, unitPrice: b.startingBid / b.count, count: b.count });
+    byTag.set(b.tag, list);
+  }
+  for (const list of byTag.values()) list.sort((a, b) => a.unitPrice - b.unitPrice);
+  return mapPriceSource(bazaar, byTag, { asOf });
+}

@@ -1,0 +1,563 @@
+/**
+ * The flip engine: keeps the inputs of every flip model in memory and recomputes the flips
+ * off the request path whenever their inputs change — a new bazaar snapshot, a new auctions
+ * generation or sales, an election change — by polling the feed state ingestion records
+ * (works when ingestion runs in another process too). Requests read the latest results.
+ *
+ * Bazaar-driven flips (spread, demand, residual, books, NPC both ways, fusion, copper) are
+ * recomputed after each snapshot; auction-driven ones (attribute, mayor) after each auctions
+ * generation or election change (at most once per `auctionsMinIntervalMs`).
+ */
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { Store } from '../store/index.ts';
+import type { FeedState } from '../store/repositories/feeds.ts';
+import type { AuctionRow, PriceBucket } from '../store/repositories/flip-inputs.ts';
+import { decodeBook, type OrderBook } from '../domain/bazaar-book.ts';
+import { median, type ProductMarket } from '../domain/flips/common.ts';
+import {
+  demandFlips,
+  realtimeRates,
+  residualFlips,
+  spreadFlips,
+  type DemandSpreadFlip,
+  type HourlyRates,
+  type OpenOrderUnits,
+  type ResidualEntry,
+  type SpreadFlip,
+  type VolumeSample,
+} from '../domain/flips/bazaar.ts';
+import { bookFlips, type BookFlip } from '../domain/flips/books.ts';
+import { npcFlips, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
+import { fusionFlips, multistepFusionFlips, type FuseFlip } from '../domain/flips/fusion.ts';
+import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
+import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
+import { attributeFlips, type AttributeFlip, type AuctionListing, type AuctionSale, type VariantModifiers } from '../domain/flips/attribute.ts';
+import { combinable } from '../gamedata/tables/enchant-combining.ts';
+import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts';
+import { COPPER_YIELDS, type CopperYield } from '../gamedata/tables/copper.ts';
+import { NPC_SHOP_ROWS } from '../gamedata/tables/npc-shops.ts';
+
+const MINUTE = 60_000;
+const SOLD_OVERLAP_MS = 10 * 60_000;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export interface FlipEngineOptions {
+  /** how often to look at the feed state (ms); 0 = never on its own (tests call refresh()) */
+  pollMs: number;
+  /** window of recent snapshots for real-time demand (default 30 min) */
+  demandWindowMs?: number;
+  /** bucket of the price history (default 1 h) */
+  bucketMs?: number;
+  /** price history kept for mayor flips (default 14 days, the snapshot retention) */
+  historyMs?: number;
+  /** window of the "7-day" medians (default 7 days) */
+  medianWindowMs?: number;
+  /** sales window for attribute flips (default 7 days) */
+  salesWindowMs?: number;
+  auctionsMinIntervalMs?: number;
+  /** units held by players' open orders per product; default: the orders the mod uploaded (player_bazaar_orders) */
+  openOrders?: () => ReadonlyMap<string, OpenOrderUnits>;
+  /** orders uploaded longer ago than this are ignored for residual capacity (default 2 h) */
+  openOrdersMaxAgeMs?: number;
+  /** NPC shop offers beyond the NEU table (mod uploads) */
+  extraNpcOffers?: () => Iterable<NpcShopOffer>;
+  fusionRecipes?: readonly FusionRecipe[];
+  copperYields?: readonly CopperYield[];
+  /** SkyBlock year length, for the first observed mayor term (default 124 h) */
+  yearMs?: number;
+  /** smallest relative expected price change a mayor flip needs (default 0.05) */
+  mayorMinChange?: number;
+  /** how often the bucketed price history is reloaded from the store (default 1 h) */
+  historyReloadMs?: number;
+  /**
+   * Where bucketed price history comes from; default: aggregated from raw snapshots
+   * (store.flipInputs.priceBuckets). The bazaar rollups (bazaar_2h) are the cheaper source at scale.
+   */
+  priceHistory?: (since: number, bucketMs: number) => Promise<PriceBucket[]>;
+}
+
+export interface BazaarFlipResults {
+  computedAt: number;
+  /** upstream time of the snapshot the results are based on */
+  snapshotAt: number;
+  spread: SpreadFlip[];
+  demand: DemandSpreadFlip[];
+  books: BookFlip[];
+  /** buy on the bazaar, sell to an NPC */
+  npc: NpcFlip[];
+  /** buy from an NPC, sell on the bazaar */
+  reverseNpc: ReverseNpcFlip[];
+  fusion: FuseFlip[];
+  multistep: FuseFlip[];
+  copper: CopperFlip[];
+  /** residual flips at the default hold time of 1 h */
+  residual: ResidualEntry[];
+}
+
+export interface AuctionFlipResults {
+  computedAt: number;
+  attribute: AttributeFlip[];
+  mayor: MayorDiffFlip[];
+}
+
+/** NEU shop rows as offers. */
+export function neuNpcOffers(): NpcShopOffer[] {
+  return NPC_SHOP_ROWS.map(([npcName, itemTag, count, costs]) => ({
+    npcName,
+    itemTag,
+    count,
+    costs: costs.map(([tag, amount]) => ({ tag, amount })),
+  }));
+}
+
+function modifiersOf(row: AuctionRow): VariantModifiers {
+  const f = row.flatNbt;
+  const num = (k: string) => {
+    const v = Number(f[k]);
+    return Number.isFinite(v) ? v : 0;
+  };
+  const attributes: Record<string, number> = {};
+  for (const [k, v] of Object.entries(f)) {
+    if (k.startsWith('attributes.')) {
+      const n = Number(v);
+      if (Number.isFinite(n)) attributes[k.slice('attributes.'.length)] = n;
+    }
+  }
+  return {
+    tier: row.tier,
+    reforge: row.reforge,
+    stars: num('upgrade_level') || num('dungeon_item_level'),
+    rarityUpgrades: num('rarity_upgrades'),
+    hotPotatoCount: num('hot_potato_count'),
+    enchantments: row.enchantments,
+    attributes,
+  };
+}
+
+/** A stored order book, decoded on first use (a corrupt one reads as no book: top prices only). */
+class LazyBook {
+  private decoded: OrderBook | null | undefined;
+  constructor(private readonly data: Uint8Array) {}
+  get(): OrderBook | null {
+    if (this.decoded === undefined) {
+      try {
+        this.decoded = decodeBook(this.data);
+      } catch {
+        this.decoded = null;
+      }
+    }
+    return this.decoded;
+  }
+}
+
+/** A product as the engine holds it: the models read `book`, decoded lazily. */
+class HeldProduct implements ProductMarket {
+  buyPrice = 0;
+  sellPrice = 0;
+  buyMovingWeek = 0;
+  sellMovingWeek = 0;
+  lazyBook: LazyBook | null = null;
+  constructor(
+    readonly productId: string,
+    public name: string,
+  ) {}
+  get book(): OrderBook | null {
+    return this.lazyBook?.get() ?? null;
+  }
+}
+
+export class FlipEngine {
+  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  // Inputs held in memory.
+  private loaded = false;
+  private lastSnapshotTs = 0;
+  private readonly market = new Map<string, HeldProduct>();
+  /** encoded books; decoded on first use (most models never walk a book, decoding all 1,500 costs ~100 ms) */
+  private readonly books = new Map<string, LazyBook>();
+  private readonly counters = new Map<string, VolumeSample[]>();
+  /** product → bucket start → running mean of the instant-buy price */
+  private readonly buckets = new Map<string, Map<number, { sum: number; n: number }>>();
+  private medians = new Map<string, number>();
+  private mediansAt = -Infinity;
+  private trimmedTo = -Infinity;
+  private historyLoadedAt = -Infinity;
+  private readonly sold = new Map<string, AuctionRow>();
+  private storedOpenOrders: ReadonlyMap<string, OpenOrderUnits> = new Map();
+  private soldNewest: number | null = null;
+  private soldFrom = Infinity;
+  private names = new Map<string, string>();
+  private npcSellPrices = new Map<string, number>();
+  private readonly neuOffers = neuNpcOffers();
+  private feedSeen = new Map<string, number>();
+  private auctionsComputedAt = -Infinity;
+  private auctionsDirty = false;
+
+  /** the latest results; null until the first computation */
+  bazaar: BazaarFlipResults | null = null;
+  auctions: AuctionFlipResults | null = null;
+  /** upstream time of the newest data any flip was computed from */
+  lastUpdate: number | null = null;
+  /** how long the last bazaar recomputation took (ms), for metrics and the bench */
+  lastBazaarMs = 0;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly logger?: Logger,
+    options: FlipEngineOptions = { pollMs: 2000 },
+  ) {
+    this.opts = {
+      demandWindowMs: 30 * MINUTE,
+      bucketMs: HOUR,
+      historyMs: 14 * DAY,
+      medianWindowMs: 7 * DAY,
+      salesWindowMs: 7 * DAY,
+      auctionsMinIntervalMs: MINUTE,
+      fusionRecipes: FUSION_RECIPES,
+      copperYields: COPPER_YIELDS,
+      yearMs: 124 * HOUR,
+      mayorMinChange: 0.05,
+      historyReloadMs: HOUR,
+      openOrdersMaxAgeMs: 2 * HOUR,
+      ...options,
+    };
+  }
+
+  /** Tunes the windows and thresholds (tests, benchmarks); takes effect at the next computation. */
+  setOptions(options: Partial<FlipEngineOptions>): void {
+    Object.assign(this.opts, options);
+  }
+
+  start(): void {
+    if (this.opts.pollMs <= 0 || this.timer) return;
+    const tick = () => {
+      if (this.stopped) return;
+      this.refresh()
+        .catch((err: unknown) => this.logger?.error({ err }, 'flip recomputation failed'))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.opts.pollMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running?.catch(() => {});
+  }
+
+  /**
+   * Looks at the feed state and recomputes what changed. Concurrent calls share one run.
+   * `force` recomputes everything from the inputs held (used by `requestRefresh`).
+   */
+  refresh(force = false): Promise<void> {
+    if (this.running) return this.running;
+    this.running = this.run(force).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private changed(feeds: FeedState[], ...names: string[]): boolean {
+    let any = false;
+    for (const f of feeds) {
+      if (!names.includes(f.name)) continue;
+      if (this.feedSeen.get(f.name) !== f.lastUpdated) {
+        this.feedSeen.set(f.name, f.lastUpdated);
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  private async run(force: boolean): Promise<void> {
+    const feeds = await this.store.feeds.all();
+    const catalogChanged = this.changed(feeds, 'items');
+    const bazaarChanged = this.changed(feeds, 'bazaar');
+    const auctionsChanged = this.changed(feeds, 'auctions', 'auctions_ended', 'election');
+    if (catalogChanged || !this.loaded) await this.loadCatalog();
+    const now0 = this.clock.now();
+    if (bazaarChanged || !this.loaded) {
+      const latest = await this.store.flipInputs.latestSnapshotTs();
+      if (latest !== null) {
+        // First load, or too far behind to replay row by row (e.g. history was just backfilled): load the window.
+        if (!this.loaded || latest - this.lastSnapshotTs > this.opts.demandWindowMs) {
+          await this.initialLoad(latest);
+          this.loaded = true;
+          this.historyLoadedAt = now0;
+        } else {
+          await this.loadNewSnapshots();
+        }
+      }
+    }
+    if (this.loaded && now0 - this.historyLoadedAt >= this.opts.historyReloadMs) {
+      // Snapshots stored out of order (history replay, a second ingester) reach the medians this way.
+      this.historyLoadedAt = now0;
+      await this.loadHistory(this.lastSnapshotTs);
+    }
+    if (bazaarChanged || catalogChanged || force || !this.bazaar) {
+      if (this.market.size > 0) {
+        if (!this.opts.openOrders) this.storedOpenOrders = await this.store.flipInputs.openOrderUnits(this.lastSnapshotTs - this.opts.openOrdersMaxAgeMs);
+        this.computeBazaar();
+      }
+    }
+    if (auctionsChanged || force) this.auctionsDirty = true;
+    const now = this.clock.now();
+    if (this.auctionsDirty && (force || now - this.auctionsComputedAt >= this.opts.auctionsMinIntervalMs)) {
+      this.auctionsDirty = false;
+      this.auctionsComputedAt = now;
+      await this.computeAuctions();
+    }
+    const newest = Math.max(0, ...feeds.filter((f) => f.name !== 'items').map((f) => f.lastUpdated));
+    if (newest > 0) this.lastUpdate = newest;
+  }
+
+  private async loadCatalog(): Promise<void> {
+    const names = new Map<string, string>();
+    const npc = new Map<string, number>();
+    for (const item of await this.store.flipInputs.catalog()) {
+      names.set(item.tag, item.name);
+      if (item.npcSellPrice && item.npcSellPrice > 0) npc.set(item.tag, item.npcSellPrice);
+    }
+    this.names = names;
+    this.npcSellPrices = npc;
+    for (const p of this.market.values()) p.name = names.get(p.productId) ?? displayName(p.productId);
+  }
+
+  private async initialLoad(latest: number): Promise<void> {
+    this.books.clear();
+    this.counters.clear();
+    for (const [product, data] of await this.store.bazaar.latestBooks()) this.books.set(product, new LazyBook(data));
+    await this.loadHistory(latest);
+    const rows = await this.store.flipInputs.snapshotsAfter(latest - this.opts.demandWindowMs - 1);
+    // Books of older rows are superseded by latestBooks(); only counters and prices matter here.
+    this.apply(rows.map((r) => ({ ...r, book: null })), false);
+  }
+
+  /** (Re)loads the bucketed price history behind medians and mayor flips. */
+  private async loadHistory(latest: number): Promise<void> {
+    const since = latest - this.opts.historyMs;
+    const buckets = this.opts.priceHistory ? await this.opts.priceHistory(since, this.opts.bucketMs) : await this.store.flipInputs.priceBuckets(since, this.opts.bucketMs);
+    this.buckets.clear();
+    for (const b of buckets) {
+      let m = this.buckets.get(b.productId);
+      if (!m) this.buckets.set(b.productId, (m = new Map()));
+      m.set(b.bucket, { sum: b.price, n: 1 });
+    }
+    this.mediansAt = -Infinity;
+  }
+
+  private async loadNewSnapshots(): Promise<void> {
+    const rows = await this.store.flipInputs.snapshotsAfter(this.lastSnapshotTs);
+    this.apply(rows, true);
+  }
+
+  /** Folds snapshot rows (oldest first) into the in-memory market, counters and price buckets. */
+  private apply(rows: ReadonlyArray<{ productId: string; ts: number; buyPrice: number; sellPrice: number; buyMovingWeek: number; sellMovingWeek: number; book: Uint8Array | null }>, addBuckets: boolean): void {
+    const bucketMs = this.opts.bucketMs;
+    for (const r of rows) {
+      if (r.book) this.books.set(r.productId, new LazyBook(r.book));
+      let p = this.market.get(r.productId);
+      if (!p) {
+        p = new HeldProduct(r.productId, this.names.get(r.productId) ?? displayName(r.productId));
+        this.market.set(r.productId, p);
+      }
+      p.buyPrice = r.buyPrice;
+      p.sellPrice = r.sellPrice;
+      p.buyMovingWeek = r.buyMovingWeek;
+      p.sellMovingWeek = r.sellMovingWeek;
+      p.lazyBook = this.books.get(r.productId) ?? null;
+      let c = this.counters.get(r.productId);
+      if (!c) this.counters.set(r.productId, (c = []));
+      c.push({ ts: r.ts, buyMovingWeek: r.buyMovingWeek, sellMovingWeek: r.sellMovingWeek });
+      if (addBuckets && r.buyPrice > 0) {
+        let m = this.buckets.get(r.productId);
+        if (!m) this.buckets.set(r.productId, (m = new Map()));
+        const b = Math.floor(r.ts / bucketMs) * bucketMs;
+        const e = m.get(b);
+        if (e) {
+          e.sum += r.buyPrice;
+          e.n++;
+        } else m.set(b, { sum: r.buyPrice, n: 1 });
+      }
+      if (r.ts > this.lastSnapshotTs) this.lastSnapshotTs = r.ts;
+    }
+    // Trim windows.
+    const counterFrom = this.lastSnapshotTs - this.opts.demandWindowMs;
+    for (const c of this.counters.values()) {
+      let drop = 0;
+      while (drop < c.length - 1 && c[drop]!.ts < counterFrom) drop++;
+      if (drop > 0) c.splice(0, drop);
+    }
+    // Buckets age out one bucket at a time: trim only when the oldest kept bucket moves.
+    const bucketFrom = Math.floor((this.lastSnapshotTs - this.opts.historyMs) / bucketMs) * bucketMs;
+    if (rows.length > 0 && bucketFrom !== this.trimmedTo) {
+      this.trimmedTo = bucketFrom;
+      for (const m of this.buckets.values()) for (const b of m.keys()) if (b < bucketFrom) m.delete(b);
+    }
+  }
+
+  /** 7-day medians of the hourly mean instant-buy price, refreshed at most every 5 minutes. */
+  private currentMedians(): Map<string, number> {
+    if (this.lastSnapshotTs - this.mediansAt < 5 * MINUTE) return this.medians;
+    const from = this.lastSnapshotTs - this.opts.medianWindowMs;
+    const out = new Map<string, number>();
+    for (const [product, m] of this.buckets) {
+      const values: number[] = [];
+      for (const [b, e] of m) if (b >= from) values.push(e.sum / e.n);
+      const med = median(values);
+      if (med !== null) out.set(product, Math.round(med * 10) / 10);
+    }
+    this.medians = out;
+    this.mediansAt = this.lastSnapshotTs;
+    return out;
+  }
+
+  /** Recomputes every bazaar-driven flip from the inputs held in memory. Synchronous and pure apart from `this`. */
+  computeBazaar(): BazaarFlipResults {
+    const started = performance.now();
+    const now = this.clock.now();
+    const medians = this.currentMedians();
+    const rates = new Map<string, HourlyRates>();
+    for (const [product, samples] of this.counters) {
+      const r = realtimeRates(samples);
+      if (r) rates.set(product, r);
+    }
+    const products = [...this.market.values()];
+    const offers: NpcShopOffer[] = this.opts.extraNpcOffers ? [...this.neuOffers, ...this.opts.extraNpcOffers()] : this.neuOffers;
+    const results: BazaarFlipResults = {
+      computedAt: now,
+      snapshotAt: this.lastSnapshotTs,
+      spread: spreadFlips(products, medians, now),
+      demand: demandFlips(products, rates, medians, now),
+      books: bookFlips(products, combinable, now),
+      npc: npcFlips(this.market, this.npcSellPrices, now),
+      reverseNpc: reverseNpcFlips(this.market, offers, medians, now),
+      fusion: fusionFlips(this.market, this.opts.fusionRecipes),
+      multistep: multistepFusionFlips(this.market, this.opts.fusionRecipes),
+      copper: copperFlips(this.market, this.opts.copperYields, now),
+      residual: residualFlips(products, this.openOrders(), 1, now),
+    };
+    this.bazaar = results;
+    this.lastBazaarMs = performance.now() - started;
+    return results;
+  }
+
+  /** Open orders players' mods reported (store, refreshed before each bazaar computation), unless an override is set. */
+  private openOrders(): ReadonlyMap<string, OpenOrderUnits> {
+    return this.opts.openOrders?.() ?? this.storedOpenOrders;
+  }
+
+  /** Residual flips for another hold time, from the held market (linear in the number of products). */
+  residual(targetHoldTimeHours: number): ResidualEntry[] {
+    if (!this.bazaar) return [];
+    if (targetHoldTimeHours === 1) return this.bazaar.residual;
+    return residualFlips(this.market.values(), this.openOrders(), targetHoldTimeHours, this.bazaar.computedAt);
+  }
+
+  private async computeAuctions(): Promise<void> {
+    const now = this.clock.now();
+    const ref = Math.max(this.lastSnapshotTs, now);
+    const elections = await this.store.flipInputs.elections();
+    const terms = termsFromElections(elections.map((e) => ({ year: e.year, mayorName: e.mayorName, lastSeen: e.lastSeen })), ref, this.opts.yearMs);
+    const latest = elections[elections.length - 1];
+    const currentMayor = latest?.mayorName ?? null;
+    const nextMayor = latest ? electionLeader(latest.payload) : null;
+
+    const historyFrom = ref - this.opts.historyMs;
+    const sold = await this.soldRows(Math.min(historyFrom, ref - this.opts.salesWindowMs));
+
+    // Attribute flips: targets from the sales window, listings of the tags sold often enough.
+    const salesFrom = ref - this.opts.salesWindowMs;
+    const sales: AuctionSale[] = [];
+    const salesPerTag = new Map<string, number>();
+    for (const s of sold) {
+      if (s.at < salesFrom) continue;
+      sales.push({ ...modifiersOf(s), tag: s.tag, price: s.price * s.count, soldAt: s.at });
+      salesPerTag.set(s.tag, (salesPerTag.get(s.tag) ?? 0) + 1);
+    }
+    const tags = [...salesPerTag].filter(([, n]) => n >= 3).map(([t]) => t);
+    const active = tags.length > 0 ? await this.store.flipInputs.activeBins(tags, now) : [];
+    const listings: AuctionListing[] = active.map((a) => ({ ...modifiersOf(a), uuid: a.uuid, tag: a.tag, itemName: a.itemName, price: a.price, startAt: a.at, count: a.count }));
+    const attribute = attributeFlips(this.market, listings, sales, {
+      now,
+      windowDays: this.opts.salesWindowMs / DAY,
+      derpy: currentMayor?.toLowerCase() === 'derpy',
+    });
+
+    // Mayor flips: bazaar products from the price buckets, auction items from their sales.
+    const items: MayorItemInput[] = [];
+    for (const [product, m] of this.buckets) {
+      const p = this.market.get(product);
+      if (!p) continue;
+      const samples: PriceSample[] = [...m].map(([ts, e]) => ({ ts, price: e.sum / e.n }));
+      items.push({ tag: product, name: p.name, samples, volume: bazaarDailyVolume(p) });
+    }
+    const byTag = new Map<string, { name: string; samples: PriceSample[] }>();
+    for (const s of sold) {
+      if (s.at < historyFrom) continue;
+      let e = byTag.get(s.tag);
+      if (!e) byTag.set(s.tag, (e = { name: s.itemName, samples: [] }));
+      e.samples.push({ ts: s.at, price: s.price });
+    }
+    const days = this.opts.historyMs / DAY;
+    for (const [tag, e] of byTag) if (e.samples.length >= 3) items.push({ tag, name: e.name, samples: e.samples, volume: e.samples.length / days });
+    const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
+
+    this.auctions = { computedAt: now, attribute, mayor };
+  }
+
+  /**
+   * Sold auctions since `from`, held in memory and topped up incrementally: each call reads only
+   * sales from shortly before the newest one seen (sales arrive late by up to a minute; the overlap
+   * is de-duplicated by uuid), so a recomputation does not re-read and re-parse weeks of sales.
+   */
+  async soldRows(from: number): Promise<AuctionRow[]> {
+    const since = this.soldNewest === null || from < this.soldFrom ? from : Math.max(from, this.soldNewest - SOLD_OVERLAP_MS);
+    if (this.soldNewest === null || from < this.soldFrom) this.sold.clear();
+    this.soldFrom = from;
+    for (const row of await this.store.flipInputs.soldSince(since)) {
+      this.sold.set(row.uuid, row);
+      if (this.soldNewest === null || row.at > this.soldNewest) this.soldNewest = row.at;
+    }
+    if (this.soldNewest === null) this.soldNewest = from;
+    for (const [uuid, row] of this.sold) if (row.at < from) this.sold.delete(uuid);
+    return [...this.sold.values()];
+  }
+
+  /** Number of products held (for health and tests). */
+  get products(): number {
+    return this.market.size;
+  }
+}
+
+const ROMAN = ['', 'I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
+
+/** A readable name for products the items resource does not list (enchanted books, shards …). */
+export function displayName(tag: string): string {
+  const title = (s: string) => s.toLowerCase().split('_').filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
+  const book = /^ENCHANTMENT_(?:ULTIMATE_)?(.+)_(\d+)$/.exec(tag);
+  if (book) return `${title(book[1]!)} ${ROMAN[Number(book[2])] ?? book[2]}`;
+  return title(tag);
+}
+
+/** The leading candidate of an open election in an election resource payload, else null. */
+export function electionLeader(payload: Record<string, unknown>): string | null {
+  const current = payload['current'] as { candidates?: Array<{ name?: unknown; votes?: unknown }> } | undefined;
+  const candidates = current?.candidates;
+  if (!Array.isArray(candidates) || candidates.length === 0) return null;
+  let best: { name: string; votes: number } | null = null;
+  for (const c of candidates) {
+    if (typeof c.name !== 'string') continue;
+    const votes = typeof c.votes === 'number' ? c.votes : 0;
+    if (!best || votes > best.votes) best = { name: c.name, votes };
+  }
+  return best?.name ?? null;
+}

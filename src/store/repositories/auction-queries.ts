@@ -1,0 +1,337 @@
+/**
+ * Read side of the auctions table for the auction endpoints: active listings for the
+ * in-memory view, sold history by tag / item uid, auction detail. Writes stay in
+ * AuctionRepository (ingestion).
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db.ts';
+import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
+
+/** An auction row with its JSON columns parsed and booleans normalized; item bytes left out. */
+export interface AuctionRecord {
+  uuid: string;
+  tag: string;
+  itemName: string;
+  count: number;
+  seller: string;
+  profileId: string | null;
+  coop: string[];
+  start: number | null;
+  end: number;
+  startingBid: number;
+  highestBid: number;
+  bin: boolean;
+  tier: string | null;
+  category: string | null;
+  reforge: string | null;
+  itemUuid: string | null;
+  itemUid: string | null;
+  itemCreatedAt: number | null;
+  enchantments: Record<string, number>;
+  flatNbt: Record<string, string>;
+  state: AuctionsTable['state'];
+  lastUpdated: number;
+  soldPrice: number | null;
+  buyer: string | null;
+  soldAt: number | null;
+}
+
+const RECORD_COLUMNS = [
+  'uuid',
+  'tag',
+  'item_name',
+  'count',
+  'seller',
+  'profile_id',
+  'coop',
+  'start_at',
+  'end_at',
+  'starting_bid',
+  'highest_bid',
+  'bin',
+  'tier',
+  'category',
+  'reforge',
+  'item_uuid',
+  'item_uid',
+  'item_created_at',
+  'enchantments',
+  'flat_nbt',
+  'state',
+  'last_updated',
+  'sold_price',
+  'buyer',
+  'sold_at',
+] as const;
+
+type RecordRow = Pick<AuctionsTable, (typeof RECORD_COLUMNS)[number]>;
+
+/**
+ * `'sold'` as a literal, not a bound parameter: the partial index auctions_tag_sold_at
+ * (WHERE state = 'sold') is only usable when the planner sees the literal.
+ */
+const SOLD = sql<AuctionsTable['state']>`'sold'`;
+
+function json<T>(v: unknown, empty: T): T {
+  if (v === null || v === undefined) return empty;
+  if (typeof v === 'string') {
+    try {
+      return JSON.parse(v) as T;
+    } catch {
+      return empty;
+    }
+  }
+  return v as T;
+}
+
+export function toRecord(r: RecordRow): AuctionRecord {
+  return {
+    uuid: r.uuid,
+    tag: r.tag,
+    itemName: r.item_name,
+    count: r.count,
+    seller: r.seller,
+    profileId: r.profile_id,
+    coop: json<string[]>(r.coop, []),
+    start: r.start_at === null ? null : Number(r.start_at),
+    end: Number(r.end_at),
+    startingBid: Number(r.starting_bid),
+    highestBid: Number(r.highest_bid),
+    bin: Boolean(r.bin),
+    tier: r.tier,
+    category: r.category,
+    reforge: r.reforge,
+    itemUuid: r.item_uuid,
+    itemUid: r.item_uid,
+    itemCreatedAt: r.item_created_at === null ? null : Number(r.item_created_at),
+    enchantments: json<Record<string, number>>(r.enchantments, {}),
+    flatNbt: json<Record<string, string>>(r.flat_nbt, {}),
+    state: r.state,
+    lastUpdated: Number(r.last_updated),
+    soldPrice: r.sold_price === null ? null : Number(r.sold_price),
+    buyer: r.buyer,
+    soldAt: r.sold_at === null ? null : Number(r.sold_at),
+  };
+}
+
+/** One sale of a physical item (duplicate detection). */
+export interface ItemSaleRow {
+  uuid: string;
+  tag: string;
+  itemUid: string | null;
+  seller: string;
+  buyer: string | null;
+  price: number;
+  at: number;
+}
+
+export interface SoldQuery {
+  tag: string;
+  /** only sales at or after this time (epoch ms) */
+  since: number;
+  /** only sales before this time (epoch ms); default: no bound */
+  until?: number;
+  limit: number;
+  offset?: number;
+}
+
+export class AuctionQueryRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** Every active listing, for the in-memory view (no item bytes). */
+  async activeListings(): Promise<AuctionRecord[]> {
+    const rows = await this.db.selectFrom('auctions').select(RECORD_COLUMNS).where('state', '=', 'active').execute();
+    return rows.map(toRecord);
+  }
+
+  /** Active listings with these uuids (the view's incremental refresh). */
+  async listingsByUuid(uuids: readonly string[]): Promise<AuctionRecord[]> {
+    const out: AuctionRecord[] = [];
+    for (let i = 0; i < uuids.length; i += 5000) {
+      const rows = await this.db
+        .selectFrom('auctions')
+        .select(RECORD_COLUMNS)
+        .where('uuid', 'in', uuids.slice(i, i + 5000))
+        .execute();
+      out.push(...rows.map(toRecord));
+    }
+    return out;
+  }
+
+  /** One auction in any state, with its raw item bytes. */
+  async detail(uuid: string): Promise<{ record: AuctionRecord; itemBytes: string; bids: BidsTable[] } | undefined> {
+    const row = await this.db.selectFrom('auctions').select([...RECORD_COLUMNS, 'item_bytes']).where('uuid', '=', uuid).executeTakeFirst();
+    if (!row) return undefined;
+    const bids = await this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
+    return {
+      record: toRecord(row),
+      itemBytes: row.item_bytes,
+      bids: bids.map((b) => ({ ...b, amount: Number(b.amount), placed_at: Number(b.placed_at) })),
+    };
+  }
+
+  /** Sold auctions of a tag, newest first (uses the auctions_tag_sold_at index). */
+  async sold(q: SoldQuery): Promise<AuctionRecord[]> {
+    let query = this.db
+      .selectFrom('auctions')
+      .select(RECORD_COLUMNS)
+      .where('state', '=', SOLD)
+      .where('tag', '=', q.tag)
+      .where('sold_at', '>=', q.since);
+    if (q.until !== undefined) query = query.where('sold_at', '<', q.until);
+    const rows = await query
+      .orderBy('sold_at', 'desc')
+      .orderBy('uuid')
+      .limit(q.limit)
+      .offset(q.offset ?? 0)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  /** Sales of a tag since `since`, newest first, only the columns the price analysis needs (no JSON to parse). */
+  async soldLean(tag: string, since: number, limit: number): Promise<Array<{ price: number; count: number; start: number | null; end: number; bin: boolean; seller: string }>> {
+    const rows = await this.db
+      .selectFrom('auctions')
+      .select(['sold_price', 'highest_bid', 'count', 'start_at', 'sold_at', 'end_at', 'bin', 'seller'])
+      .where('state', '=', SOLD)
+      .where('tag', '=', tag)
+      .where('sold_at', '>=', since)
+      .orderBy('sold_at', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      price: Number(r.sold_price ?? r.highest_bid),
+      count: r.count,
+      start: r.start_at === null ? null : Number(r.start_at),
+      end: Number(r.sold_at ?? r.end_at),
+      bin: Boolean(r.bin),
+      seller: r.seller,
+    }));
+  }
+
+  /** Every sale of the items with these uids (last 12 hex characters of the item uuid). */
+  async salesByItemUid(uids: readonly string[]): Promise<ItemSaleRow[]> {
+    if (uids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('auctions')
+      .select(['uuid', 'tag', 'item_uid', 'seller', 'buyer', 'sold_price', 'highest_bid', 'sold_at', 'end_at'])
+      .where('item_uid', 'in', [...uids])
+      .where('state', '=', SOLD)
+      .orderBy('sold_at', 'desc')
+      .execute();
+    return rows.map((r) => ({
+      uuid: r.uuid,
+      tag: r.tag,
+      itemUid: r.item_uid,
+      seller: r.seller,
+      buyer: r.buyer,
+      price: Number(r.sold_price ?? r.highest_bid),
+      at: Number(r.sold_at ?? r.end_at),
+    }));
+  }
+
+  /** How many sales each tag had since `since` (epoch ms). */
+  async saleCounts(since: number): Promise<Map<string, number>> {
+    const rows = await this.db
+      .selectFrom('auctions')
+      .select(['tag', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('state', '=', SOLD)
+      .where('sold_at', '>=', since)
+      .groupBy('tag')
+      .execute();
+    return new Map(rows.map((r) => [r.tag, Number(r.n)]));
+  }
+
+  /** Median unit sale price of each given tag since `since` (upper middle), 0 when none. */
+  async medianPrices(tags: readonly string[], since: number): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (tags.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('auctions')
+      .select(['tag', 'sold_price', 'highest_bid', 'count'])
+      .where('state', '=', SOLD)
+      .where('sold_at', '>=', since)
+      .where('tag', 'in', [...tags])
+      .execute();
+    const byTag = new Map<string, number[]>();
+    for (const r of rows) {
+      const list = byTag.get(r.tag) ?? [];
+      list.push(Number(r.sold_price ?? r.highest_bid) / Math.max(1, r.count));
+      byTag.set(r.tag, list);
+    }
+    for (const [tag, prices] of byTag) {
+      prices.sort((a, b) => a - b);
+      out.set(tag, Math.round(prices[Math.floor(prices.length / 2)]!));
+    }
+    return out;
+  }
+
+  /** True when any auction (in any state) has this tag. */
+  async tagExists(tag: string): Promise<boolean> {
+    const row = await this.db.selectFrom('auctions').select('uuid').where('tag', '=', tag).limit(1).executeTakeFirst();
+    if (row) return true;
+    const item = await this.db.selectFrom('items').select('tag').where('tag', '=', tag).limit(1).executeTakeFirst();
+    return item !== undefined;
+  }
+
+  /** Bids of these auctions, by auction uuid, lowest first. */
+  async bidsFor(uuids: readonly string[]): Promise<Map<string, BidsTable[]>> {
+    const out = new Map<string, BidsTable[]>();
+    for (let i = 0; i < uuids.length; i += 5000) {
+      const rows = await this.db
+        .selectFrom('bids')
+        .selectAll()
+        .where('auction_uuid', 'in', uuids.slice(i, i + 5000))
+        .orderBy('auction_uuid')
+        .orderBy('amount')
+        .execute();
+      for (const b of rows) {
+        const list = out.get(b.auction_uuid) ?? [];
+        list.push({ ...b, amount: Number(b.amount), placed_at: Number(b.placed_at) });
+        out.set(b.auction_uuid, list);
+      }
+    }
+    return out;
+  }
+
+  /** Latest instant-buy price of each bazaar product (enchantment book values). */
+  async latestBazaarBuyPrices(productIds: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const id of new Set(productIds)) {
+      const row = await this.db
+        .selectFrom('bazaar_snapshots')
+        .select('buy_price')
+        .where('product_id', '=', id)
+        .orderBy('ts', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      if (row) out.set(id, Number(row.buy_price));
+    }
+    return out;
+  }
+
+  /** Unit sale prices between `since` and `until` (epoch ms), optionally of one tag: the batch export. */
+  async salePricesBetween(since: number, until: number, tag?: string): Promise<Array<{ tag: string; unitPrice: number }>> {
+    let q = this.db
+      .selectFrom('auctions')
+      .select(['tag', 'sold_price', 'highest_bid', 'count'])
+      .where('state', '=', SOLD)
+      .where('sold_at', '>=', since)
+      .where('sold_at', '<', until);
+    if (tag !== undefined) q = q.where('tag', '=', tag);
+    const rows = await q.limit(500_000).execute();
+    return rows.map((r) => ({ tag: r.tag, unitPrice: Number(r.sold_price ?? r.highest_bid) / Math.max(1, r.count) }));
+  }
+
+  async countActive(): Promise<number> {
+    const row = await this.db
+      .selectFrom('auctions')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('state', '=', 'active')
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+}

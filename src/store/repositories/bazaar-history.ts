@@ -1,0 +1,339 @@
+/**
+ * Bazaar history: rollups (5-minute from 20-second snapshots, 2-hour and daily from
+ * 5-minute rows), retention of 20-second snapshots, and the reads behind the history,
+ * snapshot and export endpoints. Rollups are INSERT … SELECT … ON CONFLICT DO UPDATE:
+ * re-running any window gives the same rows, so the jobs are idempotent.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db.ts';
+import type { HistoryPoint, RollupResolution } from '../../domain/bazaar-history.ts';
+import { RESOLUTION_MS } from '../../domain/bazaar-history.ts';
+import type { BazaarRollupTable, Database } from '../schema.ts';
+
+type RollupTable = 'bazaar_5m' | 'bazaar_2h' | 'bazaar_1d';
+
+export const ROLLUP_TABLE: Record<RollupResolution, RollupTable> = {
+  '5m': 'bazaar_5m',
+  '2h': 'bazaar_2h',
+  '1d': 'bazaar_1d',
+};
+
+const FIRST_COLUMNS = [
+  'buy_price',
+  'sell_price',
+  'buy_volume',
+  'sell_volume',
+  'buy_moving_week',
+  'sell_moving_week',
+  'buy_orders',
+  'sell_orders',
+] as const;
+const ROLLUP_COLUMNS = ['product_id', 'ts', ...FIRST_COLUMNS, 'min_buy', 'max_buy', 'min_sell', 'max_sell', 'samples'] as const;
+
+export class BazaarHistoryRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  // ---- rollup progress -------------------------------------------------------------
+
+  /** Per rollup resolution, the time before which every bucket is rolled up (undefined: never ran). */
+  async doneUntil(): Promise<Partial<Record<RollupResolution, number>>> {
+    const rows = await this.db.selectFrom('bazaar_rollup_state').selectAll().execute();
+    return Object.fromEntries(rows.map((r) => [r.resolution, Number(r.done_until)]));
+  }
+
+  /**
+   * Records `ts` as done for `resolution`, unless progress is below `ifAtLeast` (a rewind
+   * happened meanwhile: the rewound range must still be recomputed).
+   */
+  async setDoneUntil(resolution: RollupResolution, ts: number, ifAtLeast = -Infinity, db: Kysely<Database> = this.db): Promise<void> {
+    await db
+      .insertInto('bazaar_rollup_state')
+      .values({ resolution, done_until: ts })
+      .onConflict((oc) => {
+        const update = oc.column('resolution').doUpdateSet({ done_until: ts });
+        return Number.isFinite(ifAtLeast) ? update.where('bazaar_rollup_state.done_until', '>=', ifAtLeast) : update;
+      })
+      .execute();
+  }
+
+  /**
+   * Marks everything from `ts` on as to be rolled up again: after snapshots older than the
+   * rollups' progress were stored (a history backfill), the next job run recomputes them.
+   */
+  async rewind(ts: number): Promise<void> {
+    await this.db.updateTable('bazaar_rollup_state').set({ done_until: ts }).where('done_until', '>', ts).execute();
+  }
+
+  /** Time of the oldest stored 20-second snapshot. */
+  async oldestSnapshot(): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select((eb) => eb.fn.min('ts').as('ts'))
+      .executeTakeFirst();
+    return row?.ts == null ? undefined : Number(row.ts);
+  }
+
+  async oldestRollup(resolution: RollupResolution): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom(ROLLUP_TABLE[resolution])
+      .select((eb) => eb.fn.min('ts').as('ts'))
+      .executeTakeFirst();
+    return row?.ts == null ? undefined : Number(row.ts);
+  }
+
+  /** The first time at or after `ts` with data a `resolution` rollup reads (snapshots for 5m, 5-minute rows otherwise). */
+  async nextSourceTime(resolution: RollupResolution, ts: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom(resolution === '5m' ? 'bazaar_snapshots' : 'bazaar_5m')
+      .select((eb) => eb.fn.min('ts').as('ts'))
+      .where('ts', '>=', ts)
+      .executeTakeFirst();
+    return row?.ts == null ? undefined : Number(row.ts);
+  }
+
+  // ---- rollups ---------------------------------------------------------------------
+
+  /**
+   * (Re)computes `resolution` buckets starting in [from, to) — 5-minute rows from the
+   * 20-second snapshots, 2-hour and daily rows from the 5-minute rows — and, in the same
+   * transaction, records `to` as done when `doneGuard` is given (unless progress went below
+   * it meanwhile: see setDoneUntil). Returns the rows written. `from` and `to` must be bucket boundaries.
+   */
+  async rollup(resolution: RollupResolution, from: number, to: number, doneGuard?: number): Promise<number> {
+    const size = RESOLUTION_MS[resolution];
+    if (from % size !== 0 || to % size !== 0) throw new Error(`rollup window not aligned to ${resolution}`);
+    const target = sql.table(ROLLUP_TABLE[resolution]);
+    const fromFive = resolution !== '5m';
+    const source = sql.table(fromFive ? 'bazaar_5m' : 'bazaar_snapshots');
+    const bucket = sql`(ts / ${sql.lit(size)}) * ${sql.lit(size)}`;
+    const aggregates = fromFive
+      ? sql`min(min_buy) as min_buy, max(max_buy) as max_buy, min(min_sell) as min_sell, max(max_sell) as max_sell, sum(samples) as samples`
+      : sql`min(buy_price) as min_buy, max(buy_price) as max_buy, min(sell_price) as min_sell, max(sell_price) as max_sell, count(*) as samples`;
+    const first = sql.join(FIRST_COLUMNS.map((c) => sql`s.${sql.ref(c)}`));
+    const updates = sql.join(ROLLUP_COLUMNS.slice(2).map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
+    const statement = sql<never>`
+      insert into ${target} (${sql.join(ROLLUP_COLUMNS.map((c) => sql.ref(c)))})
+      select s.product_id, g.bucket, ${first}, g.min_buy, g.max_buy, g.min_sell, g.max_sell, g.samples
+      from (
+        select product_id, ${bucket} as bucket, min(ts) as first_ts, ${aggregates}
+        from ${source}
+        where ts >= ${from} and ts < ${to}
+        group by product_id, ${bucket}
+      ) g
+      join ${source} s on s.product_id = g.product_id and s.ts = g.first_ts
+      where true
+      on conflict (product_id, ts) do update set ${updates}`;
+    return this.db.transaction().execute(async (trx) => {
+      const result = await statement.execute(trx);
+      if (doneGuard !== undefined) await this.setDoneUntil(resolution, to, doneGuard, trx);
+      return Number(result.numAffectedRows ?? 0);
+    });
+  }
+
+  // ---- retention -------------------------------------------------------------------
+
+  /**
+   * Deletes 20-second snapshots older than `cutoff`. Order books are stored only when they
+   * change, so first each product's oldest kept row gets the book it would otherwise lose.
+   * Deletes at most `batch` rows per statement so no statement holds the database for long.
+   */
+  async deleteSnapshotsBefore(cutoff: number, batch = 50_000): Promise<number> {
+    const oldest = await this.oldestSnapshot();
+    if (oldest === undefined || oldest >= cutoff) return 0;
+    const products = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select('product_id')
+      .distinct()
+      .where('ts', '<', cutoff)
+      .execute();
+    for (const { product_id } of products) await this.carryBookForward(product_id, cutoff);
+    let deleted = 0;
+    for (;;) {
+      const oldestRows = sql`(select product_id, ts from bazaar_snapshots where ts < ${cutoff} order by ts limit ${batch})`;
+      const result = await sql`delete from bazaar_snapshots where (product_id, ts) in ${oldestRows}`.execute(this.db);
+      const n = Number(result.numAffectedRows ?? 0);
+      deleted += n;
+      if (n < batch) return deleted;
+    }
+  }
+
+  private async carryBookForward(productId: string, cutoff: number): Promise<void> {
+    const firstKept = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select(['ts', 'book'])
+      .where('product_id', '=', productId)
+      .where('ts', '>=', cutoff)
+      .orderBy('ts', 'asc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!firstKept || firstKept.book) return;
+    const previous = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select('book')
+      .where('product_id', '=', productId)
+      .where('ts', '<', cutoff)
+      .where('book', 'is not', null)
+      .orderBy('ts', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!previous?.book) return;
+    await this.db
+      .updateTable('bazaar_snapshots')
+      .set({ book: previous.book })
+      .where('product_id', '=', productId)
+      .where('ts', '=', Number(firstKept.ts))
+      .execute();
+  }
+
+  // ---- reads -----------------------------------------------------------------------
+
+  /** True when any snapshot or 5-minute rollup of the product is stored. */
+  async productExists(productId: string): Promise<boolean> {
+    const raw = await this.db.selectFrom('bazaar_snapshots').select('ts').where('product_id', '=', productId).limit(1).executeTakeFirst();
+    if (raw) return true;
+    const rolled = await this.db.selectFrom('bazaar_5m').select('ts').where('product_id', '=', productId).limit(1).executeTakeFirst();
+    return rolled !== undefined;
+  }
+
+  /** 20-second snapshots of one product in [from, to), oldest first. */
+  async snapshots(productId: string, from: number, to: number): Promise<HistoryPoint[]> {
+    const rows = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select(['ts', ...FIRST_COLUMNS])
+      .where('product_id', '=', productId)
+      .where('ts', '>=', from)
+      .where('ts', '<', to)
+      .orderBy('ts', 'asc')
+      .execute();
+    return rows.map(snapshotPoint);
+  }
+
+  /** Rollup rows of one product whose bucket starts in [from, to), oldest first. */
+  async rollups(resolution: RollupResolution, productId: string, from: number, to: number): Promise<HistoryPoint[]> {
+    const rows = await this.db
+      .selectFrom(ROLLUP_TABLE[resolution])
+      .select(ROLLUP_COLUMNS.slice(1))
+      .where('product_id', '=', productId)
+      .where('ts', '>=', from)
+      .where('ts', '<', to)
+      .orderBy('ts', 'asc')
+      .execute();
+    return rows.map(rollupPoint);
+  }
+
+  /** The rollup row whose bucket starts at or just before `ts`. */
+  async rollupAt(resolution: RollupResolution, productId: string, ts: number): Promise<BazaarRollupTable | undefined> {
+    const row = await this.db
+      .selectFrom(ROLLUP_TABLE[resolution])
+      .selectAll()
+      .where('product_id', '=', productId)
+      .where('ts', '<=', ts)
+      .orderBy('ts', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? { ...row, ts: Number(row.ts) } : undefined;
+  }
+
+  /** Time of the product's oldest stored 20-second snapshot. */
+  async oldestSnapshotOf(productId: string): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select('ts')
+      .where('product_id', '=', productId)
+      .orderBy('ts', 'asc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Number(row.ts) : undefined;
+  }
+
+  /**
+   * One page of export rows with ts in (after, to), each serialised by the database as the
+   * JSON members after `timeStamp` (`"buyPrice":…,"count":n`): the export's hot path, where
+   * building row objects in JavaScript cost several times more than the query.
+   * `source` '20s' reads snapshots (with their book when `withBooks`), '5m' the 5-minute rows.
+   */
+  async exportPage(
+    source: '20s' | '5m',
+    productId: string,
+    after: number,
+    to: number,
+    limit: number,
+    withBooks: boolean,
+  ): Promise<Array<{ ts: number; json: string; book: Uint8Array | null }>> {
+    const raw = source === '20s';
+    const members: Array<[string, string]> = [
+      ['buyPrice', 'buy_price'],
+      ['sellPrice', 'sell_price'],
+      ['buyVolume', 'buy_volume'],
+      ['sellVolume', 'sell_volume'],
+      ['buyMovingWeek', 'buy_moving_week'],
+      ['sellMovingWeek', 'sell_moving_week'],
+      ['buyOrdersCount', 'buy_orders'],
+      ['sellOrdersCount', 'sell_orders'],
+      ['minBuy', raw ? 'buy_price' : 'min_buy'],
+      ['maxBuy', raw ? 'buy_price' : 'max_buy'],
+      ['minSell', raw ? 'sell_price' : 'min_sell'],
+      ['maxSell', raw ? 'sell_price' : 'max_sell'],
+    ];
+    const text = (column: string) => (this.dialect === 'postgres' ? sql`${sql.ref(column)}::text` : sql`cast(${sql.ref(column)} as text)`);
+    const parts = members.map(([key, column], i) => sql`${sql.lit(`${i === 0 ? '' : ','}"${key}":`)} || ${text(column)}`);
+    const count = raw ? sql`${sql.lit(',"count":1')}` : sql`${sql.lit(',"count":')} || ${text('samples')}`;
+    const json = sql<string>`${sql.join([...parts, count], sql` || `)}`;
+    const table = sql.table(raw ? 'bazaar_snapshots' : 'bazaar_5m');
+    const book = raw && withBooks ? sql`book` : sql`null`;
+    const result = await sql<{ ts: number; json: string; book: Uint8Array | null }>`
+      select ts, ${json} as json, ${book} as book from ${table}
+      where product_id = ${productId} and ts > ${after} and ts < ${to}
+      order by ts limit ${limit}`.execute(this.db);
+    return result.rows;
+  }
+
+  /** The newest stored order book at or before `ts` (books are stored only when they change). */
+  async bookAt(productId: string, ts: number): Promise<Uint8Array | undefined> {
+    const row = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select('book')
+      .where('product_id', '=', productId)
+      .where('ts', '<=', ts)
+      .where('book', 'is not', null)
+      .orderBy('ts', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row?.book ?? undefined;
+  }
+}
+
+type FirstColumns = Pick<BazaarRollupTable, 'ts' | (typeof FIRST_COLUMNS)[number]>;
+
+function snapshotPoint(r: FirstColumns): HistoryPoint {
+  return {
+    ts: Number(r.ts),
+    buy: r.buy_price,
+    sell: r.sell_price,
+    minBuy: r.buy_price,
+    maxBuy: r.buy_price,
+    minSell: r.sell_price,
+    maxSell: r.sell_price,
+    buyVolume: Number(r.buy_volume),
+    sellVolume: Number(r.sell_volume),
+    buyMovingWeek: Number(r.buy_moving_week),
+    sellMovingWeek: Number(r.sell_moving_week),
+    buyOrders: r.buy_orders,
+    sellOrders: r.sell_orders,
+    samples: 1,
+  };
+}
+
+function rollupPoint(r: Omit<BazaarRollupTable, 'product_id'>): HistoryPoint {
+  return {
+    ...snapshotPoint(r),
+    minBuy: r.min_buy,
+    maxBuy: r.max_buy,
+    minSell: r.min_sell,
+    maxSell: r.max_sell,
+    samples: Number(r.samples),
+  };
+}

@@ -1,0 +1,138 @@
+/** Archive export jobs: created by the API, claimed and finished by the export worker. */
+import type { Kysely } from 'kysely';
+import type { Database, ExportJobsTable, ExportStatus } from '../schema.ts';
+
+export interface ExportJob {
+  id: number;
+  accountId: number;
+  itemTag: string;
+  flags: string;
+  filters: Record<string, string>;
+  columns: string[];
+  webhookUrl: string;
+  status: ExportStatus;
+  requestedAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  rowCount: number | null;
+  error: string | null;
+}
+
+export interface NewExportJob {
+  accountId: number;
+  itemTag: string;
+  flags: string;
+  filters: Record<string, string>;
+  columns: string[];
+  webhookUrl: string;
+  requestedAt: number;
+}
+
+type Row = Omit<ExportJobsTable, 'id'> & { id: number };
+
+function parse<T>(v: unknown): T {
+  return (typeof v === 'string' ? JSON.parse(v) : v) as T;
+}
+
+function toJob(r: Row): ExportJob {
+  return {
+    id: Number(r.id),
+    accountId: Number(r.account_id),
+    itemTag: r.item_tag,
+    flags: r.flags,
+    filters: parse<Record<string, string>>(r.filters),
+    columns: parse<string[]>(r.columns),
+    webhookUrl: r.webhook_url,
+    status: r.status,
+    requestedAt: Number(r.requested_at),
+    startedAt: r.started_at === null ? null : Number(r.started_at),
+    completedAt: r.completed_at === null ? null : Number(r.completed_at),
+    rowCount: r.row_count,
+    error: r.error,
+  };
+}
+
+export class ExportJobRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(job: NewExportJob): Promise<ExportJob> {
+    const row = await this.db
+      .insertInto('export_jobs')
+      .values({
+        account_id: job.accountId,
+        item_tag: job.itemTag,
+        flags: job.flags,
+        filters: JSON.stringify(job.filters),
+        columns: JSON.stringify(job.columns),
+        webhook_url: job.webhookUrl,
+        status: 'Pending',
+        requested_at: job.requestedAt,
+        started_at: null,
+        completed_at: null,
+        row_count: null,
+        error: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toJob(row);
+  }
+
+  /** Jobs of an account that are waiting or running (the queue cap counts these). */
+  async countQueued(accountId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('export_jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['Pending', 'InProgress'])
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  async forAccount(accountId: number, limit = 50): Promise<ExportJob[]> {
+    const rows = await this.db
+      .selectFrom('export_jobs')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .orderBy('requested_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map(toJob);
+  }
+
+  async get(id: number): Promise<ExportJob | undefined> {
+    const row = await this.db.selectFrom('export_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toJob(row) : undefined;
+  }
+
+  /** Claims the oldest pending job (Pending → InProgress); undefined when none. Safe with several workers. */
+  async claimNext(now: number): Promise<ExportJob | undefined> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const next = await this.db
+        .selectFrom('export_jobs')
+        .select('id')
+        .where('status', '=', 'Pending')
+        .orderBy('requested_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+      if (!next) return undefined;
+      const claimed = await this.db
+        .updateTable('export_jobs')
+        .set({ status: 'InProgress', started_at: now })
+        .where('id', '=', next.id)
+        .where('status', '=', 'Pending')
+        .executeTakeFirst();
+      if (Number(claimed.numUpdatedRows) === 1) return this.get(Number(next.id));
+    }
+    return undefined;
+  }
+
+  async finish(id: number, outcome: { status: 'Done' | 'Failed'; at: number; rowCount?: number; error?: string }): Promise<void> {
+    await this.db
+      .updateTable('export_jobs')
+      .set({ status: outcome.status, completed_at: outcome.at, row_count: outcome.rowCount ?? null, error: outcome.error ?? null })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Read-only queries the flip engine (src/market/flips.ts) needs: the newest bazaar snapshot,
+ * recent moving-week counters, bucketed price history, the item catalog, elections and auction
+ * rows for upgrade and mayor flips. No tables of its own.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db.ts';
+import type { Database } from '../schema.ts';
+
+export interface SnapshotRow {
+  productId: string;
+  ts: number;
+  buyPrice: number;
+  sellPrice: number;
+  buyMovingWeek: number;
+  sellMovingWeek: number;
+  /** encoded book when it changed at this snapshot, else null */
+  book: Uint8Array | null;
+}
+
+export interface PriceBucket {
+  productId: string;
+  /** bucket start, epoch ms */
+  bucket: number;
+  /** mean instant-buy price in the bucket */
+  price: number;
+}
+
+export interface CatalogEntry {
+  tag: string;
+  name: string;
+  npcSellPrice: number | null;
+}
+
+export interface ElectionRow {
+  year: number;
+  mayorName: string;
+  lastSeen: number;
+  payload: Record<string, unknown>;
+}
+
+export interface AuctionRow {
+  uuid: string;
+  tag: string;
+  itemName: string;
+  count: number;
+  price: number;
+  at: number;
+  tier: string | null;
+  reforge: string | null;
+  enchantments: Record<string, number>;
+  flatNbt: Record<string, string>;
+}
+
+const json = <T>(v: unknown, fallback: T): T => {
+  if (v === null || v === undefined) return fallback;
+  if (typeof v === 'string') {
+    try {
+      return JSON.parse(v) as T;
+    } catch {
+      return fallback;
+    }
+  }
+  return v as T;
+};
+
+export class FlipInputRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  /** ts of the newest stored bazaar snapshot, or null. */
+  async latestSnapshotTs(): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select((eb) => eb.fn.max('ts').as('ts'))
+      .executeTakeFirst();
+    return row?.ts === null || row?.ts === undefined ? null : Number(row.ts);
+  }
+
+  /** Every product's rows of the snapshots taken after `afterTs` (up to `limit` rows), oldest first. */
+  async snapshotsAfter(afterTs: number, limit = 200_000): Promise<SnapshotRow[]> {
+    const rows = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select(['product_id', 'ts', 'buy_price', 'sell_price', 'buy_moving_week', 'sell_moving_week', 'book'])
+      .where('ts', '>', afterTs)
+      .orderBy('ts')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      productId: r.product_id,
+      ts: Number(r.ts),
+      buyPrice: Number(r.buy_price),
+      sellPrice: Number(r.sell_price),
+      buyMovingWeek: Number(r.buy_moving_week),
+      sellMovingWeek: Number(r.sell_moving_week),
+      book: r.book,
+    }));
+  }
+
+  /** Moving-week counters of every product since `since` (inclusive), oldest first. */
+  async countersSince(since: number): Promise<Array<{ productId: string; ts: number; buyMovingWeek: number; sellMovingWeek: number }>> {
+    const rows = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select(['product_id', 'ts', 'buy_moving_week', 'sell_moving_week'])
+      .where('ts', '>=', since)
+      .orderBy('ts')
+      .execute();
+    return rows.map((r) => ({ productId: r.product_id, ts: Number(r.ts), buyMovingWeek: Number(r.buy_moving_week), sellMovingWeek: Number(r.sell_moving_week) }));
+  }
+
+  /** Mean instant-buy price per product and `bucketMs` bucket since `since`. */
+  async priceBuckets(since: number, bucketMs: number): Promise<PriceBucket[]> {
+    const bucket = sql<number>`(ts / ${sql.lit(Math.round(bucketMs))}) * ${sql.lit(Math.round(bucketMs))}`;
+    const rows = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select(['product_id', bucket.as('bucket'), (eb) => eb.fn.avg<number>('buy_price').as('price')])
+      .where('ts', '>=', since)
+      .groupBy(['product_id', bucket])
+      .execute();
+    return rows.map((r) => ({ productId: r.product_id, bucket: Number(r.bucket), price: Number(r.price) }));
+  }
+
+  async catalog(): Promise<CatalogEntry[]> {
+    const rows = await this.db.selectFrom('items').select(['tag', 'name', 'npc_sell_price']).execute();
+    return rows.map((r) => ({ tag: r.tag, name: r.name, npcSellPrice: r.npc_sell_price === null ? null : Number(r.npc_sell_price) }));
+  }
+
+  /** All stored elections, oldest year first; `lastSeen` = when ingestion last stored it. */
+  async elections(): Promise<ElectionRow[]> {
+    const rows = await this.db.selectFrom('elections').selectAll().orderBy('year').execute();
+    return rows.map((r) => ({
+      year: r.year,
+      mayorName: r.mayor_name,
+      lastSeen: Number(r.updated_at),
+      payload: json<Record<string, unknown>>(r.payload, {}),
+    }));
+  }
+
+  /**
+   * Units still open in players' bazaar orders (uploaded by the mod at or after `since`), per item:
+   * buy orders (they absorb instant sells) and sell offers (they absorb instant buys).
+   */
+  async openOrderUnits(since: number): Promise<Map<string, { buyOrderUnits: number; sellOfferUnits: number }>> {
+    const rows = await this.db
+      .selectFrom('player_bazaar_orders')
+      .select(['item_tag', 'is_sell', (eb) => eb.fn.sum<number>(sql`amount - filled`).as('open')])
+      .where('uploaded_at', '>=', since)
+      .where(sql<boolean>`amount > filled`)
+      .groupBy(['item_tag', 'is_sell'])
+      .execute();
+    const out = new Map<string, { buyOrderUnits: number; sellOfferUnits: number }>();
+    for (const r of rows) {
+      const e = out.get(r.item_tag) ?? { buyOrderUnits: 0, sellOfferUnits: 0 };
+      if (Boolean(r.is_sell)) e.sellOfferUnits += Number(r.open);
+      else e.buyOrderUnits += Number(r.open);
+      out.set(r.item_tag, e);
+    }
+    return out;
+  }
+
+  /** Sold auctions since `since`: price per unit, sale time. */
+  async soldSince(since: number): Promise<AuctionRow[]> {
+    const rows = await this.db
+      .selectFrom('auctions')
+      .select(['uuid', 'tag', 'item_name', 'count', 'sold_price', 'sold_at', 'tier', 'reforge', 'enchantments', 'flat_nbt'])
+      .where('state', '=', 'sold')
+      .where('sold_at', '>=', since)
+      .execute();
+    return rows.map((r) => ({
+      uuid: r.uuid,
+      tag: r.tag,
+      itemName: r.item_name,
+      count: r.count,
+      price: Number(r.sold_price ?? 0) / Math.max(1, r.count),
+      at: Number(r.sold_at),
+      tier: r.tier,
+      reforge: r.reforge,
+      enchantments: json<Record<string, number>>(r.enchantments, {}),
+      flatNbt: json<Record<string, string>>(r.flat_nbt, {}),
+    }));
+  }
+
+  /** Active BIN auctions of `tags` that have not ended at `now`. */
+  async activeBins(tags: readonly string[], now: number): Promise<AuctionRow[]> {
+    const out: AuctionRow[] = [];
+    for (let i = 0; i < tags.length; i += 500) {
+      const chunk = tags.slice(i, i + 500);
+      const rows = await this.db
+        .selectFrom('auctions')
+        .select(['uuid', 'tag', 'item_name', 'count', 'starting_bid', 'start_at', 'end_at', 'tier', 'reforge', 'enchantments', 'flat_nbt'])
+        .where('state', '=', 'active')
+        .where('tag', 'in', chunk)
+        .where('bin', '=', this.dialect === 'sqlite' ? 1 : true)
+        .where('end_at', '>', now)
+        .execute();
+      for (const r of rows) {
+        out.push({
+          uuid: r.uuid,
+          tag: r.tag,
+          itemName: r.item_name,
+          count: r.count,
+          price: Number(r.starting_bid),
+          at: Number(r.start_at ?? r.end_at),
+          tier: r.tier,
+          reforge: r.reforge,
+          enchantments: json<Record<string, number>>(r.enchantments, {}),
+          flatNbt: json<Record<string, string>>(r.flat_nbt, {}),
+        });
+      }
+    }
+    return out;
+  }
+}

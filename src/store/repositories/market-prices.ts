@@ -1,0 +1,75 @@
+/**
+ * Current market prices for whole-catalog computations (crafting): the newest bazaar snapshot
+ * of every product with its order book, and the cheapest active BINs per tag. Read once per
+ * snapshot by src/market, never per request.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db.ts';
+import type { Database } from '../schema.ts';
+import type { BazaarRepository } from './bazaar.ts';
+
+export interface LatestBazaarProduct {
+  productId: string;
+  ts: number;
+  buyMovingWeek: number;
+  sellMovingWeek: number;
+  /** the encoded order book (newest stored; books are stored only when they change) */
+  book: Uint8Array | null;
+}
+
+export interface BinRow {
+  tag: string;
+  uuid: string;
+  startingBid: number;
+  count: number;
+}
+
+export class MarketPriceRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly bazaar: BazaarRepository,
+  ) {}
+
+  /** Every product of the newest bazaar snapshot, with its current order book. */
+  async latestBazaar(): Promise<LatestBazaarProduct[]> {
+    const newest = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select((eb) => eb.fn.max('ts').as('ts'))
+      .executeTakeFirst();
+    const ts = newest?.ts;
+    if (ts === null || ts === undefined) return [];
+    const rows = await this.db
+      .selectFrom('bazaar_snapshots')
+      .select(['product_id', 'ts', 'buy_moving_week', 'sell_moving_week', 'book'])
+      .where('ts', '=', Number(ts))
+      .execute();
+    const missing = rows.some((r) => !r.book);
+    const books = missing ? await this.bazaar.latestBooks() : new Map<string, Uint8Array>();
+    return rows.map((r) => ({
+      productId: r.product_id,
+      ts: Number(r.ts),
+      buyMovingWeek: Number(r.buy_moving_week),
+      sellMovingWeek: Number(r.sell_moving_week),
+      book: r.book ?? books.get(r.product_id) ?? null,
+    }));
+  }
+
+  /**
+   * The `perTag` cheapest active, unexpired BIN auctions of every tag (ranked by price, which the
+   * tag/state/price index serves; callers sort by price per item for stacks).
+   */
+  async lowestBins(now: number, perTag = 16): Promise<BinRow[]> {
+    const bin = this.dialect === 'sqlite' ? sql`1` : sql`true`;
+    const rows = await sql<{ tag: string; uuid: string; starting_bid: number | string; count: number }>`
+      select tag, uuid, starting_bid, count from (
+        select tag, uuid, starting_bid, count,
+          row_number() over (partition by tag order by starting_bid, uuid) as rn
+        from auctions
+        where state = 'active' and bin = ${bin} and end_at > ${now}
+      ) ranked
+      where rn <= ${perTag}
+      order by tag, rn`.execute(this.db);
+    return rows.rows.map((r) => ({ tag: r.tag, uuid: r.uuid, startingBid: Number(r.starting_bid), count: Math.max(1, Number(r.count)) }));
+  }
+}

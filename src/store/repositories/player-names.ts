@@ -1,0 +1,77 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+export interface PlayerName {
+  playerUuid: string;
+  name: string;
+  source: string;
+  seenAt: number;
+}
+
+/** Minecraft names seen for player uuids (latest wins), so responses can show `playerName`. */
+export class PlayerNameRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** Records name ↔ uuid pairs; a newer sighting replaces the name (players rename). */
+  async record(entries: ReadonlyArray<{ playerUuid: string; name: string }>, source: string, now: number): Promise<void> {
+    if (entries.length === 0) return;
+    // One row per uuid in a statement (ON CONFLICT cannot touch a row twice).
+    const unique = new Map(entries.map((e) => [e.playerUuid, e]));
+    await this.db
+      .insertInto('player_names')
+      .values([...unique.values()].map((e) => ({ player_uuid: e.playerUuid, name: e.name, name_lower: e.name.toLowerCase(), source, seen_at: now })))
+      .onConflict((oc) =>
+        oc.column('player_uuid').doUpdateSet((eb) => ({
+          name: eb.ref('excluded.name'),
+          name_lower: eb.ref('excluded.name_lower'),
+          source: eb.ref('excluded.source'),
+          seen_at: eb.ref('excluded.seen_at'),
+        })),
+      )
+      .execute();
+  }
+
+  /** The uuid most recently seen with this name (case-insensitive). */
+  async findByName(name: string): Promise<PlayerName | undefined> {
+    const row = await this.db
+      .selectFrom('player_names')
+      .selectAll()
+      .where('name_lower', '=', name.toLowerCase())
+      .orderBy('seen_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? { playerUuid: row.player_uuid, name: row.name, source: row.source, seenAt: row.seen_at } : undefined;
+  }
+
+  /** Marks a name as seen again (a hint confirmed it); false when unknown. */
+  async touch(playerUuid: string, now: number): Promise<boolean> {
+    const r = await this.db.updateTable('player_names').set({ seen_at: now }).where('player_uuid', '=', playerUuid).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** uuid → name for the known ones among `uuids` (for overviews showing `playerName`). */
+  async namesOf(uuids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const distinct = [...new Set(uuids)];
+    for (let i = 0; i < distinct.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('player_names')
+        .select(['player_uuid', 'name'])
+        .where('player_uuid', 'in', distinct.slice(i, i + 500))
+        .execute();
+      for (const r of rows) out.set(r.player_uuid, r.name);
+    }
+    return out;
+  }
+
+  /** How many active auctions the player has listed (the hint endpoints answer it as `item2`). */
+  async activeAuctionCount(playerUuid: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('auctions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('seller', '=', playerUuid)
+      .where('state', '=', 'active')
+      .executeTakeFirstOrThrow();
+    return Number(r.n);
+  }
+}

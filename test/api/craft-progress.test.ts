@@ -1,0 +1,149 @@
+/**
+ * The profit list filtered by a player's unlocked requirements, with the player's profile
+ * fetched from a fake upstream profile endpoint (UPSTREAM_API_KEY configured).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { craftRoutes } from '../../src/api/craft.ts';
+import { encodeBook } from '../../src/domain/bazaar-book.ts';
+import { levelFromXp, pickProfile, progressOfMember } from '../../src/domain/craft/progress.ts';
+import { loadNeuRepository } from '../../src/gamedata/neu.ts';
+import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
+import { UpstreamProfileProgress, upstreamProfileProgress } from '../../src/ingest/profiles.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { writeMiniRepo } from '../gamedata/helpers.ts';
+
+const UUID = '0123456789abcdef0123456789abcdef';
+const OTHER = 'fedcba9876543210fedcba9876543210';
+
+function profiles(wheatTier: number) {
+  return {
+    success: true,
+    profiles: [
+      { profile_id: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', cute_name: 'Apple', selected: false, members: { [UUID]: { player_data: { unlocked_coll_tiers: ['WHEAT_9'] } } } },
+      {
+        profile_id: 'bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb',
+        cute_name: 'Banana',
+        selected: true,
+        members: {
+          [UUID]: {
+            player_data: { unlocked_coll_tiers: [`WHEAT_${wheatTier}`, 'INK_SACK:3_2'], experience: { SKILL_FARMING: 175 } },
+            slayer: { slayer_bosses: { zombie: { claimed_levels: { level_1: true, level_2: true, level_7_special: true } } } },
+            mining_core: { experience: 9500 },
+          },
+        },
+      },
+    ],
+  };
+}
+
+describe('player progress from a profile (pure)', () => {
+  test('levels from XP, profile choice, collections by id and name, slayers, HotM', () => {
+    const table = [50, 125, 200];
+    assert.equal(levelFromXp(0, table, 3), 0);
+    assert.equal(levelFromXp(175, table, 3), 2);
+    assert.equal(levelFromXp(1e9, table, 2), 2);
+    const body = profiles(5);
+    assert.equal(pickProfile(body.profiles, undefined)!.cute_name, 'Banana');
+    assert.equal(pickProfile(body.profiles, 'apple')!.cute_name, 'Apple');
+    assert.equal(pickProfile(body.profiles, 'AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA')!.cute_name, 'Apple');
+    assert.equal(pickProfile(body.profiles, 'Cherry'), undefined);
+    const dir = mkdtempSync(join(tmpdir(), 'skymarket-progress-'));
+    try {
+      writeMiniRepo(dir);
+      const game = { ...loadNeuRepository(dir), leveling: { skill: [50, 125, 200], runecrafting: [], social: [], hotm: [0, 3000, 9000, 25000], caps: { farming: 50 } } };
+      const progress = progressOfMember(pickProfile(body.profiles, undefined)!, UUID, game)!;
+      assert.equal(progress.collections.WHEAT, 5);
+      assert.equal(progress.collections['Cocoa Beans'], 2, 'by display name through game data');
+      assert.equal(progress.slayers.zombie, 7);
+      assert.equal(progress.skills.farming, 2);
+      assert.equal(progress.skills.hotm, 3);
+      assert.equal(progressOfMember(pickProfile(body.profiles, undefined)!, OTHER, game), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('profit list filtered by the player\'s profile', () => {
+  let dir: string;
+  let upstream: FakeUpstream;
+  let t: TestApp;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skymarket-craft-progress-'));
+    writeMiniRepo(join(dir, 'neu'));
+    const game = loadNeuRepository(join(dir, 'neu'));
+    upstream = await new FakeUpstream()
+      .on(`/v2/skyblock/profiles?uuid=${UUID}`, { body: profiles(5) }, { body: profiles(6) })
+      .on(`/v2/skyblock/profiles?uuid=${OTHER}`, { status: 404, body: { success: false, cause: 'No profiles' } })
+      .start();
+    t = await createTestApp({
+      apiRoutes: false,
+      env: { DATA_DIR: dir },
+      extend: async (app) => {
+        await app.register(craftRoutes, {
+          game,
+          progress: upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: 'test-key', timeoutMs: 2000, clock: { now: () => t.clock.now() } }),
+        });
+      },
+    });
+    // ENCHANTED_WHEAT (needs the Wheat VI collection) is profitable at these prices.
+    const row = (product: string, offer: number) => ({
+      product_id: product, ts: t.clock.now(), buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1,
+      book: encodeBook({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] }),
+    });
+    await t.store.bazaar.insertSnapshot([row('WHEAT', 2), row('ENCHANTED_WHEAT', 1000)], { name: 'bazaar', lastUpdated: t.clock.now(), storedAt: t.clock.now(), records: 2, source: 'simulator' });
+  });
+  after(async () => {
+    await t.close();
+    await upstream.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const ids = (res: { json(): unknown }) => (res.json() as Array<{ itemId: string }>).map((r) => r.itemId);
+
+  test('unfiltered while the profile is fetched, then filtered by the unlocked collection tier', async () => {
+    const first = await t.app.inject(`/api/craft/profit?player=${UUID}`);
+    assert.match(String(first.headers['x-craft-filter']), /^unfiltered; fetching/);
+    assert.deepEqual(ids(first), ['ENCHANTED_WHEAT']);
+    await waitFor(async () => !String((await t.app.inject(`/api/craft/profit?player=${UUID}`)).headers['x-craft-filter']).includes('fetching'));
+    const filtered = await t.app.inject(`/api/craft/profit?player=${UUID}`);
+    assert.match(String(filtered.headers['x-craft-filter']), /^filtered/);
+    assert.deepEqual(ids(filtered), [], 'Wheat V < Wheat VI');
+    const apple = await t.app.inject(`/api/craft/profit?player=${UUID}&profile=Apple`);
+    assert.deepEqual(ids(apple), ['ENCHANTED_WHEAT'], 'Wheat IX on the Apple profile');
+    assert.equal(upstream.hits.get(`/v2/skyblock/profiles?uuid=${UUID}`), 1, 'cached: one upstream call');
+    // After the cache expires the next fetch sees the new tier.
+    t.clock.advance(11 * 60_000);
+    await t.app.inject(`/api/craft/profit?player=${UUID}`);
+    await waitFor(async () => ids(await t.app.inject(`/api/craft/profit?player=${UUID}`)).length === 1);
+  });
+
+  test('unknown players, names and missing profiles stay unfiltered with the reason', async () => {
+    await t.app.inject(`/api/craft/profit?player=${OTHER}`);
+    await waitFor(async () => String((await t.app.inject(`/api/craft/profit?player=${OTHER}`)).headers['x-craft-filter']).includes('404'));
+    const name = await t.app.inject('/api/craft/profit?player=Notch');
+    assert.match(String(name.headers['x-craft-filter']), /pass the player uuid/);
+    const missing = await t.app.inject(`/api/craft/profit?player=${UUID}&profile=Cherry`);
+    assert.match(String(missing.headers['x-craft-filter']), /no profile Cherry/);
+  });
+
+  test('no source without an API key', () => {
+    assert.equal(upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: undefined, timeoutMs: 1000, clock: { now: () => 0 } }), undefined);
+    const source = new UpstreamProfileProgress(new HypixelClient({ baseUrl: upstream.url }), loadNeuRepository(join(dir, 'neu')), { now: () => 0 });
+    return source.close();
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ManualClock } from '../../src/clock.ts';
+import { encodeBook, type OrderBook } from '../../src/domain/bazaar-book.ts';
+import { builtinGameData } from '../../src/gamedata/builtin.ts';
+import { buildPriceSource, CraftMarket } from '../../src/market/craft.ts';
+import { Store } from '../../src/store/index.ts';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const book = (offer: number): OrderBook => ({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] });
+
+describe('price source from stored rows', () => {
+  test('decodes books, reuses a decoded book while its bytes stay the same, sorts BINs per item', () => {
+    const cache = new Map();
+    const bytes = encodeBook(book(5));
+    const row = { productId: 'WHEAT', buyMovingWeek: 700, sellMovingWeek: 350, book: bytes };
+    const first = buildPriceSource([row, { ...row, productId: 'BROKEN', book: new Uint8Array([1, 2, 3]) }], [], NOW, cache);
+    assert.equal(first.bazaar('WHEAT')!.sellOffers[0]!.pricePerUnit, 5);
+    assert.equal(first.bazaar('WHEAT')!.instaBuyWeekly, 700);
+    assert.deepEqual(first.bazaar('BROKEN')!.sellOffers, [], 'an unreadable book has no depth');
+    const cached = cache.get('WHEAT').book;
+    const second = buildPriceSource([{ ...row, book: Buffer.from(bytes) }], [], NOW, cache);
+    assert.equal(second.bazaar('WHEAT')!.sellOffers, cached.sellOffers, 'same bytes: not decoded again');
+    const third = buildPriceSource([{ ...row, book: encodeBook(book(6)) }], [], NOW, cache);
+    assert.equal(third.bazaar('WHEAT')!.sellOffers[0]!.pricePerUnit, 6);
+    const bins = buildPriceSource([], [{ tag: 'X', uuid: 'a', startingBid: 640, count: 64 }, { tag: 'X', uuid: 'b', startingBid: 100, count: 1 }, { tag: 'X', uuid: 'c', startingBid: 50, count: 1 }], NOW);
+    assert.deepEqual(bins.lowestBins('X')!.map((b) => [b.uuid, b.unitPrice]), [['a', 10], ['c', 50], ['b', 100]]);
+  });
+});
+
+describe('crafting view', () => {
+  let dir: string;
+  let store: Store;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'skymarket-view-'));
+    store = await Store.open({ dataDir: dir });
+  });
+  after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const snapshot = async (ts: number, wheat: number, enchanted: number) => {
+    const row = (product: string, offer: number) => ({
+      product_id: product, ts, buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1, book: encodeBook(book(offer)),
+    });
+    await store.bazaar.insertSnapshot([row('WHEAT', wheat), row('ENCHANTED_WHEAT', enchanted)], { name: 'bazaar', lastUpdated: ts, storedAt: ts, records: 2, source: 'simulator' });
+  };
+
+  test('rebuilds only when a feed moved, and then reflects the new prices', async () => {
+    const view = new CraftMarket({ store, game: builtinGameData(), clock: new ManualClock(NOW), pollMs: 0 });
+    const empty = await view.current();
+    assert.deepEqual(empty.profits, []);
+    assert.equal(await view.current(), empty, 'nothing moved: the same state');
+    await snapshot(NOW, 2, 1000);
+    const first = await view.current();
+    assert.notEqual(first, empty);
+    const row = first.profits.find((p) => p.itemId === 'ENCHANTED_WHEAT')!;
+    assert.equal(row.craftCost, 320);
+    assert.equal(row.sellPrice, 999.9);
+    await snapshot(NOW + 20_000, 2, 300);
+    const second = await view.current();
+    assert.equal(second.profits.find((p) => p.itemId === 'ENCHANTED_WHEAT'), undefined, 'no longer profitable');
+    assert.equal(second.prices.derpy, false);
+    // Concurrent callers share one rebuild; the mayor is read with it (Derpy raises auction fees).
+    await store.elections.upsert({ year: 400, mayorKey: 'derpy', mayorName: 'Derpy', payload: {}, updatedAt: NOW });
+    await snapshot(NOW + 40_000, 2, 1000);
+    const [a, b] = await Promise.all([view.current(), view.current()]);
+    assert.equal(a, b);
+    assert.equal(a.prices.derpy, true);
+  });
+});
