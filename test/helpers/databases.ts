@@ -12,25 +12,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
 import pg from 'pg';
 import { Store } from '../../src/store/index.ts';
+import { IN_CI, probePostgres } from './services.ts';
 
 export const POSTGRES_TEST_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const IN_CI = process.env.CI === 'true';
-
-async function probePostgres(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: POSTGRES_TEST_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+export { IN_CI };
 
 /** Why PostgreSQL cannot be used, or undefined when it can. */
-export const postgresUnavailable = await probePostgres();
+export const postgresUnavailable = await probePostgres(POSTGRES_TEST_URL);
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -53,6 +41,25 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
+// Connection-level failures a busy or just-started server can give; anything else is a real error.
+const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P03', '53300']);
+
+function isTransient(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return TRANSIENT.has(e?.code ?? '') || /timeout|terminated unexpectedly/i.test(e?.message ?? '');
+}
+
+async function openWithRetry(open: () => Promise<Store>): Promise<Store> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await open();
+    } catch (err) {
+      if (attempt >= 5 || !isTransient(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1_000 * attempt));
+    }
+  }
+}
+
 /** Opens a fresh, migrated store on the given backend; `close` removes all of it. */
 export async function openTestStore(backend: Backend): Promise<{ store: Store; close(): Promise<void> }> {
   if (backend === 'sqlite') {
@@ -67,7 +74,7 @@ export async function openTestStore(backend: Backend): Promise<{ store: Store; c
     };
   }
   const schema = uniqueSchema();
-  const store = await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: tmpdir(), schema });
+  const store = await openWithRetry(() => Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: tmpdir(), schema }));
   return {
     store,
     async close() {

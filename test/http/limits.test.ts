@@ -5,22 +5,12 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { assertQueueCapacity, createCostLimiter, fixedDelay } from '../../src/http/limits.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { probeRedis } from '../helpers/services.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 
-async function redisAvailable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  try {
-    await client.connect();
-    await client.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-const HAVE_REDIS = await redisAvailable();
+const redisUnavailable = await probeRedis(REDIS_URL);
+const HAVE_REDIS = redisUnavailable === undefined;
 
 /** Removes every key under `prefix` (each test run has its own). */
 async function dropPrefix(prefix: string): Promise<void> {
@@ -60,8 +50,8 @@ function envFor(backend: Backend, prefix: string, extra: Record<string, string> 
 for (const backend of ['memory', 'redis'] as const) {
   const title = `rate limits [${backend}]`;
   if (backend === 'redis' && !HAVE_REDIS) {
-    if (process.env.CI === 'true') throw new Error(`Redis required under CI=true but unreachable at ${REDIS_URL}`);
-    console.log(`# SKIP ${title}: Redis unreachable at ${REDIS_URL}`);
+    if (process.env.CI === 'true') throw new Error(`Redis required under CI=true but unreachable at ${REDIS_URL}: ${redisUnavailable}`);
+    console.log(`# SKIP ${title}: Redis unreachable at ${REDIS_URL} (${redisUnavailable})`);
     continue;
   }
 
