@@ -224,7 +224,7 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
     // Windows are aligned to the clock (10 s): a burst must not straddle a boundary, or it
     // would legitimately see two windows. Retry with a fresh client in that case.
     for (let attempt = 1; ; attempt++) {
-      while (Date.now() % 10_000 > 3_000) await sleep(50);
+      while (10_000 - (Date.now() % 10_000) < 4_000) await sleep(50);
       const ip = `203.0.113.${randomInt(1, 255)}`;
       const started = Date.now();
       const results = await Promise.all(Array.from({ length: 40 }, (_, i) => getText((i % 2 ? b : a) + path, ip)));
