@@ -234,9 +234,7 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
       const count = (status: number) => results.filter((r) => r.status === status).length;
       assert.equal(count(200), 30, `admitted: ${results.map((r) => r.status).join(',')}`);
       assert.equal(count(429), 10);
-      // Both processes refused some: the counter is shared, not per process.
-      const refusedBy = new Set(results.map((r, i) => (r.status === 429 ? i % 2 : -1)).filter((x) => x >= 0));
-      assert.equal(refusedBy.size, 2, 'both processes enforce the shared count');
+      // Each process saw only 20 requests: with per-process counters all 40 would pass.
       break;
     }
   });
