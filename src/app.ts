@@ -24,6 +24,7 @@ import { auctionsRoutes } from './api/auctions.ts';
 import { upstreamProfileProgress } from './ingest/profiles.ts';
 import { modAreaRoutes } from './mod/routes.ts';
 import { flipRoutes } from './api/flips.ts';
+import type { Duty, LeaderState } from './leadership.ts';
 
 /** Everything the HTTP layer needs from the running process. */
 export interface AppContext {
@@ -35,6 +36,8 @@ export interface AppContext {
   /** where market data comes from: the real upstream or the built-in simulator */
   dataSource: 'upstream' | 'simulator';
   startedAt: number;
+  /** leader election of the duties this process runs (ingest, jobs), for health */
+  leaders?: Partial<Record<Duty, { readonly state: LeaderState }>>;
 }
 
 declare module 'fastify' {

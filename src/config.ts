@@ -66,6 +66,8 @@ export interface Config {
   exportWebhookHosts: string[];
   /** ms between the flip engine's looks at the feed state (0 = never; tests refresh by hand) */
   flipsPollMs: number;
+  /** ms between a standby's attempts at the ingest/jobs leader lock, and a leader's checks of it (PostgreSQL) */
+  leaderRetryMs: number;
 }
 
 /** Thrown for any invalid setting; `message` is the one line shown to the operator. */
@@ -109,6 +111,7 @@ export const ENV_NAMES = {
   gameDataUrl: 'GAME_DATA_URL',
   exportWebhookHosts: 'EXPORT_WEBHOOK_HOSTS',
   flipsPollMs: 'FLIPS_POLL_MS',
+  leaderRetryMs: 'LEADER_RETRY_MS',
 } as const satisfies Record<keyof Config, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -181,6 +184,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     gameDataUrl: parseUrl(ENV_NAMES.gameDataUrl, raw('gameDataUrl'), ['http:', 'https:']) ?? DEFAULTS.gameDataUrl,
     exportWebhookHosts: parseWebhookHosts(raw('exportWebhookHosts') ?? DEFAULTS.exportWebhookHosts),
     flipsPollMs: parseInteger(ENV_NAMES.flipsPollMs, raw('flipsPollMs'), 2000, 0, 600_000),
+    leaderRetryMs: parseInteger(ENV_NAMES.leaderRetryMs, raw('leaderRetryMs'), 2000, 100, 60_000),
   };
 }
 

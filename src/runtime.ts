@@ -11,6 +11,7 @@ import { describeConfig, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
 import { Jobs } from './jobs/index.ts';
+import { Leadership } from './leadership.ts';
 import { simulatorOptionsFromEnv, startSimulator, type SimulatorHandle } from './simulator/index.ts';
 import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
@@ -61,6 +62,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     logger,
     dataSource,
     startedAt: clock.now(),
+    leaders: {},
   };
   const serveApi = config.role === 'all' || config.role === 'api';
   const app = await buildApp(context, { apiRoutes: serveApi });
@@ -76,6 +78,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   logger.info({ url, role: config.role, api: serveApi }, `skymarket listening on ${url}`);
 
   let ingestion: Ingestion | undefined;
+  let ingestLeader: Leadership | undefined;
+  let jobsLeader: Leadership | undefined;
   if (config.role === 'all' || config.role === 'ingest') {
     const seconds = config.ingestIntervals;
     ingestion = new Ingestion({
@@ -96,28 +100,63 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       registry: metrics.registry,
       source: dataSource,
     });
-    ingestion.start();
-    logger.info({ upstream: upstreamUrl }, 'ingestion started');
-    if (simulator && !(await store.feeds.get('bazaar'))) {
-      // A fresh demo store gets the simulator's history, so history endpoints have data at once.
-      const running = ingestion;
-      const history = simulator.backfill();
-      void running
-        .ingestHistory(history)
-        .then(async (r) => {
-          logger.info({ ...r }, 'demo history loaded');
-          // The history is older than what the rollup jobs may have done meanwhile: redo it.
-          await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
-        })
-        .catch((err: unknown) => logger.error({ err }, 'demo history failed to load'));
-    }
+    const running = ingestion;
+    let historyChecked = false;
+    // Only the process holding the ingest lock ingests (PostgreSQL); the others stand by.
+    ingestLeader = new Leadership({
+      duty: 'ingest',
+      store,
+      retryMs: config.leaderRetryMs,
+      logger,
+      registry: metrics.registry,
+      onElected: async () => {
+        running.start();
+        logger.info({ upstream: upstreamUrl }, 'ingestion started');
+        if (simulator && !historyChecked && !(await store.feeds.get('bazaar'))) {
+          // A fresh demo store gets the simulator's history, so history endpoints have data at once.
+          historyChecked = true;
+          const history = simulator.backfill();
+          void running
+            .ingestHistory(history)
+            .then(async (r) => {
+              logger.info({ ...r }, 'demo history loaded');
+              // The history is older than what the rollup jobs may have done meanwhile: redo it.
+              await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
+            })
+            .catch((err: unknown) => logger.error({ err }, 'demo history failed to load'));
+        }
+        historyChecked = true;
+      },
+      onDeposed: async () => {
+        await running.pause();
+        logger.info('ingestion paused');
+      },
+    });
+    context.leaders!.ingest = ingestLeader;
+    ingestLeader.start();
   }
 
   let jobs: Jobs | undefined;
   if (config.role === 'all' || config.role === 'jobs') {
-    jobs = new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts });
-    jobs.start();
-    logger.info('jobs started (bazaar rollups and retention)');
+    const running = (jobs = new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts }));
+    // Like ingestion: one jobs process at a time, under a lock of its own.
+    jobsLeader = new Leadership({
+      duty: 'jobs',
+      store,
+      retryMs: config.leaderRetryMs,
+      logger,
+      registry: metrics.registry,
+      onElected: () => {
+        running.start();
+        logger.info('jobs started (bazaar rollups and retention)');
+      },
+      onDeposed: async () => {
+        await running.stop();
+        logger.info('jobs paused');
+      },
+    });
+    context.leaders!.jobs = jobsLeader;
+    jobsLeader.start();
   }
 
   let closing: Promise<void> | undefined;
@@ -128,6 +167,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     close() {
       closing ??= (async () => {
         await app.close();
+        // Leaders stop their work, then release their locks so a standby can take over.
+        await ingestLeader?.stop();
+        await jobsLeader?.stop();
         await ingestion?.stop();
         await jobs?.stop();
         await simulator?.close();

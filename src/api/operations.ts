@@ -26,6 +26,16 @@ const Health = Type.Object({
   simulated: Type.Boolean({ description: 'true when the data comes from the built-in market simulator' }),
   uptimeSeconds: Type.Number(),
   feeds: Type.Record(Type.String(), FeedHealth),
+  ingest: Type.Optional(
+    Type.Union([Type.Literal('leader'), Type.Literal('standby')], {
+      description: 'roles ingest/all: whether this process ingests (leader) or waits for the leader lock (standby)',
+    }),
+  ),
+  jobs: Type.Optional(
+    Type.Union([Type.Literal('leader'), Type.Literal('standby')], {
+      description: 'roles jobs/all: whether this process runs the background jobs (leader) or waits (standby)',
+    }),
+  ),
 });
 
 const Version = Type.Object({
@@ -78,6 +88,8 @@ export async function operationsRoutes(app: FastifyInstance) {
         simulated: context.dataSource === 'simulator',
         uptimeSeconds: Math.round((now - context.startedAt) / 1000),
         feeds,
+        ...(context.leaders?.ingest ? { ingest: context.leaders.ingest.state } : {}),
+        ...(context.leaders?.jobs ? { jobs: context.leaders.jobs.state } : {}),
       };
       return reply.code(reasons.length === 0 ? 200 : 503).send(body);
     },

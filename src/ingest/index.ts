@@ -38,14 +38,18 @@ export interface IngestOptions {
 }
 
 export class Ingestion {
-  readonly auctions: AuctionIngester;
-  readonly ended: EndedIngester;
-  readonly bazaar: BazaarIngester;
-  readonly resources: ResourcesIngester;
+  auctions!: AuctionIngester;
+  ended!: EndedIngester;
+  bazaar!: BazaarIngester;
+  resources!: ResourcesIngester;
   private readonly client: HypixelClient;
-  private readonly pollers: Poller[];
+  private pollers: Poller[] = [];
   private readonly ctx: IngestContext;
+  private readonly intervals: IngestIntervals;
+  private readonly logger: Logger;
+  private readonly metrics: IngestMetrics;
   private stopping = false;
+  private started = false;
 
   constructor(options: IngestOptions) {
     const logger = options.logger.child({ component: 'ingest' });
@@ -60,11 +64,19 @@ export class Ingestion {
     const metrics = new IngestMetrics(options.registry);
     const ctx: IngestContext = { client: this.client, store: options.store, clock: options.clock, logger, metrics, source: options.source };
     this.ctx = ctx;
+    this.intervals = options.intervals;
+    this.logger = logger;
+    this.metrics = metrics;
+    this.build();
+  }
+
+  /** Fresh ingesters and pollers: their in-memory state (active set, order books) is reloaded from the store. */
+  private build(): void {
+    const { ctx, intervals, logger, metrics } = this;
     this.auctions = new AuctionIngester(ctx);
     this.ended = new EndedIngester(ctx, (uuid) => this.auctions.forget(uuid));
     this.bazaar = new BazaarIngester(ctx);
     this.resources = new ResourcesIngester(ctx);
-    const { intervals } = options;
     const poller = (feed: Feed, intervalMs: number, poll: () => Promise<unknown>) =>
       new Poller({ feed, intervalMs, poll, logger, metrics });
     this.pollers = [
@@ -77,7 +89,21 @@ export class Ingestion {
   }
 
   start(): void {
+    // After a pause another process may have written the store: start from what it holds.
+    if (this.started) this.build();
+    this.started = true;
+    this.stopping = false;
     for (const p of this.pollers) p.start();
+  }
+
+  /**
+   * Stops polling (waiting for a poll in progress) but keeps the HTTP client, so start()
+   * can begin again: used when this process stops being the ingest leader.
+   */
+  async pause(): Promise<void> {
+    this.stopping = true;
+    await this.history?.catch(() => undefined);
+    await Promise.all(this.pollers.map((p) => p.stop()));
   }
 
   /** Replays past payloads (simulator backfill) into the store; stops early when ingestion stops. */
@@ -96,9 +122,7 @@ export class Ingestion {
   private history: Promise<HistoryResult> | undefined;
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    await this.history?.catch(() => undefined);
-    await Promise.all(this.pollers.map((p) => p.stop()));
+    await this.pause();
     await this.client.close();
   }
 }

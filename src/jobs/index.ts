@@ -53,7 +53,9 @@ export class Jobs {
     ];
   }
 
+  /** Starts every job; after stop() (leadership lost), starts them again. */
   start(): void {
+    this.stopped = false;
     for (const job of this.scheduled) this.tick(job);
   }
 

@@ -36,6 +36,8 @@ export interface DatabaseHandle {
   location: string;
   /** PostgreSQL schema holding the tables (and the migration bookkeeping) */
   schema?: string;
+  /** PostgreSQL only: a new connection outside the pool, same server and search_path (session locks) */
+  connect?: () => Promise<pg.Client>;
   close(): Promise<void>;
 }
 
@@ -103,6 +105,18 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
     dialect: 'postgres',
     location: `${safe.toString()}${schema ? ` (schema ${schema})` : ''}`,
     schema: schema ?? 'public',
+    async connect() {
+      // keepAlive lets a leader notice a dead server; query_timeout bounds a heartbeat on a hung one.
+      const client = new pg.Client({
+        connectionString,
+        connectionTimeoutMillis: 10_000,
+        keepAlive: true,
+        query_timeout: 10_000,
+        ...(schema ? { options: `-c search_path="${schema}"` } : {}),
+      });
+      await client.connect();
+      return client;
+    },
     close: () => db.destroy(),
   };
 }

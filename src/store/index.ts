@@ -25,6 +25,7 @@ import { DataUploadRepository } from './repositories/data-uploads.ts';
 import { FlipInputRepository } from './repositories/flip-inputs.ts';
 
 export type { Dialect } from './db.ts';
+import { SessionLock } from './session-lock.ts';
 
 export class Store {
   readonly feeds: FeedRepository;
@@ -107,5 +108,14 @@ export class Store {
 
   close(): Promise<void> {
     return this.handle.close();
+  }
+
+  /**
+   * A session-level advisory lock named `name` on a connection of its own (PostgreSQL);
+   * undefined on SQLite, where one process owns the database file anyway.
+   */
+  async openSessionLock(name: string): Promise<SessionLock | undefined> {
+    if (!this.handle.connect) return undefined;
+    return SessionLock.open(this.handle.connect, this.handle.schema ?? 'public', name);
   }
 }
