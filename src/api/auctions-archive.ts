@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { upperMedian } from '../domain/analysis.ts';
-import { compileFilters, FilterError, filtersFromQuery, type CompiledFilter } from '../domain/filters.ts';
+import { FilterError, filtersFromQuery } from '../domain/filters.ts';
 import { allowedWebhook } from '../domain/webhooks.ts';
 import { assertQueueCapacity, fixedDelay } from '../http/limits.ts';
 import { badRequest } from '../http/problem.ts';
@@ -15,7 +15,7 @@ import { EXPORT_COLUMNS } from '../jobs/archive-export.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
-import { parseTag } from './auctions.ts';
+import { compileOr400, parseTag } from './auctions.ts';
 
 export const ARCHIVE_DELAY_MS = 2000;
 export const MAX_QUEUED_EXPORTS = 4;
@@ -115,15 +115,6 @@ export function archiveWindow(filters: Record<string, string>): { after: number;
   return { after: Number(after) * 1000, before: Number(before) * 1000 };
 }
 
-function compileOr400(filters: Record<string, string>): CompiledFilter {
-  try {
-    return compileFilters(filters);
-  } catch (err) {
-    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-    throw err;
-  }
-}
-
 export async function archiveRoutes(app: FastifyInstance) {
   const { store, clock } = app;
   const view = app.activeAuctions;
@@ -165,7 +156,7 @@ export async function archiveRoutes(app: FastifyInstance) {
         throw err;
       }
       const { after, before } = archiveWindow(filters);
-      const filter = compileOr400(filters);
+      const filter = await compileOr400(store, filters);
       await delay();
       const want = (page + 1) * pageSize;
       const found: AuctionRecord[] = [];
@@ -203,7 +194,7 @@ export async function archiveRoutes(app: FastifyInstance) {
       const tag = parseTag(request.params.itemTag);
       const { filters, discordWebhookUrl } = request.body;
       archiveWindow(filters);
-      compileOr400(filters);
+      await compileOr400(store, filters);
       const flags = (request.body.flags ?? 'None').split(',').map((f) => f.trim()).filter(Boolean);
       const badFlag = flags.find((f) => !(EXPORT_FLAGS as readonly string[]).includes(f));
       if (badFlag !== undefined) throw badRequest('invalid_flags', `Unknown export flag \`${badFlag}\`; use ${EXPORT_FLAGS.join(', ')}.`);

@@ -6,7 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { analyzeSales, emptyAnalysis } from '../domain/analysis.ts';
-import { compileFilters, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import type { Store } from '../store/index.ts';
+import type { BidsTable } from '../store/schema.ts';
 import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
@@ -150,22 +152,25 @@ export function itemUidOf(raw: string): string | null {
   return hex.slice(-12);
 }
 
-function compile(filters: Record<string, string>): CompiledFilter {
+/** Compiles filters, resolving `Seller` player names through the names skymarket has seen; FilterError → 400. */
+export async function compileOr400(store: Store, filters: Record<string, string>): Promise<CompiledFilter> {
   try {
-    return compileFilters(filters);
+    return await compileFiltersResolving(filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
   } catch (err) {
     if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
     throw err;
   }
 }
 
-function compileQuery(query: unknown, controls: readonly string[]): CompiledFilter {
+async function compileQuery(store: Store, query: unknown, controls: readonly string[]): Promise<CompiledFilter> {
+  let filters: Record<string, string>;
   try {
-    return compile(filtersFromQuery((query ?? {}) as Record<string, unknown>, controls));
+    filters = filtersFromQuery((query ?? {}) as Record<string, unknown>, controls);
   } catch (err) {
     if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
     throw err;
   }
+  return compileOr400(store, filters);
 }
 
 function soldSubject(r: AuctionRecord): FilterSubject {
@@ -209,6 +214,12 @@ export async function auctionsRoutes(app: FastifyInstance) {
     throw notFound('item_not_found', `could not find the item with the tag \`${tag}\``);
   }
 
+  /** SaveAuctions with `nbtData` decoded from the stored item bytes (the view keeps no bytes). */
+  async function withNbt(listings: readonly ActiveListing[], bids?: ReadonlyMap<string, BidsTable[]>) {
+    const bytes = listings.length ? await store.auctionQueries.itemBytesOf(listings.map((l) => l.uuid)) : new Map<string, string>();
+    return listings.map((l) => saveAuction(l, bids?.get(l.uuid) ?? [], bytes.get(l.uuid)));
+  }
+
   // --- single auctions -------------------------------------------------------
 
   app.get(
@@ -228,7 +239,8 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const pick = view.random();
       if (!pick) throw notFound('no_active_auctions', 'There are no active auctions right now.');
       const bids = request.partner ? ((await store.auctionQueries.bidsFor([pick.uuid])).get(pick.uuid) ?? []) : [];
-      return saveAuction(pick, bids);
+      const bytes = await store.auctionQueries.itemBytesOf([pick.uuid]);
+      return saveAuction(pick, bids, bytes.get(pick.uuid));
     },
   );
 
@@ -249,7 +261,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
       const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantBookTag(name, level));
       const values = await store.auctionQueries.latestBazaarBuyPrices(books);
-      return colorSaveAuction(found.record, found.bids, values);
+      return colorSaveAuction(found.record, found.bids, values, found.itemBytes);
     },
   );
 
@@ -290,7 +302,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const tag = parseTag(request.params.itemTag);
-      const filter = compileQuery(request.query, ['page', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['page', ...CONTROL]);
       const page = request.query.page ?? 0;
       await view.ready();
       await requireKnownTag(tag);
@@ -299,14 +311,14 @@ export async function auctionsRoutes(app: FastifyInstance) {
         const second = Math.floor(clock.now() / 1000);
         let cached = binCache.get(tag);
         if (!cached || cached.version !== view.version || cached.second !== second) {
-          const body = Buffer.from(JSON.stringify(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT).map((l) => saveAuction(l))));
+          const body = Buffer.from(JSON.stringify(await withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT))));
           cached = { version: view.version, second, body };
           if (binCache.size > 20_000) binCache.clear();
           binCache.set(tag, cached);
         }
         return reply.type('application/json; charset=utf-8').send(cached.body);
       }
-      return view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT).map((l) => saveAuction(l));
+      return withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT));
     },
   );
 
@@ -328,7 +340,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { page, pageSize, orderBy } = request.query;
-      const filter = compileQuery(request.query, ['page', 'pageSize', 'orderBy', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['page', 'pageSize', 'orderBy', ...CONTROL]);
       await view.ready();
       let found: ActiveListing[];
       if (orderBy === 'ENDING_SOON') found = view.filterAll(filter.test, pageSize, page * pageSize);
@@ -338,7 +350,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
         found = all.slice(page * pageSize, page * pageSize + pageSize);
       }
       const bids = await store.auctionQueries.bidsFor(found.filter((l) => l.highestBid > 0).map((l) => l.uuid));
-      return found.map((l) => saveAuction(l, bids.get(l.uuid) ?? []));
+      return withNbt(found, bids);
     },
   );
 
@@ -362,7 +374,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const tag = parseTag(request.params.itemTag);
       const { page, orderBy } = request.query;
       if (page >= OVERVIEW_FREE_PAGES) requireTier(request, 'premium_plus', `Pages beyond ${OVERVIEW_FREE_PAGES - 1} of the active overview`);
-      const filter = compileQuery(request.query, ['page', 'orderBy', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['page', 'orderBy', ...CONTROL]);
       await view.ready();
       await requireKnownTag(tag);
       const found = view.activeOf(tag, filter.test);
@@ -472,7 +484,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const tag = parseTag(request.params.itemTag);
-      const filter = compileQuery(request.query, CONTROL);
+      const filter = await compileQuery(store, request.query, CONTROL);
       await requireKnownTag(tag);
       return auctionPreviews(await recentSales(tag, filter, OVERVIEW_PAGE_SIZE), (uuids) => app.store.playerNames.namesOf(uuids));
     },
@@ -557,7 +569,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const days = Math.min(365, Math.max(1, request.query.days));
       const needed: Tier | null = days > 30 ? 'premium' : days > 7 ? 'starter_premium' : null;
       if (needed) requireTier(request, needed, `Analysis beyond ${needed === 'premium' ? 30 : 7} days`);
-      const filter = compileQuery(request.query, ['days', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['days', ...CONTROL]);
       await requireKnownTag(tag);
       const since = clock.now() - days * DAY;
       // Without filters only the price columns are read (no NBT to parse).
@@ -584,7 +596,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store' },
     },
     async (request) => {
-      const filter = compile(request.body.filters ?? {});
+      const filter = await compileOr400(store, request.body.filters ?? {});
       const a = request.body.auction;
       const flatNbt = a.flatNbt ?? {};
       const uid = flatNbt['uid'] ?? flatNbt['uuid'];

@@ -6,7 +6,7 @@
  * before sending and redirects are not followed, so no other target is ever contacted.
  */
 import type { Clock } from '../clock.ts';
-import { compileFilters } from '../domain/filters.ts';
+import { compileFiltersResolving } from '../domain/filters.ts';
 import { allowedWebhook, csvLine } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
@@ -103,7 +103,7 @@ export class ArchiveExportWorker {
 
   /** The CSV of the job's sold auctions, newest first. */
   async buildCsv(job: ExportJob): Promise<{ csv: string; rows: number; truncated: boolean }> {
-    const filter = compileFilters(job.filters);
+    const filter = await compileFiltersResolving(job.filters, async (name) => (await this.options.store.playerNames.findByName(name))?.playerUuid);
     const since = Number(job.filters['EndAfter']) * 1000;
     const until = Number(job.filters['EndBefore']) * 1000;
     const columns = (job.columns.length ? job.columns : EXPORT_COLUMNS).filter((c): c is ExportColumn => (EXPORT_COLUMNS as readonly string[]).includes(c));

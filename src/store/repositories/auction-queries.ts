@@ -173,6 +173,20 @@ export class AuctionQueryRepository {
     };
   }
 
+  /** Stored item bytes (base64 gzipped NBT) of these auctions, by uuid. */
+  async itemBytesOf(uuids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < uuids.length; i += 1000) {
+      const rows = await this.db
+        .selectFrom('auctions')
+        .select(['uuid', 'item_bytes'])
+        .where('uuid', 'in', uuids.slice(i, i + 1000))
+        .execute();
+      for (const r of rows) out.set(r.uuid, r.item_bytes);
+    }
+    return out;
+  }
+
   /** Sold auctions of a tag, newest first (uses the auctions_tag_sold_at index). */
   async sold(q: SoldQuery): Promise<AuctionRecord[]> {
     let query = this.db
