@@ -5,14 +5,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { analyzeSales, emptyAnalysis } from '../domain/analysis.ts';
+import { analysisIgnoresFilters, analyzeSales, emptyAnalysis, type AnalysisSale } from '../domain/analysis.ts';
 import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
 import type { Store } from '../store/index.ts';
 import type { BidsTable } from '../store/schema.ts';
 import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
-import { badRequest, notFound } from '../http/problem.ts';
+import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { ActiveAuctionsView, type ActiveListing } from '../market/active-auctions.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
@@ -40,6 +40,10 @@ export const SOLD_PARTNER_PAGE_SIZE = 10_000;
 export const MAX_UID_BATCH = 120;
 export const MAX_ACTIVE_UUID_BATCH = 1000;
 export const ANALYSIS_MAX_SALES = 50_000;
+/** The price analysis gives up after this long (the reference's 20 s database timeout): a 503 problem. */
+export const ANALYSIS_TIMEOUT_MS = 20_000;
+/** Sales read per query by the analysis; the deadline is checked between chunks. */
+const ANALYSIS_CHUNK = 10_000;
 /** Tags with fewer active listings than this are "low supply". */
 export const LOW_SUPPLY_BELOW = 20;
 
@@ -184,6 +188,30 @@ function isoSeconds(raw: string | null | undefined): number | null {
 }
 
 const CONTROL = ['token', 'apiKey', 'apikey', 'key'];
+
+export function analysisTimeout(): HttpProblem {
+  return new HttpProblem(
+    503,
+    'analysis_timeout',
+    `The price analysis did not finish within ${ANALYSIS_TIMEOUT_MS / 1000} seconds; retry later, or ask for fewer days or more specific filters.`,
+    {},
+    { 'retry-after': '30' },
+  );
+}
+
+/** `work`, or the timeout problem once `ms` have passed (a hung query no longer holds the request). */
+export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  if (ms <= 0) throw analysisTimeout();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(analysisTimeout()), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 // ---------------------------------------------------------------------------
 
@@ -557,14 +585,16 @@ export async function auctionsRoutes(app: FastifyInstance) {
         tags: ['prices'],
         summary: 'Price analysis of an item over its sales of the last `days` days',
         description:
-          '`days` (default 7) is clamped to 1-365. 1-7 days: anyone; 8-30: Starter Premium; 31-365: Premium (account token). Filters as plain query parameters. No sales: all zeros.',
+          '`days` (default 7) is clamped to 1-365. 1-7 days: anyone; 8-30: Starter Premium; 31-365: Premium (account token). Filters as plain query parameters. No sales: all zeros. ' +
+          'Multi-enchantment books (`ENCHANTED_BOOK`) over more than 7 days ignore the filters (still validated; the response then carries `X-Filters-Ignored: true`). ' +
+          `Gives up after ${ANALYSIS_TIMEOUT_MS / 1000} s with a 503 problem \`analysis_timeout\` (Retry-After).`,
         params: TagParams,
         querystring: filterQuery({ days: Type.Integer({ default: 7 }) }),
-        response: { 200: Type.Ref('AdvancedAnalysisResult'), ...problemResponses(400, 404) },
+        response: { 200: Type.Ref('AdvancedAnalysisResult'), ...problemResponses(400, 404, 503) },
       },
       config: { cache: 300, auth: 'optionalToken' },
     },
-    async (request) => {
+    async (request, reply) => {
       const tag = parseTag(request.params.itemTag);
       const days = Math.min(365, Math.max(1, request.query.days));
       const needed: Tier | null = days > 30 ? 'premium' : days > 7 ? 'starter_premium' : null;
@@ -572,14 +602,35 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const filter = await compileQuery(store, request.query, ['days', ...CONTROL]);
       await requireKnownTag(tag);
       const since = clock.now() - days * DAY;
-      // Without filters only the price columns are read (no NBT to parse).
-      const sales =
-        filter.names.length === 0
-          ? await store.auctionQueries.soldLean(tag, since, ANALYSIS_MAX_SALES)
-          : (await store.auctionQueries.sold({ tag, since, limit: ANALYSIS_MAX_SALES }))
-              .map(soldSubject)
-              .filter(filter.test)
-              .map((s) => ({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller }));
+      // ENCHANTED_BOOK beyond 7 days ignores the filters (they were still validated above).
+      const ignored = filter.names.length > 0 && analysisIgnoresFilters(tag, days);
+      if (ignored) reply.header('x-filters-ignored', 'true');
+      const applied = ignored ? null : filter;
+      // Read in chunks, newest first, under one deadline: elapsed time by the app clock or the
+      // real one, whichever is further; a query that hangs is cut by withDeadline.
+      const startClock = clock.now();
+      const startReal = performance.now();
+      const remaining = () => ANALYSIS_TIMEOUT_MS - Math.max(clock.now() - startClock, performance.now() - startReal);
+      const sales: AnalysisSale[] = [];
+      for (let offset = 0; offset < ANALYSIS_MAX_SALES; offset += ANALYSIS_CHUNK) {
+        const limit = Math.min(ANALYSIS_CHUNK, ANALYSIS_MAX_SALES - offset);
+        let read: number;
+        if (applied === null || applied.names.length === 0) {
+          // Without filters only the price columns are read (no NBT to parse).
+          const rows = await withDeadline(store.auctionQueries.soldLean(tag, since, limit, offset), remaining());
+          read = rows.length;
+          sales.push(...rows);
+        } else {
+          const rows = await withDeadline(store.auctionQueries.sold({ tag, since, limit, offset }), remaining());
+          read = rows.length;
+          for (const r of rows) {
+            const s = soldSubject(r);
+            if (applied.test(s)) sales.push({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller });
+          }
+        }
+        if (remaining() <= 0) throw analysisTimeout();
+        if (read < limit) break;
+      }
       return sales.length ? analyzeSales(sales, days) : emptyAnalysis();
     },
   );
