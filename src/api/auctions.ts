@@ -8,7 +8,6 @@ import { Type, type Static } from 'typebox';
 import { analysisIgnoresFilters, analyzeSales, emptyAnalysis, type AnalysisSale } from '../domain/analysis.ts';
 import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
 import type { Store } from '../store/index.ts';
-import type { BidsTable } from '../store/schema.ts';
 import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
@@ -21,7 +20,9 @@ import {
   colorSaveAuction,
   enchantBookTag,
   itemSell,
+  nbtDataOf,
   SHARED_AUCTION_SCHEMAS,
+  type SaveAuctionWire,
   saveAuction,
   soldAuction,
 } from './auction-shapes.ts';
@@ -243,9 +244,17 @@ export async function auctionsRoutes(app: FastifyInstance) {
   }
 
   /** SaveAuctions with `nbtData` decoded from the stored item bytes (the view keeps no bytes). */
-  async function withNbt(listings: readonly ActiveListing[], bids?: ReadonlyMap<string, BidsTable[]>) {
-    const bytes = listings.length ? await store.auctionQueries.itemBytesOf(listings.map((l) => l.uuid)) : new Map<string, string>();
-    return listings.map((l) => saveAuction(l, bids?.get(l.uuid) ?? [], bytes.get(l.uuid)));
+  // An auction's item never changes: decoded nbtData is kept per uuid (bounded), so repeated
+  // lowest-BIN pages cost neither the bytes query nor the decoding.
+  const nbtCache = new Map<string, SaveAuctionWire['nbtData']>();
+  async function withNbt(listings: readonly ActiveListing[]) {
+    const missing = listings.filter((l) => !nbtCache.has(l.uuid)).map((l) => l.uuid);
+    if (missing.length) {
+      const bytes = await store.auctionQueries.itemBytesOf(missing);
+      if (nbtCache.size + missing.length > 20_000) nbtCache.clear();
+      for (const uuid of missing) nbtCache.set(uuid, nbtDataOf(bytes.get(uuid)));
+    }
+    return listings.map((l) => ({ ...saveAuction(l, []), nbtData: nbtCache.get(l.uuid) ?? {} }));
   }
 
   // --- single auctions -------------------------------------------------------
@@ -356,7 +365,8 @@ export async function auctionsRoutes(app: FastifyInstance) {
       schema: {
         tags: TAGS,
         summary: 'Active auctions across all items that match the filters',
-        description: 'Ordered by `orderBy` (ENDING_SOON default, LOWEST_PRICE, HIGHEST_PRICE). Use `ItemId=A|B` to restrict to tags.',
+        description:
+          'Ordered by `orderBy` (ENDING_SOON default, LOWEST_PRICE, HIGHEST_PRICE). Use `ItemId=A|B` to restrict to tags. `nbtData` is `{}` here (see GET /api/auction/{auctionUuid}).',
         querystring: filterQuery({
           page: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
           pageSize: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
@@ -378,7 +388,8 @@ export async function auctionsRoutes(app: FastifyInstance) {
         found = all.slice(page * pageSize, page * pageSize + pageSize);
       }
       const bids = await store.auctionQueries.bidsFor(found.filter((l) => l.highestBid > 0).map((l) => l.uuid));
-      return withNbt(found, bids);
+      // No nbtData here: decoding up to 500 items costs ~0.5 ms each; the detail endpoint has it.
+      return found.map((l) => saveAuction(l, bids.get(l.uuid) ?? []));
     },
   );
 
