@@ -5,6 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { enchantmentColor } from '../domain/enchantments.ts';
 import { priceOf } from '../domain/filters.ts';
+import { auctionExtraAttributes, ItemDecodeError } from '../domain/nbt.ts';
 import { isoTime } from '../http/schemas.ts';
 import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
 import type { BidsTable } from '../store/schema.ts';
@@ -42,7 +43,16 @@ const auctionFields = {
   highestBidAmount: Type.Integer(),
   bids: Type.Array(Type.Ref('SaveBids')),
   anvilUses: Type.Integer(),
-  nbtData: Type.Object({}, { additionalProperties: true, description: 'not populated: the item NBT is in flatNbt' }),
+  nbtData: Type.Object(
+    {
+      data: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: "the item's ExtraAttributes as nested JSON, every key as stored (longs beyond 2^53 as decimal strings)",
+        }),
+      ),
+    },
+    { description: 'the decoded item NBT; `{}` when the stored item bytes cannot be decoded' },
+  ),
   itemCreatedAt: Nullable(DateTime),
   reforge: Type.String({ description: '"None" or the reforge, first letter upper case' }),
   category: Type.String(),
@@ -132,8 +142,19 @@ export function bidWire(b: BidsTable): BidWire {
   return { bidder: b.bidder, profileId: b.profile_id, amount: Number(b.amount), timestamp: isoTime(Number(b.placed_at)) };
 }
 
-/** SaveAuction from a record; bids when known (lists from the view pass []). */
-export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = []): SaveAuctionWire {
+/** `nbtData` from stored item bytes: `{ data: ExtraAttributes }`, `{}` when absent or undecodable. */
+export function nbtDataOf(itemBytes: string | undefined): { data?: Record<string, unknown> } {
+  if (!itemBytes) return {};
+  try {
+    return { data: auctionExtraAttributes(itemBytes) };
+  } catch (err) {
+    if (err instanceof ItemDecodeError) return {};
+    throw err;
+  }
+}
+
+/** SaveAuction from a record; bids when known (lists from the view pass []); `nbtData` from `itemBytes` when given. */
+export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], itemBytes?: string): SaveAuctionWire {
   return {
     enchantments: enchantList(r.enchantments),
     uuid: r.uuid,
@@ -150,7 +171,7 @@ export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = []): 
     highestBidAmount: r.soldPrice ?? r.highestBid,
     bids: bids.map(bidWire),
     anvilUses: Number(r.flatNbt['anvil_uses'] ?? 0) || 0,
-    nbtData: {},
+    nbtData: nbtDataOf(itemBytes),
     itemCreatedAt: r.itemCreatedAt === null ? null : isoTime(r.itemCreatedAt),
     reforge: reforgeName(r.reforge),
     category: r.category ?? 'UNKNOWN',
@@ -161,8 +182,8 @@ export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = []): 
 }
 
 /** ColorSaveAuction: enchantments with colour and coin value, most valuable first. */
-export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>) {
-  const base = saveAuction(r, bids);
+export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>, itemBytes?: string) {
+  const base = saveAuction(r, bids, itemBytes);
   const enchantments = Object.entries(r.enchantments)
     .map(([type, level]) => ({
       type,

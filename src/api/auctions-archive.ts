@@ -6,16 +6,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { upperMedian } from '../domain/analysis.ts';
-import { compileFilters, FilterError, filtersFromQuery, type CompiledFilter } from '../domain/filters.ts';
+import { FilterError, filtersFromQuery } from '../domain/filters.ts';
 import { allowedWebhook } from '../domain/webhooks.ts';
 import { assertQueueCapacity, fixedDelay } from '../http/limits.ts';
-import { badRequest } from '../http/problem.ts';
+import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
-import { EXPORT_COLUMNS } from '../jobs/archive-export.ts';
+import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../jobs/archive-export.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
-import { parseTag } from './auctions.ts';
+import { compileOr400, parseTag } from './auctions.ts';
 
 export const ARCHIVE_DELAY_MS = 2000;
 export const MAX_QUEUED_EXPORTS = 4;
@@ -35,7 +35,15 @@ const ArchiveResponse = Type.Object(
 
 const ExportRequestCreate = Type.Object(
   {
-    flags: Type.Optional(Type.String({ description: `comma-joined ExportFlags: ${EXPORT_FLAGS.join(', ')}. UniqueItems keeps the newest sale per item; IncludeSocial and InventoryCheck are accepted but add nothing (skymarket holds no contact or inventory data).` })),
+    flags: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          `comma-joined ExportFlags: ${EXPORT_FLAGS.join(', ')}. UniqueItems keeps the newest sale per item; ` +
+          `IncludeSocial adds the columns ${SOCIAL_COLUMNS.join(', ')} (player names skymarket has seen; skymarket holds no contact details); ` +
+          `InventoryCheck adds ${INVENTORY_COLUMNS.join(', ')} (from auction data: whether the same item is listed now, and its later sales; skymarket holds no inventories).`,
+      }),
+    ),
     filters: Type.Record(Type.String(), Type.String(), { description: 'filters; EndAfter and EndBefore (unix seconds) are required' }),
     discordWebhookUrl: Type.String({ maxLength: 500, description: 'chat webhook (Discord format) on an allow-listed host (EXPORT_WEBHOOK_HOSTS)' }),
     columns: Type.Optional(Type.Array(Type.Union(EXPORT_COLUMNS.map((c) => Type.Literal(c))), { maxItems: EXPORT_COLUMNS.length })),
@@ -47,7 +55,7 @@ const ExportRequest = Type.Object(
   {
     id: Type.Integer(),
     flags: Type.String(),
-    status: Type.Union([Type.Literal('Pending'), Type.Literal('InProgress'), Type.Literal('Done'), Type.Literal('Failed')]),
+    status: Type.Union([Type.Literal('Pending'), Type.Literal('InProgress'), Type.Literal('Done'), Type.Literal('Failed'), Type.Literal('Aborted')]),
     byEmail: Type.Null(),
     discordWebhookUrl: Type.String(),
     requestedAt: Type.String({ format: 'date-time' }),
@@ -115,15 +123,6 @@ export function archiveWindow(filters: Record<string, string>): { after: number;
   return { after: Number(after) * 1000, before: Number(before) * 1000 };
 }
 
-function compileOr400(filters: Record<string, string>): CompiledFilter {
-  try {
-    return compileFilters(filters);
-  } catch (err) {
-    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-    throw err;
-  }
-}
-
 export async function archiveRoutes(app: FastifyInstance) {
   const { store, clock } = app;
   const view = app.activeAuctions;
@@ -165,7 +164,7 @@ export async function archiveRoutes(app: FastifyInstance) {
         throw err;
       }
       const { after, before } = archiveWindow(filters);
-      const filter = compileOr400(filters);
+      const filter = await compileOr400(store, filters);
       await delay();
       const want = (page + 1) * pageSize;
       const found: AuctionRecord[] = [];
@@ -203,7 +202,7 @@ export async function archiveRoutes(app: FastifyInstance) {
       const tag = parseTag(request.params.itemTag);
       const { filters, discordWebhookUrl } = request.body;
       archiveWindow(filters);
-      compileOr400(filters);
+      await compileOr400(store, filters);
       const flags = (request.body.flags ?? 'None').split(',').map((f) => f.trim()).filter(Boolean);
       const badFlag = flags.find((f) => !(EXPORT_FLAGS as readonly string[]).includes(f));
       if (badFlag !== undefined) throw badRequest('invalid_flags', `Unknown export flag \`${badFlag}\`; use ${EXPORT_FLAGS.join(', ')}.`);
@@ -235,6 +234,70 @@ export async function archiveRoutes(app: FastifyInstance) {
       config: { tier: 'premium_plus', cache: 'no-store' },
     },
     async (request) => (await store.exportJobs.forAccount(request.account!.id)).map(exportWire),
+  );
+
+  const JobParams = Type.Object({ jobId: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'export job id (`id` of ExportRequest)' }) });
+  /** The caller's job, else 404 (another account's job is not revealed). */
+  async function ownJob(accountId: number, id: number): Promise<ExportJob> {
+    const job = await store.exportJobs.get(id);
+    if (!job || job.accountId !== accountId) throw notFound('export_not_found', `You have no export job ${id}.`);
+    return job;
+  }
+
+  app.get<{ Params: { jobId: number } }>(
+    '/api/auctions/archive/exports/:jobId',
+    {
+      schema: {
+        tags: ['auctions'],
+        summary: "One of the caller's export jobs (Premium+)",
+        params: JobParams,
+        response: { 200: Type.Ref('ExportRequest'), ...problemResponses(400, 404) },
+      },
+      config: { tier: 'premium_plus', cache: 'no-store' },
+    },
+    async (request) => exportWire(await ownJob(request.account!.id, request.params.jobId)),
+  );
+
+  app.post<{ Params: { jobId: number } }>(
+    '/api/auctions/archive/exports/:jobId/abort',
+    {
+      schema: {
+        tags: ['auctions'],
+        summary: 'Abort a queued or running export job (Premium+, own jobs): Pending | InProgress → Aborted; nothing is delivered',
+        description: 'A running job stops at its next chunk and never posts to the webhook. A finished job (Done, Failed, Aborted) answers 409.',
+        params: JobParams,
+        response: { 200: Type.Ref('ExportRequest'), ...problemResponses(400, 404, 409) },
+      },
+      config: { tier: 'premium_plus', cache: 'no-store' },
+    },
+    async (request) => {
+      const accountId = request.account!.id;
+      const job = await ownJob(accountId, request.params.jobId);
+      if (!(await store.exportJobs.abort(job.id, accountId, clock.now()))) {
+        const now = await ownJob(accountId, job.id);
+        throw new HttpProblem(409, 'export_finished', `Export job ${job.id} is already ${now.status} and cannot be aborted.`);
+      }
+      return exportWire(await ownJob(accountId, job.id));
+    },
+  );
+
+  app.delete<{ Params: { jobId: number } }>(
+    '/api/auctions/archive/exports/:jobId',
+    {
+      schema: {
+        tags: ['auctions'],
+        summary: 'Delete an export job in any state (Premium+, own jobs); a queued or running one is aborted first',
+        params: JobParams,
+        response: { 204: Type.Null({ description: 'deleted' }), ...problemResponses(400, 404) },
+      },
+      config: { tier: 'premium_plus', cache: 'no-store' },
+    },
+    async (request, reply) => {
+      const accountId = request.account!.id;
+      await ownJob(accountId, request.params.jobId);
+      if (!(await store.exportJobs.delete(request.params.jobId, accountId))) throw notFound('export_not_found', `You have no export job ${request.params.jobId}.`);
+      return reply.code(204).send();
+    },
   );
 
   app.get<{ Querystring: { page: string; tag: string; count: number; token?: string } }>(

@@ -5,12 +5,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { analyzeSales, emptyAnalysis } from '../domain/analysis.ts';
-import { compileFilters, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import { analysisIgnoresFilters, analyzeSales, emptyAnalysis, type AnalysisSale } from '../domain/analysis.ts';
+import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import type { Store } from '../store/index.ts';
 import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
-import { badRequest, notFound } from '../http/problem.ts';
+import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { ActiveAuctionsView, type ActiveListing } from '../market/active-auctions.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
@@ -19,7 +20,9 @@ import {
   colorSaveAuction,
   enchantBookTag,
   itemSell,
+  nbtDataOf,
   SHARED_AUCTION_SCHEMAS,
+  type SaveAuctionWire,
   saveAuction,
   soldAuction,
 } from './auction-shapes.ts';
@@ -38,6 +41,10 @@ export const SOLD_PARTNER_PAGE_SIZE = 10_000;
 export const MAX_UID_BATCH = 120;
 export const MAX_ACTIVE_UUID_BATCH = 1000;
 export const ANALYSIS_MAX_SALES = 50_000;
+/** The price analysis gives up after this long (the reference's 20 s database timeout): a 503 problem. */
+export const ANALYSIS_TIMEOUT_MS = 20_000;
+/** Sales read per query by the analysis; the deadline is checked between chunks. */
+const ANALYSIS_CHUNK = 10_000;
 /** Tags with fewer active listings than this are "low supply". */
 export const LOW_SUPPLY_BELOW = 20;
 
@@ -150,22 +157,25 @@ export function itemUidOf(raw: string): string | null {
   return hex.slice(-12);
 }
 
-function compile(filters: Record<string, string>): CompiledFilter {
+/** Compiles filters, resolving `Seller` player names through the names skymarket has seen; FilterError → 400. */
+export async function compileOr400(store: Store, filters: Record<string, string>): Promise<CompiledFilter> {
   try {
-    return compileFilters(filters);
+    return await compileFiltersResolving(filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
   } catch (err) {
     if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
     throw err;
   }
 }
 
-function compileQuery(query: unknown, controls: readonly string[]): CompiledFilter {
+async function compileQuery(store: Store, query: unknown, controls: readonly string[]): Promise<CompiledFilter> {
+  let filters: Record<string, string>;
   try {
-    return compile(filtersFromQuery((query ?? {}) as Record<string, unknown>, controls));
+    filters = filtersFromQuery((query ?? {}) as Record<string, unknown>, controls);
   } catch (err) {
     if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
     throw err;
   }
+  return compileOr400(store, filters);
 }
 
 function soldSubject(r: AuctionRecord): FilterSubject {
@@ -179,6 +189,30 @@ function isoSeconds(raw: string | null | undefined): number | null {
 }
 
 const CONTROL = ['token', 'apiKey', 'apikey', 'key'];
+
+export function analysisTimeout(): HttpProblem {
+  return new HttpProblem(
+    503,
+    'analysis_timeout',
+    `The price analysis did not finish within ${ANALYSIS_TIMEOUT_MS / 1000} seconds; retry later, or ask for fewer days or more specific filters.`,
+    {},
+    { 'retry-after': '30' },
+  );
+}
+
+/** `work`, or the timeout problem once `ms` have passed (a hung query no longer holds the request). */
+export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  if (ms <= 0) throw analysisTimeout();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(analysisTimeout()), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 // ---------------------------------------------------------------------------
 
@@ -209,6 +243,20 @@ export async function auctionsRoutes(app: FastifyInstance) {
     throw notFound('item_not_found', `could not find the item with the tag \`${tag}\``);
   }
 
+  /** SaveAuctions with `nbtData` decoded from the stored item bytes (the view keeps no bytes). */
+  // An auction's item never changes: decoded nbtData is kept per uuid (bounded), so repeated
+  // lowest-BIN pages cost neither the bytes query nor the decoding.
+  const nbtCache = new Map<string, SaveAuctionWire['nbtData']>();
+  async function withNbt(listings: readonly ActiveListing[]) {
+    const missing = listings.filter((l) => !nbtCache.has(l.uuid)).map((l) => l.uuid);
+    if (missing.length) {
+      const bytes = await store.auctionQueries.itemBytesOf(missing);
+      if (nbtCache.size + missing.length > 20_000) nbtCache.clear();
+      for (const uuid of missing) nbtCache.set(uuid, nbtDataOf(bytes.get(uuid)));
+    }
+    return listings.map((l) => ({ ...saveAuction(l, []), nbtData: nbtCache.get(l.uuid) ?? {} }));
+  }
+
   // --- single auctions -------------------------------------------------------
 
   app.get(
@@ -228,7 +276,8 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const pick = view.random();
       if (!pick) throw notFound('no_active_auctions', 'There are no active auctions right now.');
       const bids = request.partner ? ((await store.auctionQueries.bidsFor([pick.uuid])).get(pick.uuid) ?? []) : [];
-      return saveAuction(pick, bids);
+      const bytes = await store.auctionQueries.itemBytesOf([pick.uuid]);
+      return saveAuction(pick, bids, bytes.get(pick.uuid));
     },
   );
 
@@ -249,7 +298,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
       const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantBookTag(name, level));
       const values = await store.auctionQueries.latestBazaarBuyPrices(books);
-      return colorSaveAuction(found.record, found.bids, values);
+      return colorSaveAuction(found.record, found.bids, values, found.itemBytes);
     },
   );
 
@@ -290,7 +339,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const tag = parseTag(request.params.itemTag);
-      const filter = compileQuery(request.query, ['page', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['page', ...CONTROL]);
       const page = request.query.page ?? 0;
       await view.ready();
       await requireKnownTag(tag);
@@ -299,14 +348,14 @@ export async function auctionsRoutes(app: FastifyInstance) {
         const second = Math.floor(clock.now() / 1000);
         let cached = binCache.get(tag);
         if (!cached || cached.version !== view.version || cached.second !== second) {
-          const body = Buffer.from(JSON.stringify(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT).map((l) => saveAuction(l))));
+          const body = Buffer.from(JSON.stringify(await withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT))));
           cached = { version: view.version, second, body };
           if (binCache.size > 20_000) binCache.clear();
           binCache.set(tag, cached);
         }
         return reply.type('application/json; charset=utf-8').send(cached.body);
       }
-      return view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT).map((l) => saveAuction(l));
+      return withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT));
     },
   );
 
@@ -316,7 +365,8 @@ export async function auctionsRoutes(app: FastifyInstance) {
       schema: {
         tags: TAGS,
         summary: 'Active auctions across all items that match the filters',
-        description: 'Ordered by `orderBy` (ENDING_SOON default, LOWEST_PRICE, HIGHEST_PRICE). Use `ItemId=A|B` to restrict to tags.',
+        description:
+          'Ordered by `orderBy` (ENDING_SOON default, LOWEST_PRICE, HIGHEST_PRICE). Use `ItemId=A|B` to restrict to tags. `nbtData` is `{}` here (see GET /api/auction/{auctionUuid}).',
         querystring: filterQuery({
           page: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
           pageSize: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
@@ -328,7 +378,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { page, pageSize, orderBy } = request.query;
-      const filter = compileQuery(request.query, ['page', 'pageSize', 'orderBy', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['page', 'pageSize', 'orderBy', ...CONTROL]);
       await view.ready();
       let found: ActiveListing[];
       if (orderBy === 'ENDING_SOON') found = view.filterAll(filter.test, pageSize, page * pageSize);
@@ -338,6 +388,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
         found = all.slice(page * pageSize, page * pageSize + pageSize);
       }
       const bids = await store.auctionQueries.bidsFor(found.filter((l) => l.highestBid > 0).map((l) => l.uuid));
+      // No nbtData here: decoding up to 500 items costs ~0.5 ms each; the detail endpoint has it.
       return found.map((l) => saveAuction(l, bids.get(l.uuid) ?? []));
     },
   );
@@ -362,7 +413,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const tag = parseTag(request.params.itemTag);
       const { page, orderBy } = request.query;
       if (page >= OVERVIEW_FREE_PAGES) requireTier(request, 'premium_plus', `Pages beyond ${OVERVIEW_FREE_PAGES - 1} of the active overview`);
-      const filter = compileQuery(request.query, ['page', 'orderBy', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['page', 'orderBy', ...CONTROL]);
       await view.ready();
       await requireKnownTag(tag);
       const found = view.activeOf(tag, filter.test);
@@ -472,7 +523,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const tag = parseTag(request.params.itemTag);
-      const filter = compileQuery(request.query, CONTROL);
+      const filter = await compileQuery(store, request.query, CONTROL);
       await requireKnownTag(tag);
       return auctionPreviews(await recentSales(tag, filter, OVERVIEW_PAGE_SIZE), (uuids) => app.store.playerNames.namesOf(uuids));
     },
@@ -545,29 +596,52 @@ export async function auctionsRoutes(app: FastifyInstance) {
         tags: ['prices'],
         summary: 'Price analysis of an item over its sales of the last `days` days',
         description:
-          '`days` (default 7) is clamped to 1-365. 1-7 days: anyone; 8-30: Starter Premium; 31-365: Premium (account token). Filters as plain query parameters. No sales: all zeros.',
+          '`days` (default 7) is clamped to 1-365. 1-7 days: anyone; 8-30: Starter Premium; 31-365: Premium (account token). Filters as plain query parameters. No sales: all zeros. ' +
+          'Multi-enchantment books (`ENCHANTED_BOOK`) over more than 7 days ignore the filters (still validated; the response then carries `X-Filters-Ignored: true`). ' +
+          `Gives up after ${ANALYSIS_TIMEOUT_MS / 1000} s with a 503 problem \`analysis_timeout\` (Retry-After).`,
         params: TagParams,
         querystring: filterQuery({ days: Type.Integer({ default: 7 }) }),
-        response: { 200: Type.Ref('AdvancedAnalysisResult'), ...problemResponses(400, 404) },
+        response: { 200: Type.Ref('AdvancedAnalysisResult'), ...problemResponses(400, 404, 503) },
       },
       config: { cache: 300, auth: 'optionalToken' },
     },
-    async (request) => {
+    async (request, reply) => {
       const tag = parseTag(request.params.itemTag);
       const days = Math.min(365, Math.max(1, request.query.days));
       const needed: Tier | null = days > 30 ? 'premium' : days > 7 ? 'starter_premium' : null;
       if (needed) requireTier(request, needed, `Analysis beyond ${needed === 'premium' ? 30 : 7} days`);
-      const filter = compileQuery(request.query, ['days', ...CONTROL]);
+      const filter = await compileQuery(store, request.query, ['days', ...CONTROL]);
       await requireKnownTag(tag);
       const since = clock.now() - days * DAY;
-      // Without filters only the price columns are read (no NBT to parse).
-      const sales =
-        filter.names.length === 0
-          ? await store.auctionQueries.soldLean(tag, since, ANALYSIS_MAX_SALES)
-          : (await store.auctionQueries.sold({ tag, since, limit: ANALYSIS_MAX_SALES }))
-              .map(soldSubject)
-              .filter(filter.test)
-              .map((s) => ({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller }));
+      // ENCHANTED_BOOK beyond 7 days ignores the filters (they were still validated above).
+      const ignored = filter.names.length > 0 && analysisIgnoresFilters(tag, days);
+      if (ignored) reply.header('x-filters-ignored', 'true');
+      const applied = ignored ? null : filter;
+      // Read in chunks, newest first, under one deadline: elapsed time by the app clock or the
+      // real one, whichever is further; a query that hangs is cut by withDeadline.
+      const startClock = clock.now();
+      const startReal = performance.now();
+      const remaining = () => ANALYSIS_TIMEOUT_MS - Math.max(clock.now() - startClock, performance.now() - startReal);
+      const sales: AnalysisSale[] = [];
+      for (let offset = 0; offset < ANALYSIS_MAX_SALES; offset += ANALYSIS_CHUNK) {
+        const limit = Math.min(ANALYSIS_CHUNK, ANALYSIS_MAX_SALES - offset);
+        let read: number;
+        if (applied === null || applied.names.length === 0) {
+          // Without filters only the price columns are read (no NBT to parse).
+          const rows = await withDeadline(store.auctionQueries.soldLean(tag, since, limit, offset), remaining());
+          read = rows.length;
+          sales.push(...rows);
+        } else {
+          const rows = await withDeadline(store.auctionQueries.sold({ tag, since, limit, offset }), remaining());
+          read = rows.length;
+          for (const r of rows) {
+            const s = soldSubject(r);
+            if (applied.test(s)) sales.push({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller });
+          }
+        }
+        if (remaining() <= 0) throw analysisTimeout();
+        if (read < limit) break;
+      }
       return sales.length ? analyzeSales(sales, days) : emptyAnalysis();
     },
   );
@@ -584,7 +658,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store' },
     },
     async (request) => {
-      const filter = compile(request.body.filters ?? {});
+      const filter = await compileOr400(store, request.body.filters ?? {});
       const a = request.body.auction;
       const flatNbt = a.flatNbt ?? {};
       const uid = flatNbt['uid'] ?? flatNbt['uuid'];

@@ -66,6 +66,17 @@ export interface AnalysisResult {
   topSellers: TopSeller[];
 }
 
+/**
+ * Multi-enchantment books (tag ENCHANTED_BOOK) analysed over more than this many days
+ * ignore the filters, as the reference does: over long windows their sales are read by tag only.
+ */
+export const ENCHANTED_BOOK_FILTER_DAYS = 7;
+
+/** Whether an analysis of `tag` over `days` days ignores the caller's filters. */
+export function analysisIgnoresFilters(tag: string, days: number): boolean {
+  return tag === 'ENCHANTED_BOOK' && days > ENCHANTED_BOOK_FILTER_DAYS;
+}
+
 export const VOLUME_BUCKETS = 15;
 export const SPEED_BUCKETS = 10;
 export const TOP_SELLERS = 5;

@@ -33,6 +33,8 @@ export const ENCHANTMENT_ALIASES: Readonly<Record<string, string>> = {
   prismatic: 'pristine',
   experienceenchant: 'experience',
   manastealenchant: 'mana_steal',
+  // Syphon was renamed Drain in game
+  drain: 'syphon',
 };
 
 /**

@@ -53,7 +53,7 @@ export class FilterError extends Error {
   override readonly name = 'FilterError';
   constructor(
     readonly filter: string,
-    readonly slug: 'unknown_filter' | 'invalid_filter' | 'invalid_number' | 'invalid_rarity' | 'unknown_player' | 'too_many_filters',
+    readonly slug: 'unknown_filter' | 'unsupported_filter' | 'invalid_filter' | 'invalid_number' | 'invalid_rarity' | 'unknown_player' | 'too_many_filters',
     message: string,
   ) {
     // Every message names the filter, so a client sees which one to fix.
@@ -217,7 +217,13 @@ function hasAttributes(s: FilterSubject): boolean {
 // ---------------------------------------------------------------------------
 // Filter table
 
-type Builder = (value: string, filter: string, all: ReadonlyMap<string, string>) => FilterPredicate | null;
+/** What compiling may need beyond the filters themselves. */
+export interface CompileOptions {
+  /** lower-case player name → player uuid (32 hex), for `Seller` given by name; see `resolveFilterPlayers` */
+  players?: ReadonlyMap<string, string>;
+}
+
+type Builder = (value: string, filter: string, all: ReadonlyMap<string, string>, options: CompileOptions) => FilterPredicate | null;
 
 const numeric =
   (read: (s: FilterSubject) => number): Builder =>
@@ -241,6 +247,19 @@ const nbtBool =
       const v = s.flatNbt[key];
       const present = v !== undefined && v !== '0' && v.toLowerCase() !== 'false';
       return present === want;
+    };
+  };
+/** A comma-joined list value holding every wanted element (`any` / `none` for presence). */
+const listContains =
+  (key: string): Builder =>
+  (value, filter) => {
+    const v = value.trim().toLowerCase();
+    if (v === 'none') return (s) => !s.flatNbt[key];
+    if (v === 'any') return (s) => Boolean(s.flatNbt[key]);
+    const wanted = alternatives(filter, value).map((a) => a.toUpperCase());
+    return (s) => {
+      const have = new Set((s.flatNbt[key] ?? '').split(',').map((x) => x.trim().toUpperCase()));
+      return wanted.every((w) => have.has(w));
     };
   };
 const dateBefore =
@@ -293,6 +312,7 @@ const enchantLevelFilter =
   };
 
 const uuidHex = /^[0-9a-f]{32}$/;
+const PLAYER_NAME = /^[A-Za-z0-9_]{1,16}$/;
 
 /** Canonical name → builder. Keys are matched case-insensitively. */
 const FILTERS: Record<string, Builder> = {
@@ -307,7 +327,7 @@ const FILTERS: Record<string, Builder> = {
     const wanted = new Set(alts);
     return (s) => s.tier !== null && wanted.has(s.tier.toUpperCase());
   },
-  ItemTier: (value, filter, all) => FILTERS['Rarity']!(value, filter, all),
+  ItemTier: (value, filter, all, options) => FILTERS['Rarity']!(value, filter, all, options),
   Reforge: (value, filter) => {
     const v = value.trim().toLowerCase();
     if (v === 'any') return (s) => s.reforge !== null && s.reforge !== '';
@@ -350,14 +370,21 @@ const FILTERS: Record<string, Builder> = {
     if (needle.length > 64) throw new FilterError(filter, 'invalid_filter', `The filter \`${filter}\` is longer than 64 characters`);
     return (s) => s.itemName.toLowerCase().includes(needle);
   },
-  Seller: (value, filter) => {
-    const alts = alternatives(filter, value).map((a) => a.replace(/-/g, '').toLowerCase());
-    for (const a of alts) {
-      if (!uuidHex.test(a)) {
-        throw new FilterError(filter, 'unknown_player', `The seller \`${a}\` is not a player uuid (player names are not resolved; pass the 32-hex uuid)`);
+  Seller: (value, filter, _all, options) => {
+    const wanted = new Set<string>();
+    for (const alt of alternatives(filter, value)) {
+      const hex = alt.replace(/-/g, '').toLowerCase();
+      if (uuidHex.test(hex)) {
+        wanted.add(hex);
+        continue;
       }
+      if (!PLAYER_NAME.test(alt)) {
+        throw new FilterError(filter, 'invalid_filter', `The seller \`${alt}\` is neither a player uuid (32 hex) nor a Minecraft name (1-16 letters, digits, _)`);
+      }
+      const uuid = options.players?.get(alt.toLowerCase());
+      if (uuid === undefined) throw new FilterError(filter, 'unknown_player', `The player \`${alt}\` is not known to skymarket; pass the 32-hex uuid instead`);
+      wanted.add(uuid.replace(/-/g, '').toLowerCase());
     }
-    const wanted = new Set(alts);
     return (s) => wanted.has(s.seller.replace(/-/g, '').toLowerCase());
   },
   StartingBid: numeric((s) => s.startingBid),
@@ -377,7 +404,7 @@ const FILTERS: Record<string, Builder> = {
     const wanted = new Set(alts);
     return (s) => wanted.has(s.tag.toUpperCase());
   },
-  ItemTag: (value, filter, all) => FILTERS['ItemId']!(value, filter, all),
+  ItemTag: (value, filter, all, options) => FILTERS['ItemId']!(value, filter, all, options),
   UId: (value, filter) => {
     const alts = alternatives(filter, value).map((a) => a.replace(/-/g, '').toLowerCase());
     for (const a of alts) {
@@ -475,7 +502,98 @@ const FILTERS: Record<string, Builder> = {
   PerfectHelmetSkin: nbtText('skin'),
   DiversMaskSkin: nbtText('skin'),
   ShadowAssasinSkin: nbtText('skin'),
+  // More ExtraAttributes values (keys as the game stores them)
+  BlazeKills: nbtNumber('blaze_kills'),
+  BlazeConsumer: nbtNumber('blaze_consumer'),
+  BlocksBroken: nbtNumber('blocksBroken'),
+  CakeOwner: nbtText('cake_owner'),
+  CrabHatColor: nbtText('party_hat_color'),
+  RaffleWin: nbtText('raffle_win'),
+  RaffleYear: nbtNumber('raffle_year'),
+  JalapenoBook: nbtBool('jalapeno_count'),
+  BassWeight: nbtNumber('bass_weight'),
+  RodHook: nbtText('hook.part'),
+  RodLine: nbtText('line.part'),
+  RodSinker: nbtText('sinker.part'),
+  DungeonSkillReq: nbtText('dungeon_skill_req'),
+  LogsCut: nbtNumber('logs_cut'),
+  AbsorbLogs: nbtNumber('absorb_logs'),
+  AxeBoosters: listContains('boosters'),
+  PlarvoidBook: nbtNumber('polarvoid'),
+  InteligenceEarned: nbtNumber('intelligence_earned'),
+  ChimeraFound: nbtNumber('chimera_found'),
+  /** Bottle of Jyrre bonus in whole hours of `bottle_of_jyrre_seconds` */
+  IntelligenceBonus: numeric((s) => Math.floor(numOf(s.flatNbt['bottle_of_jyrre_seconds']) / 3600)),
+  /** Rosewater flask growth stage: one per 50 hours of `seconds_held` */
+  GrowthStages: numeric((s) => Math.floor(numOf(s.flatNbt['seconds_held']) / 180_000)),
+  /** price per pet level (0 for items that are not levelled pets) */
+  PricePerLevel: numeric((s) => {
+    const level = petLevelOf(s);
+    return level > 0 ? priceOf(s) / level : 0;
+  }),
+  /** colour as hex (`FF0000`, `#ff0000`), alternatives by `|` or `,` */
+  HexColorList: (value, filter) => {
+    const wanted = new Set(
+      value.split(/[|,]/).map((h) => {
+        const hex = h.trim().replace(/^#/, '').toUpperCase();
+        if (!/^[0-9A-F]{6}$/.test(hex)) throw new FilterError(filter, 'invalid_filter', `The colour \`${h.trim()}\` of filter \`${filter}\` is not a 6-digit hex colour`);
+        return hex;
+      }),
+    );
+    if (wanted.size > MAX_ALTERNATIVES) throw new FilterError(filter, 'invalid_filter', `The filter \`${filter}\` has more than ${MAX_ALTERNATIVES} colours`);
+    return (s) => {
+      const hex = hexColor(s.flatNbt['color']);
+      return hex !== null && wanted.has(hex);
+    };
+  },
+  /** the unlocked gem slots are exactly these (UnlockedSlots: at least these) */
+  UnlockedSlotsMatch: (value, filter) => {
+    const v = value.trim().toLowerCase();
+    if (v === 'none' || v === 'any') return FILTERS['UnlockedSlots']!(value, filter, new Map(), {});
+    const wanted = [...new Set(value.split(',').map((x) => x.trim().toUpperCase()))];
+    if (wanted.some((w) => !/^[A-Z_]+_\d$/.test(w))) {
+      throw new FilterError(filter, 'invalid_filter', `The filter \`${filter}\` takes slots like COMBAT_0,OFFENSIVE_0, any or none`);
+    }
+    return (s) => {
+      const have = new Set((s.flatNbt['gems.unlocked_slots'] ?? '').split(',').filter(Boolean));
+      return have.size === wanted.length && wanted.every((w) => have.has(w));
+    };
+  },
+  /** true: no enchantment at level 6 or above other than those named by the other filters */
+  NoOtherValuableEnchants: (value, _filter, all) => {
+    if (!boolValue(value)) return null;
+    const named = new Set<string>();
+    for (const [key, v] of all) {
+      const alias = ENCHANTMENT_ALIASES[key] ?? key;
+      if (ENCHANTMENT_NAMES.has(alias)) named.add(alias);
+      if (key === 'enchantment' || key === 'secondenchantment') {
+        const e = v.trim().toLowerCase();
+        named.add(ENCHANTMENT_ALIASES[e] ?? e);
+      }
+    }
+    return (s) => Object.entries(s.enchantments).every(([name, level]) => level < 6 || named.has(name));
+  },
 };
+
+/**
+ * Filter names of the reference that skymarket knows but cannot answer, with the reason
+ * (a 400 `unsupported_filter` naming the key, rather than a silent pass).
+ */
+export const UNSUPPORTED_FILTERS: Readonly<Record<string, string>> = {
+  ExoticColor: 'it needs the table of exotic armour colours per item, which skymarket does not hold',
+  FairyColor: 'it needs the fairy armour colour palette, which skymarket does not hold',
+  CrystalColor: 'it needs the crystal armour colour palette, which skymarket does not hold',
+  CostPerExpPlusBase: 'it needs the market price of each pet at level 1, which the filter engine does not have',
+  gravity: 'no stored enchantment is known to carry this name',
+};
+const UNSUPPORTED_LOWER = new Map(Object.entries(UNSUPPORTED_FILTERS).map(([k, why]) => [k.toLowerCase(), { name: k, why }]));
+
+/** `"r:g:b"` (as flattened) → `RRGGBB`; null when not a colour. */
+function hexColor(raw: string | undefined): string | null {
+  const m = raw === undefined ? null : /^(\d{1,3}):(\d{1,3}):(\d{1,3})$/.exec(raw);
+  if (!m) return null;
+  return [m[1], m[2], m[3]].map((c) => Math.min(255, Number(c)).toString(16).padStart(2, '0')).join('').toUpperCase();
+}
 
 const FILTERS_LOWER = new Map(Object.entries(FILTERS).map(([k, b]) => [k.toLowerCase(), { name: k, build: b }]));
 
@@ -527,7 +645,7 @@ const IGNORED = new Set(['t']);
  * Validates and compiles `filters` once; the result is evaluated per auction.
  * Throws FilterError for an unknown name or a malformed value.
  */
-export function compileFilters(filters: Readonly<Record<string, string | undefined>> | null | undefined): CompiledFilter {
+export function compileFilters(filters: Readonly<Record<string, string | undefined>> | null | undefined, options: CompileOptions = {}): CompiledFilter {
   const entries = Object.entries(filters ?? {}).filter(
     (e): e is [string, string] => typeof e[1] === 'string' && e[1].trim() !== '' && !IGNORED.has(e[0].toLowerCase()),
   );
@@ -543,8 +661,12 @@ export function compileFilters(filters: Readonly<Record<string, string | undefin
     }
     const lower = key.toLowerCase();
     const def = FILTERS_LOWER.get(lower) ?? generatedFilter(lower);
-    if (!def) throw new FilterError(key, 'unknown_filter', `The filter \`${key}\` is not known, please remove it`);
-    const predicate = def.build(value, key, all);
+    if (!def) {
+      const unsupported = UNSUPPORTED_LOWER.get(lower);
+      if (unsupported) throw new FilterError(key, 'unsupported_filter', `The filter \`${key}\` is not supported by skymarket: ${unsupported.why}`);
+      throw new FilterError(key, 'unknown_filter', `The filter \`${key}\` is not known, please remove it`);
+    }
+    const predicate = def.build(value, key, all, options);
     names.push(def.name);
     if (predicate) predicates.push(predicate);
   }
@@ -578,4 +700,36 @@ export function filtersFromQuery(query: Readonly<Record<string, unknown>>, contr
     out[key] = value;
   }
   return out;
+}
+
+/**
+ * Player names used as `Seller` values (the alternatives that are not uuids), so a
+ * caller can look them up before compiling. Malformed values are left to the compiler.
+ */
+export function sellerNamesIn(filters: Readonly<Record<string, string | undefined>> | null | undefined): string[] {
+  const out = new Set<string>();
+  for (const [key, value] of Object.entries(filters ?? {})) {
+    if (key.toLowerCase() !== 'seller' || typeof value !== 'string' || value.length > MAX_FILTER_VALUE_LENGTH) continue;
+    for (const alt of value.split('|').map((a) => a.trim())) {
+      if (!uuidHex.test(alt.replace(/-/g, '').toLowerCase()) && PLAYER_NAME.test(alt)) out.add(alt.toLowerCase());
+    }
+  }
+  return [...out].slice(0, MAX_ALTERNATIVES);
+}
+
+/**
+ * Resolves the player names among the `Seller` values with `lookup` (name → uuid, e.g.
+ * the player-names repository) and compiles. An unknown name is a FilterError
+ * `unknown_player` naming the filter.
+ */
+export async function compileFiltersResolving(
+  filters: Readonly<Record<string, string | undefined>> | null | undefined,
+  lookup: (name: string) => Promise<string | undefined>,
+): Promise<CompiledFilter> {
+  const players = new Map<string, string>();
+  for (const name of sellerNamesIn(filters)) {
+    const uuid = await lookup(name);
+    if (uuid !== undefined) players.set(name, uuid);
+  }
+  return compileFilters(filters, { players });
 }

@@ -177,6 +177,32 @@ export function decodeAuctionItem(base64: string, options?: DecodeOptions): Deco
   throw new ItemDecodeError('no_item', 'the item list is empty');
 }
 
+/**
+ * The raw `ExtraAttributes` of an auction's item as plain nested JSON (the
+ * `nbtData.data` of the auction detail): every key as stored, longs beyond
+ * ±2^53 as decimal strings. Throws ItemDecodeError like the decoders.
+ */
+export function auctionExtraAttributes(base64: string, options?: DecodeOptions): NbtPlainCompound {
+  const items = itemList(parseRoot(gunzipBase64(base64, options?.maxBytes ?? MAX_NBT_BYTES)));
+  const item = items.find((i) => !isEmptySlot(i));
+  if (!item) throw new ItemDecodeError('no_item', 'the item list is empty');
+  try {
+    const tag = own(item, 'tag');
+    if (tag?.type === 'compound') {
+      const ea = own(tag.value as TagCompound, 'ExtraAttributes');
+      if (ea?.type === 'compound') return plainCompound(ea.value as TagCompound);
+    }
+    const components = own(item, 'components');
+    if (components?.type === 'compound') {
+      const data = own(components.value as TagCompound, 'minecraft:custom_data');
+      if (data?.type === 'compound') return plainCompound(data.value as TagCompound);
+    }
+  } catch (err) {
+    throw new ItemDecodeError('bad_nbt', (err as Error)?.message ?? String(err), { cause: err });
+  }
+  throw new ItemDecodeError('no_item', 'item has no ExtraAttributes');
+}
+
 /** Decodes every item of already decompressed (gunzipped) NBT bytes. */
 export function decodeNbtItems(raw: Uint8Array, options?: DecodeOptions): DecodedItem[] {
   const maxBytes = options?.maxBytes ?? MAX_NBT_BYTES;

@@ -6,7 +6,7 @@
  * before sending and redirects are not followed, so no other target is ever contacted.
  */
 import type { Clock } from '../clock.ts';
-import { compileFilters } from '../domain/filters.ts';
+import { compileFiltersResolving } from '../domain/filters.ts';
 import { allowedWebhook, csvLine } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
@@ -15,6 +15,17 @@ import type { ExportJob } from '../store/repositories/export-jobs.ts';
 
 export const EXPORT_COLUMNS = ['uuid', 'itemTag', 'itemName', 'highestBidAmount', 'bin', 'startedAt', 'endedAt', 'sellerUuid', 'highestBidderUuid', 'itemUid'] as const;
 export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
+/** Columns the IncludeSocial flag adds: the players' names as skymarket has seen them (empty when unknown). */
+export const SOCIAL_COLUMNS = ['sellerName', 'highestBidderName'] as const;
+/**
+ * Columns the InventoryCheck flag adds, answered from auction data (skymarket holds no
+ * inventories): whether the same item (by uid) is listed right now, and how many later
+ * sales of it are recorded.
+ */
+export const INVENTORY_COLUMNS = ['itemListedNow', 'itemLaterSales'] as const;
+
+/** Ends a job that was aborted or deleted while it ran. */
+class ExportAborted extends Error {}
 /** Rows per export; larger windows are cut (and the message says so). */
 export const MAX_EXPORT_ROWS = 200_000;
 const CHUNK = 5000;
@@ -91,45 +102,85 @@ export class ArchiveExportWorker {
         `skymarket export #${job.id}: ${rows} sold ${job.itemTag} auctions between ${iso(after)} and ${iso(before)}` +
         (truncated ? ` (cut at ${MAX_EXPORT_ROWS} rows)` : '') +
         '. Data: skymarket (attribution required).';
+      // The last chance to honour an abort: nothing is sent for an aborted or deleted job.
+      if (!(await store.exportJobs.isRunning(job.id))) throw new ExportAborted();
       await this.deliver(target, content, { name: `skymarket-export-${job.itemTag}-${job.id}.csv`, body: csv });
       await store.exportJobs.finish(job.id, { status: 'Done', at: clock.now(), rowCount: rows });
       logger.info({ job: job.id, rows }, 'export job delivered');
     } catch (err) {
+      if (err instanceof ExportAborted) {
+        logger.info({ job: job.id }, 'export job aborted');
+        return;
+      }
       const message = err instanceof Error ? err.message : String(err);
       await store.exportJobs.finish(job.id, { status: 'Failed', at: clock.now(), error: message.slice(0, 500) });
       logger.warn({ job: job.id, err: message }, 'export job failed');
     }
   }
 
-  /** The CSV of the job's sold auctions, newest first. */
+  /** The CSV of the job's sold auctions, newest first; throws ExportAborted when the job stops running. */
   async buildCsv(job: ExportJob): Promise<{ csv: string; rows: number; truncated: boolean }> {
-    const filter = compileFilters(job.filters);
+    const { store } = this.options;
+    const filter = await compileFiltersResolving(job.filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
     const since = Number(job.filters['EndAfter']) * 1000;
     const until = Number(job.filters['EndBefore']) * 1000;
     const columns = (job.columns.length ? job.columns : EXPORT_COLUMNS).filter((c): c is ExportColumn => (EXPORT_COLUMNS as readonly string[]).includes(c));
-    const unique = job.flags.split(',').map((f) => f.trim()).includes('UniqueItems');
+    const flags = new Set(job.flags.split(',').map((f) => f.trim()));
+    const social = flags.has('IncludeSocial');
+    const inventory = flags.has('InventoryCheck');
+    const header: string[] = [...columns, ...(social ? SOCIAL_COLUMNS : []), ...(inventory ? INVENTORY_COLUMNS : [])];
+    const unique = flags.has('UniqueItems');
     const seenUids = new Set<string>();
-    const parts: string[] = [csvLine(columns)];
+    const parts: string[] = [csvLine(header)];
     let rows = 0;
     let truncated = false;
     for (let offset = 0; ; offset += CHUNK) {
-      const chunk = await this.options.store.auctionQueries.sold({ tag: job.itemTag, since, until, limit: CHUNK, offset });
+      if (offset > 0 && !(await store.exportJobs.isRunning(job.id))) throw new ExportAborted();
+      const chunk = await store.auctionQueries.sold({ tag: job.itemTag, since, until, limit: CHUNK, offset });
+      const kept: AuctionRecord[] = [];
       for (const r of chunk) {
         if (!filter.test({ ...r, end: r.soldAt ?? r.end, sold: true })) continue;
         if (unique && r.itemUid) {
           if (seenUids.has(r.itemUid)) continue;
           seenUids.add(r.itemUid);
         }
-        if (rows >= MAX_EXPORT_ROWS) {
+        if (rows + kept.length >= MAX_EXPORT_ROWS) {
           truncated = true;
           break;
         }
-        parts.push(csvLine(columns.map((c) => cell(r, c))));
-        rows++;
+        kept.push(r);
       }
+      const extras = await this.extraCells(kept, social, inventory);
+      kept.forEach((r, i) => parts.push(csvLine([...columns.map((c) => cell(r, c)), ...extras[i]!])));
+      rows += kept.length;
       if (truncated || chunk.length < CHUNK) break;
     }
     return { csv: parts.join(''), rows, truncated };
+  }
+
+  /** The IncludeSocial / InventoryCheck cells of each record, in order. */
+  private async extraCells(records: readonly AuctionRecord[], social: boolean, inventory: boolean): Promise<Array<Array<string | number | boolean>>> {
+    const { store } = this.options;
+    const out = records.map(() => [] as Array<string | number | boolean>);
+    if (records.length === 0) return out;
+    if (social) {
+      const names = await store.playerNames.namesOf(records.flatMap((r) => (r.buyer ? [r.seller, r.buyer] : [r.seller])));
+      records.forEach((r, i) => out[i]!.push(names.get(r.seller) ?? '', r.buyer ? (names.get(r.buyer) ?? '') : ''));
+    }
+    if (inventory) {
+      const uids = [...new Set(records.flatMap((r) => (r.itemUid ? [r.itemUid] : [])))];
+      const [listed, sales] = uids.length
+        ? await Promise.all([store.auctionQueries.activeItemUids(uids), store.auctionQueries.salesByItemUid(uids)])
+        : [new Set<string>(), []];
+      const byUid = new Map<string, number[]>();
+      for (const s of sales) if (s.itemUid) byUid.set(s.itemUid, [...(byUid.get(s.itemUid) ?? []), s.at]);
+      records.forEach((r, i) => {
+        const at = r.soldAt ?? r.end;
+        const later = r.itemUid ? (byUid.get(r.itemUid) ?? []).filter((t) => t > at).length : 0;
+        out[i]!.push(r.itemUid ? listed.has(r.itemUid) : false, later);
+      });
+    }
+    return out;
   }
 
   /** One multipart POST in the Discord webhook format; redirects are refused. */

@@ -256,7 +256,7 @@ export interface DataUploadsTable {
   received_at: number;
 }
 
-export type ExportStatus = 'Pending' | 'InProgress' | 'Done' | 'Failed';
+export type ExportStatus = 'Pending' | 'InProgress' | 'Done' | 'Failed' | 'Aborted';
 
 export interface ExportJobsTable {
   /** assigned by the database */

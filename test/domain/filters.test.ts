@@ -2,7 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   compileFilters,
+  compileFiltersResolving,
   FilterError,
+  sellerNamesIn,
+  UNSUPPORTED_FILTERS,
   filtersFromQuery,
   numberCondition,
   parseFilterNumber,
@@ -221,12 +224,82 @@ describe('compileFilters', () => {
   test('seller, uid, item id', () => {
     assert.ok(matches({ Seller: '01234567-89ab-cdef-0123-456789abcdef' }));
     assert.ok(!matches({ Seller: 'ffffffffffffffffffffffffffffffff' }));
-    rejects({ Seller: 'Technoblade' }, 'Seller', 'unknown_player');
+    rejects({ Seller: 'Technoblade' }, 'Seller', 'unknown_player'); // no names given
     assert.ok(matches({ UId: 'AABBCCDDEEFF' }));
     assert.ok(matches({ UId: '00000000-0000-0000-0000-aabbccddeeff' }));
     rejects({ UId: 'xyz' }, 'UId');
     assert.ok(matches({ ItemId: 'TERMINATOR|hyperion' }));
     assert.ok(!matches({ ItemTag: 'TERMINATOR' }));
+  });
+
+  test('Seller by player name: resolved through the given names, unknown or malformed names rejected', async () => {
+    const players = new Map([['technoblade', '01234567-89ab-cdef-0123-456789abcdef']]);
+    assert.ok(compileFilters({ Seller: 'TechnoBlade' }, { players }).test(subject()));
+    assert.ok(!compileFilters({ Seller: 'technoblade' }, { players: new Map([['technoblade', 'ff'.repeat(16)]]) }).test(subject()));
+    assert.ok(compileFilters({ Seller: `Technoblade|${'ff'.repeat(16)}` }, { players }).test(subject()));
+    rejects({ Seller: 'bad name!' }, 'Seller', 'invalid_filter');
+    rejects({ Seller: 'a'.repeat(17) }, 'Seller', 'invalid_filter');
+    assert.deepEqual(sellerNamesIn({ seller: `Techno|${'ab'.repeat(16)}|x y`, Rarity: 'EPIC' }), ['techno']);
+    const asked: string[] = [];
+    const lookup = async (name: string) => {
+      asked.push(name);
+      return name === 'technoblade' ? '0123456789abcdef0123456789abcdef' : undefined;
+    };
+    assert.ok((await compileFiltersResolving({ Seller: 'Technoblade' }, lookup)).test(subject()));
+    await assert.rejects(compileFiltersResolving({ Seller: 'Ghost' }, lookup), (e: unknown) => e instanceof FilterError && e.slug === 'unknown_player' && e.message.includes('Ghost'));
+    assert.deepEqual(asked, ['technoblade', 'ghost']);
+  });
+
+  test('the remaining reference keys: NBT values, derived numbers, colours, slots', () => {
+    const s = subject({
+      flatNbt: {
+        ...subject().flatNbt,
+        blaze_kills: '500',
+        blocksBroken: '12000',
+        cake_owner: 'Technoblade',
+        raffle_win: 'LEGENDARY',
+        raffle_year: '300',
+        jalapeno_count: '1',
+        bass_weight: '40',
+        'hook.part': 'COMMON_HOOK',
+        logs_cut: '100',
+        boosters: 'SWEEP,HASTE',
+        polarvoid: '5',
+        bottle_of_jyrre_seconds: String(3600 * 5 + 1800),
+        seconds_held: String(180_000 * 3 + 5),
+        color: '255:0:16',
+      },
+    });
+    const m = (f: Record<string, string>) => compileFilters(f).test(s);
+    assert.ok(m({ BlazeKills: '>100' }) && !m({ BlazeKills: '<100' }));
+    assert.ok(m({ BlocksBroken: '10k-20k' }));
+    assert.ok(m({ CakeOwner: 'technoblade' }) && !m({ CakeOwner: 'dream' }));
+    assert.ok(m({ RaffleWin: 'LEGENDARY', RaffleYear: '300' }));
+    assert.ok(m({ JalapenoBook: 'true' }) && !m({ JalapenoBook: 'false' }));
+    assert.ok(m({ BassWeight: '40', RodHook: 'common_hook', RodLine: 'none' }));
+    assert.ok(m({ LogsCut: 'any', AxeBoosters: 'HASTE' }) && !m({ AxeBoosters: 'FORTUNE' }));
+    assert.ok(m({ PlarvoidBook: '5' }));
+    assert.ok(m({ IntelligenceBonus: '5' }) && !m({ IntelligenceBonus: '6' }), 'whole hours of jyrre');
+    assert.ok(m({ GrowthStages: '3' }), '50 hours per stage');
+    assert.ok(m({ HexColorList: '#00FF00|ff0010' }) && !m({ HexColorList: '000000' }));
+    rejects({ HexColorList: 'red' }, 'HexColorList', 'invalid_filter');
+    assert.ok(m({ UnlockedSlotsMatch: 'SAPPHIRE_0,COMBAT_0' }) && !m({ UnlockedSlotsMatch: 'COMBAT_0' }));
+    // valuable = level 6+: sharpness 6 and critical 6 are on the subject
+    assert.ok(!m({ NoOtherValuableEnchants: 'true' }));
+    assert.ok(m({ NoOtherValuableEnchants: 'true', sharpness: '6', Enchantment: 'critical' }));
+    assert.ok(m({ NoOtherValuableEnchants: 'false' }));
+    assert.ok(compileFilters({ drain: 'none' }).test(s), 'drain is syphon');
+    // price per level: pet at level 100
+    assert.ok(compileFilters({ PricePerLevel: '>0' }).test(pet) && !compileFilters({ PricePerLevel: '>0' }).test(s));
+  });
+
+  test('reference keys skymarket cannot answer are a 400 naming the key and the reason', () => {
+    for (const key of Object.keys(UNSUPPORTED_FILTERS)) {
+      assert.throws(
+        () => compileFilters({ [key.toUpperCase()]: '1' }),
+        (e: unknown) => e instanceof FilterError && e.slug === 'unsupported_filter' && e.message.includes(key.toUpperCase()) && e.message.includes('skymarket'),
+      );
+    }
   });
 
   test('unknown filters and oversized input name the filter', () => {

@@ -173,6 +173,20 @@ export class AuctionQueryRepository {
     };
   }
 
+  /** Stored item bytes (base64 gzipped NBT) of these auctions, by uuid. */
+  async itemBytesOf(uuids: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < uuids.length; i += 1000) {
+      const rows = await this.db
+        .selectFrom('auctions')
+        .select(['uuid', 'item_bytes'])
+        .where('uuid', 'in', uuids.slice(i, i + 1000))
+        .execute();
+      for (const r of rows) out.set(r.uuid, r.item_bytes);
+    }
+    return out;
+  }
+
   /** Sold auctions of a tag, newest first (uses the auctions_tag_sold_at index). */
   async sold(q: SoldQuery): Promise<AuctionRecord[]> {
     let query = this.db
@@ -192,7 +206,7 @@ export class AuctionQueryRepository {
   }
 
   /** Sales of a tag since `since`, newest first, only the columns the price analysis needs (no JSON to parse). */
-  async soldLean(tag: string, since: number, limit: number): Promise<Array<{ price: number; count: number; start: number | null; end: number; bin: boolean; seller: string }>> {
+  async soldLean(tag: string, since: number, limit: number, offset = 0): Promise<Array<{ price: number; count: number; start: number | null; end: number; bin: boolean; seller: string }>> {
     const rows = await this.db
       .selectFrom('auctions')
       .select(['sold_price', 'highest_bid', 'count', 'start_at', 'sold_at', 'end_at', 'bin', 'seller'])
@@ -200,7 +214,9 @@ export class AuctionQueryRepository {
       .where('tag', '=', tag)
       .where('sold_at', '>=', since)
       .orderBy('sold_at', 'desc')
+      .orderBy('uuid')
       .limit(limit)
+      .offset(offset)
       .execute();
     return rows.map((r) => ({
       price: Number(r.sold_price ?? r.highest_bid),
@@ -231,6 +247,22 @@ export class AuctionQueryRepository {
       price: Number(r.sold_price ?? r.highest_bid),
       at: Number(r.sold_at ?? r.end_at),
     }));
+  }
+
+  /** Which of these item uids (last 12 hex characters) are listed on the auction house right now. */
+  async activeItemUids(uids: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const distinct = [...new Set(uids)];
+    for (let i = 0; i < distinct.length; i += 1000) {
+      const rows = await this.db
+        .selectFrom('auctions')
+        .select('item_uid')
+        .where('item_uid', 'in', distinct.slice(i, i + 1000))
+        .where('state', '=', 'active')
+        .execute();
+      for (const r of rows) if (r.item_uid) out.add(r.item_uid);
+    }
+    return out;
   }
 
   /** How many sales each tag had since `since` (epoch ms). */

@@ -128,11 +128,41 @@ export class ExportJobRepository {
     return undefined;
   }
 
-  async finish(id: number, outcome: { status: 'Done' | 'Failed'; at: number; rowCount?: number; error?: string }): Promise<void> {
-    await this.db
+  /**
+   * Finishes a running job; false (and nothing written) when it is no longer InProgress
+   * (aborted or deleted meanwhile), so an abort is never overwritten.
+   */
+  async finish(id: number, outcome: { status: 'Done' | 'Failed'; at: number; rowCount?: number; error?: string }): Promise<boolean> {
+    const r = await this.db
       .updateTable('export_jobs')
       .set({ status: outcome.status, completed_at: outcome.at, row_count: outcome.rowCount ?? null, error: outcome.error ?? null })
       .where('id', '=', id)
-      .execute();
+      .where('status', '=', 'InProgress')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Pending/InProgress → Aborted for the owner; false when not the owner's or already finished. */
+  async abort(id: number, accountId: number, now: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('export_jobs')
+      .set({ status: 'Aborted', completed_at: now, error: 'aborted by the owner' })
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('status', 'in', ['Pending', 'InProgress'])
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** Removes the owner's job in any state (a running one stops at its next check); false when not found. */
+  async delete(id: number, accountId: number): Promise<boolean> {
+    const r = await this.db.deleteFrom('export_jobs').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
+  }
+
+  /** Whether the job is still running (the worker checks between chunks to honour aborts and deletes). */
+  async isRunning(id: number): Promise<boolean> {
+    const row = await this.db.selectFrom('export_jobs').select('status').where('id', '=', id).executeTakeFirst();
+    return row?.status === 'InProgress';
   }
 }
