@@ -508,7 +508,7 @@ export class FlipEngine {
       e.samples.push({ ts: s.at, price: s.price });
     }
     const days = this.opts.historyMs / DAY;
-    for (const [tag, e] of byTag) if (e.samples.length >= 3) items.push({ tag, name: e.name, samples: e.samples, volume: e.samples.length / days });
+    for (const [tag, e] of byTag) if (e.samples.length >= 3) items.push({ tag, name: e.name, samples: e.samples, volume: e.samples.length / days, minSamples: AUCTION_TERM_MIN_SALES });
     const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
 
     this.auctions = { computedAt: now, attribute, mayor };
@@ -532,11 +532,25 @@ export class FlipEngine {
     return [...this.sold.values()];
   }
 
+  /**
+   * Replayed history (older snapshots, sales and elections) was just stored: reload the price
+   * history and recompute the auction-driven flips at the next run instead of within the hour.
+   */
+  historyReplayed(): Promise<void> {
+    this.historyLoadedAt = -Infinity;
+    this.auctionsDirty = true;
+    this.auctionsComputedAt = -Infinity;
+    return this.refresh();
+  }
+
   /** Number of products held (for health and tests). */
   get products(): number {
     return this.market.size;
   }
 }
+
+/** Sales a mayor term needs before an auction item's term median counts (see docs/flips.md). */
+export const AUCTION_TERM_MIN_SALES = 5;
 
 const ROMAN = ['', 'I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
 

@@ -61,12 +61,12 @@ export function termsFromElections(records: readonly ElectionObservation[], now:
   return terms;
 }
 
-/** Per-term medians of one item's samples (terms without samples are left out). */
-export function termMedians(terms: readonly MayorTerm[], samples: readonly PriceSample[]): Array<{ term: MayorTerm; index: number; median: number }> {
+/** Per-term medians of one item's samples (terms with fewer than `minSamples` samples are left out). */
+export function termMedians(terms: readonly MayorTerm[], samples: readonly PriceSample[], minSamples = 1): Array<{ term: MayorTerm; index: number; median: number }> {
   const out: Array<{ term: MayorTerm; index: number; median: number }> = [];
   terms.forEach((term, index) => {
     const prices = samples.filter((s) => s.ts >= term.start && s.ts < term.end).map((s) => s.price);
-    const m = median(prices);
+    const m = prices.length >= Math.max(1, minSamples) ? median(prices) : null;
     if (m !== null) out.push({ term, index, median: m });
   });
   return out;
@@ -77,13 +77,18 @@ export interface MayorItemInput {
   name: string;
   samples: readonly PriceSample[];
   volume: number;
+  /**
+   * samples a term needs before its median counts (default 1: hourly bazaar means). Auction sales
+   * of one tag mix variants (pet levels, enchantments), so a term median from one or two sales is noise.
+   */
+  minSamples?: number;
 }
 
 export function mayorFlip(item: MayorItemInput, terms: readonly MayorTerm[], nextMayor: string | null, minChange = 0.05): MayorDiffFlip | null {
   if (terms.length < 2) return null;
   const current = terms[terms.length - 1]!;
   const next = nextMayor ?? current.mayor;
-  const medians = termMedians(terms, item.samples);
+  const medians = termMedians(terms, item.samples, item.minSamples);
   const cur = medians.find((m) => m.index === terms.length - 1);
   if (!cur || !(cur.median > 0)) return null;
   const pastOfNext = medians.filter((m) => m.index !== terms.length - 1 && m.term.mayor === next).map((m) => m.median);

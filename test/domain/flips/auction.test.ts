@@ -38,6 +38,15 @@ describe('mayor flips', () => {
     assert.equal(mayorFlip(item, terms, 'Aatrox'), null);
     assert.deepEqual(mayorFlips([item], terms.slice(0, 1), 'Diana'), []);
   });
+  it('a term median needs minSamples samples (sparse auction sales)', () => {
+    // Every term has 3 samples: with 3 required the flip stands, with 4 no term counts.
+    assert.equal(mayorFlip({ ...item, minSamples: 3 }, terms, 'Diana')!.expectedPrice, 100);
+    assert.equal(mayorFlip({ ...item, minSamples: 4 }, terms, 'Diana'), null);
+    // One Diana term thinned to a single sale: it drops out and the other Diana term decides.
+    const thin = { ...item, samples: samples.filter((s) => !(s.ts >= 20 * H && s.ts < 21 * H + 1) || s.ts === 20 * H).filter((s) => s.ts !== 22 * H), minSamples: 2 };
+    assert.equal(mayorFlip(thin, terms, 'Diana')!.expectedPrice, 100);
+    assert.equal(mayorFlip({ ...thin, samples: thin.samples.filter((s) => s.ts >= 10 * H) }, terms, 'Diana'), null);
+  });
   it('terms from observed elections end when the mayor was last seen', () => {
     const t = termsFromElections(
       [
