@@ -184,7 +184,7 @@ const CONTROL = ['token', 'apiKey', 'apikey', 'key'];
 
 export async function auctionsRoutes(app: FastifyInstance) {
   const { store, clock } = app;
-  const view = new ActiveAuctionsView(store, clock);
+  const view = ActiveAuctionsView.shared(store, clock);
   app.decorate('activeAuctions', view);
   app.addHook('onReady', () => view.ready());
   app.addHook('onClose', async () => view.close());

@@ -14,6 +14,7 @@ import { loadGameData } from '../gamedata/index.ts';
 import type { GameData } from '../gamedata/types.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
+import { ActiveAuctionsView } from '../market/active-auctions.ts';
 import { CraftMarket } from '../market/craft.ts';
 
 export interface CraftRouteOptions {
@@ -138,11 +139,14 @@ const AcquisitionQuery = Type.Object({
 export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptions = {}) {
   const { config } = app.context;
   const game = options.game ?? loadGameData({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
-  const market = new CraftMarket({ store: app.store, game, clock: app.clock, logger: app.context.logger });
+  // Cheapest BINs from the in-memory active-auctions view the auction routes share (same process).
+  const bins = ActiveAuctionsView.shared(app.store, app.clock);
+  const market = new CraftMarket({ store: app.store, game, clock: app.clock, logger: app.context.logger, activeBins: bins });
   market.start();
   const progress = options.progress?.(game);
   app.addHook('onClose', async () => {
     market.stop();
+    bins.close();
     await progress?.close?.();
   });
   app.log.info({ source: game.source, items: game.items.size, recipes: game.recipes.size }, 'game data loaded');

@@ -500,15 +500,22 @@ export class FlipEngine {
       const samples: PriceSample[] = [...m].map(([ts, e]) => ({ ts, price: e.sum / e.n }));
       items.push({ tag: product, name: p.name, samples, volume: bazaarDailyVolume(p) });
     }
-    const byTag = new Map<string, { name: string; samples: PriceSample[] }>();
+    // Auction items: one comparable variant per tag (its most sold one), not a mix of pet levels and upgrades.
+    const byVariant = new Map<string, { tag: string; name: string; samples: PriceSample[] }>();
     for (const s of sold) {
       if (s.at < historyFrom) continue;
-      let e = byTag.get(s.tag);
-      if (!e) byTag.set(s.tag, (e = { name: s.itemName, samples: [] }));
+      const key = mayorVariantKey(s);
+      let e = byVariant.get(key);
+      if (!e) byVariant.set(key, (e = { tag: s.tag, name: s.itemName, samples: [] }));
       e.samples.push({ ts: s.at, price: s.price });
     }
+    const topVariant = new Map<string, { tag: string; name: string; samples: PriceSample[] }>();
+    for (const e of byVariant.values()) {
+      const best = topVariant.get(e.tag);
+      if (!best || e.samples.length > best.samples.length) topVariant.set(e.tag, e);
+    }
     const days = this.opts.historyMs / DAY;
-    for (const [tag, e] of byTag) if (e.samples.length >= 3) items.push({ tag, name: e.name, samples: e.samples, volume: e.samples.length / days, minSamples: AUCTION_TERM_MIN_SALES });
+    for (const e of topVariant.values()) if (e.samples.length >= 3) items.push({ tag: e.tag, name: e.name, samples: e.samples, volume: e.samples.length / days, minSamples: AUCTION_TERM_MIN_SALES });
     const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
 
     this.auctions = { computedAt: now, attribute, mayor };
@@ -547,6 +554,17 @@ export class FlipEngine {
   get products(): number {
     return this.market.size;
   }
+}
+
+/**
+ * Sales of one tag compared across mayor terms must be the same thing: tier, stars, recombobulation,
+ * potato books, enchantments, attributes and pet level (from the name) make the variant; reforges do not.
+ */
+export function mayorVariantKey(row: AuctionRow): string {
+  const m = modifiersOf(row);
+  const sorted = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}${v}`).join(',');
+  const pet = /\[Lvl (\d+)\]/.exec(row.itemName)?.[1] ?? '';
+  return [row.tag, m.tier ?? '', m.stars, m.rarityUpgrades, m.hotPotatoCount, sorted(m.enchantments), sorted(m.attributes), pet].join('|');
 }
 
 /** Sales a mayor term needs before an auction item's term median counts (see docs/flips.md). */
