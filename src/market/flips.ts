@@ -28,7 +28,7 @@ import {
   type VolumeSample,
 } from '../domain/flips/bazaar.ts';
 import { bookFlips, type BookFlip } from '../domain/flips/books.ts';
-import { npcFlips, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
+import { NPC_SHOP_UPLOAD_KIND, npcFlips, npcOffersFromUploads, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
 import { fusionFlips, multistepFusionFlips, type FuseFlip } from '../domain/flips/fusion.ts';
 import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
 import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
@@ -61,7 +61,7 @@ export interface FlipEngineOptions {
   openOrders?: () => ReadonlyMap<string, OpenOrderUnits>;
   /** orders uploaded longer ago than this are ignored for residual capacity (default 2 h) */
   openOrdersMaxAgeMs?: number;
-  /** NPC shop offers beyond the NEU table (mod uploads) */
+  /** NPC shop offers beyond the NEU table; default: the mod uploads stored in data_uploads */
   extraNpcOffers?: () => Iterable<NpcShopOffer>;
   fusionRecipes?: readonly FusionRecipe[];
   copperYields?: readonly CopperYield[];
@@ -198,6 +198,7 @@ export class FlipEngine {
   private auctionsComputedAt = -Infinity;
   private auctionsDirty = false;
 
+  private uploadedNpcOffers: NpcShopOffer[] = [];
   /** the latest results; null until the first computation */
   bazaar: BazaarFlipResults | null = null;
   auctions: AuctionFlipResults | null = null;
@@ -305,6 +306,8 @@ export class FlipEngine {
     if (bazaarChanged || catalogChanged || force || !this.bazaar) {
       if (this.market.size > 0) {
         if (!this.opts.openOrders) this.storedOpenOrders = await this.store.flipInputs.openOrderUnits(this.lastSnapshotTs - this.opts.openOrdersMaxAgeMs);
+        // NPC shop contents players' mods uploaded (kept 2 days), besides the NEU shop table.
+        if (!this.opts.extraNpcOffers) this.uploadedNpcOffers = npcOffersFromUploads((await this.store.dataUploads.recent(NPC_SHOP_UPLOAD_KIND, 500)).map((u) => u.body));
         this.computeBazaar();
       }
     }
@@ -431,7 +434,7 @@ export class FlipEngine {
       if (r) rates.set(product, r);
     }
     const products = [...this.market.values()];
-    const offers: NpcShopOffer[] = this.opts.extraNpcOffers ? [...this.neuOffers, ...this.opts.extraNpcOffers()] : this.neuOffers;
+    const offers: NpcShopOffer[] = [...this.neuOffers, ...(this.opts.extraNpcOffers ? this.opts.extraNpcOffers() : this.uploadedNpcOffers)];
     const results: BazaarFlipResults = {
       computedAt: now,
       snapshotAt: this.lastSnapshotTs,

@@ -25,6 +25,7 @@ export const LIMITS = {
   authSeconds: 10,
   orders: 100,
   names: 100,
+  npcOffers: 60,
   itemBase64: 64 * 1024,
 } as const;
 
@@ -174,6 +175,23 @@ export const COMMANDS = {
     {
       item: Type.String({ minLength: 4, maxLength: LIMITS.itemBase64, description: 'base64 of gzipped NBT, legacy (1.8) or 1.21 component layout' }),
       askingPrice: Type.Integer({ minimum: 1, maximum: 1e13 }),
+    },
+    { additionalProperties: false },
+  ),
+  'npcshop.upload': Type.Object(
+    {
+      npcName: Type.String({ minLength: 1, maxLength: 64 }),
+      offers: Type.Array(
+        Type.Object(
+          {
+            itemTag: Tag,
+            count: Type.Integer({ minimum: 1, maximum: 2304 }),
+            costs: Type.Array(Type.Object({ tag: Tag, amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e12 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 8 }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: LIMITS.npcOffers },
+      ),
     },
     { additionalProperties: false },
   ),
