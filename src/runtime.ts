@@ -29,6 +29,9 @@ export interface RuntimeOptions {
   logger: Logger;
 }
 
+/** SkyBlock year length in the demo unless SIM_YEAR_HOURS is set: 2 h, so the one-day backfill holds ~12 mayor terms. */
+export const DEMO_YEAR_MS = 2 * 3_600_000;
+
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
@@ -44,6 +47,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   if (config.demo) {
     // The simulator is the upstream, in this process; its data is simulated and reported as such.
     const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see the README
+    // The demo compresses the SkyBlock year so its day of history spans several mayor terms (mayor flips).
+    options.yearMs ??= DEMO_YEAR_MS;
     simulator = await startSimulator(options, { clock, logger: logger.child({ component: 'simulator' }) });
     upstreamUrl = simulator.url;
     backfillMs = options.backfillMs;
@@ -122,6 +127,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               logger.info({ ...r }, 'demo history loaded');
               // The history is older than what the rollup jobs may have done meanwhile: redo it.
               await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
+              // Older snapshots and past elections arrived after the flip engine's first load.
+              if (app.hasDecorator('flips')) await app.flips.historyReplayed();
             })
             .catch((err: unknown) => logger.error({ err }, 'demo history failed to load'));
         }

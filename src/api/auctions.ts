@@ -218,7 +218,7 @@ export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> 
 
 export async function auctionsRoutes(app: FastifyInstance) {
   const { store, clock } = app;
-  const view = new ActiveAuctionsView(store, clock);
+  const view = ActiveAuctionsView.shared(store, clock);
   app.decorate('activeAuctions', view);
   app.addHook('onReady', () => view.ready());
   app.addHook('onClose', async () => view.close());

@@ -14,7 +14,9 @@ import { loadGameData } from '../gamedata/index.ts';
 import type { GameData } from '../gamedata/types.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
+import { ActiveAuctionsView } from '../market/active-auctions.ts';
 import { CraftMarket } from '../market/craft.ts';
+import { UploadedProgress } from '../mod/progress.ts';
 
 export interface CraftRouteOptions {
   /** defaults to loading from the config's game data locations */
@@ -138,11 +140,15 @@ const AcquisitionQuery = Type.Object({
 export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptions = {}) {
   const { config } = app.context;
   const game = options.game ?? loadGameData({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
-  const market = new CraftMarket({ store: app.store, game, clock: app.clock, logger: app.context.logger });
+  // Cheapest BINs from the in-memory active-auctions view the auction routes share (same process).
+  const bins = ActiveAuctionsView.shared(app.store, app.clock);
+  const market = new CraftMarket({ store: app.store, game, clock: app.clock, logger: app.context.logger, activeBins: bins });
   market.start();
   const progress = options.progress?.(game);
+  const uploaded = new UploadedProgress(app.store, game);
   app.addHook('onClose', async () => {
     market.stop();
+    bins.close();
     await progress?.close?.();
   });
   app.log.info({ source: game.source, items: game.items.size, recipes: game.recipes.size }, 'game data loaded');
@@ -205,6 +211,12 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
     async (request, reply) => {
       const state = await market.current();
       const { player, profile } = request.query;
+      // The player's own mod upload first (exact and local), then the upstream profile endpoint.
+      const fromMod = player ? await uploaded.lookup(player, profile) : undefined;
+      if (fromMod?.status === 'known') {
+        reply.header(FILTER_HEADER, 'filtered; by the collections, slayers and skills the player\'s mod uploaded');
+        return filterByProgress(state.profits, fromMod.progress);
+      }
       if (player && progress) {
         const found = await progress.lookup(player, profile);
         if (found.status === 'known') {
@@ -213,7 +225,7 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
         }
         reply.header(FILTER_HEADER, `unfiltered; ${found.reason}`);
       } else {
-        reply.header(FILTER_HEADER, player ? 'unfiltered; player profile data is not available on this server (no UPSTREAM_API_KEY)' : 'unfiltered; no player given');
+        reply.header(FILTER_HEADER, player ? `unfiltered; ${fromMod?.status === 'unavailable' ? fromMod.reason : 'no mod upload'}, and no UPSTREAM_API_KEY for the profile endpoint` : 'unfiltered; no player given');
       }
       // The unfiltered list is the same bytes for everyone until the next snapshot: serialised once.
       return reply.type('application/json; charset=utf-8').serializer((payload) => payload as string).send(state.profitsJson());

@@ -41,6 +41,9 @@ const ExtractedInfo = Type.Object(
     kuudraStart: Type.String({ format: 'date-time' }),
     katStatus: Type.Optional(Any),
     forgeItems: Any,
+    collections: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'unlocked tier per collection (uploaded by the mod)' })),
+    skills: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'level per skill (uploaded by the mod)' })),
+    slayers: Type.Optional(Type.Record(Type.String(), Type.Integer(), { description: 'level per slayer (uploaded by the mod)' })),
   },
   { $id: 'ExtractedInfo', description: 'fields never uploaded carry defaults (0001-01-01 for times, 0, null)' },
 );

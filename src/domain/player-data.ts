@@ -35,6 +35,9 @@ export const EXTRACTED_FIELDS = [
   'kuudraStart',
   'katStatus',
   'forgeItems',
+  'collections',
+  'skills',
+  'slayers',
 ] as const;
 export type ExtractedField = (typeof EXTRACTED_FIELDS)[number];
 
@@ -68,6 +71,10 @@ const DEFAULTS: Record<ExtractedField, unknown> = {
   kuudraStart: UNKNOWN_TIME,
   katStatus: undefined,
   forgeItems: null,
+  // Unlocks the mod reads from the collection, skill and slayer menus (filter the craft profit list).
+  collections: undefined,
+  skills: undefined,
+  slayers: undefined,
 };
 
 /** Keys (at any depth of ExtractedInfo) whose values are timestamps. */

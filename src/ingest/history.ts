@@ -5,15 +5,19 @@
 import { BazaarIngester } from './bazaar.ts';
 import type { IngestContext } from './context.ts';
 import { EndedIngester } from './ended.ts';
+import { ResourcesIngester } from './resources.ts';
 
 export interface HistoryBatch {
   bazaar: unknown[];
   auctionsEnded: unknown[];
+  /** election resources, each stored as seen at its own `lastUpdated` (past mayor terms) */
+  elections?: unknown[];
 }
 
 export interface HistoryResult {
   snapshots: number;
   sales: number;
+  elections: number;
   ms: number;
 }
 
@@ -21,10 +25,20 @@ export async function ingestHistory(batches: Iterable<HistoryBatch>, ctx: Ingest
   const started = performance.now();
   const bazaar = new BazaarIngester(ctx, { fresh: true });
   const ended = new EndedIngester(ctx);
+  const resources = new ResourcesIngester(ctx);
   let snapshots = 0;
   let sales = 0;
+  let elections = 0;
   for (const batch of batches) {
     for (const payload of batch.bazaar) if ((await bazaar.apply(payload)) !== 'unchanged') snapshots++;
+    for (const payload of batch.elections ?? []) {
+      try {
+        if ((await resources.applyElection(payload, 'payload')) !== 'unchanged') elections++;
+      } catch (err) {
+        // A bad replayed election is skipped like any bad upstream record.
+        ctx.logger.warn({ err }, 'history: election resource skipped');
+      }
+    }
     for (const payload of batch.auctionsEnded) {
       const result = await ended.apply(payload);
       if (result !== 'unchanged') sales += result.sales;
@@ -32,5 +46,5 @@ export async function ingestHistory(batches: Iterable<HistoryBatch>, ctx: Ingest
     // Let requests in between batches: the API serves while history loads.
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return { snapshots, sales, ms: Math.round(performance.now() - started) };
+  return { snapshots, sales, elections, ms: Math.round(performance.now() - started) };
 }

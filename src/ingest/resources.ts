@@ -46,15 +46,24 @@ export class ResourcesIngester {
 
   async pollElection(): Promise<{ year: number; mayor: string } | 'unchanged'> {
     const res = await this.ctx.client.getJson('/v2/resources/skyblock/election');
-    if (!check.election.Check(res.body)) throw new Error('election resource: malformed envelope');
-    const payload = res.body;
+    return this.applyElection(res.body);
+  }
+
+  /**
+   * Stores one election resource. Live polls record the mayor as seen now; replayed history
+   * (`seenAt: 'payload'`) as seen at the payload's own `lastUpdated`, so past terms get their real end.
+   */
+  async applyElection(body: unknown, seenAt: 'now' | 'payload' = 'now'): Promise<{ year: number; mayor: string } | 'unchanged'> {
+    if (!check.election.Check(body)) throw new Error('election resource: malformed envelope');
+    const payload = body;
     if (payload.lastUpdated <= this.electionUpdated) return 'unchanged';
     const year = payload.mayor.election?.year;
     if (year === undefined) throw new Error('election resource: mayor without election year');
     const now = this.ctx.clock.now();
+    const updatedAt = seenAt === 'payload' ? payload.lastUpdated : now;
     await this.ctx.store.transaction(async (trx) => {
       await this.ctx.store.elections.upsert(
-        { year, mayorKey: payload.mayor.key, mayorName: payload.mayor.name, payload: payload as unknown as Record<string, unknown>, updatedAt: now },
+        { year, mayorKey: payload.mayor.key, mayorName: payload.mayor.name, payload: payload as unknown as Record<string, unknown>, updatedAt },
         trx,
       );
       await this.ctx.store.feeds.record(

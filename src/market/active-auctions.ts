@@ -63,6 +63,8 @@ export interface TagSupply {
   secondLowest: ActiveListing | null;
 }
 
+const SHARED = new WeakMap<Store, ActiveAuctionsView>();
+
 export class ActiveAuctionsView {
   private readonly byUuid = new Map<string, ActiveListing>();
   private readonly byTag = new Map<string, TagIndex>();
@@ -90,6 +92,14 @@ export class ActiveAuctionsView {
   /** Stops listening to the store. */
   close(): void {
     this.store.auctions.changes.off('change', this.onChange);
+    if (SHARED.get(this.store) === this) SHARED.delete(this.store);
+  }
+
+  /** One view per store in a process, shared by the auction and crafting routes (one copy of the listings). */
+  static shared(store: Store, clock: Clock, options?: ActiveAuctionsOptions): ActiveAuctionsView {
+    let view = SHARED.get(store);
+    if (!view) SHARED.set(store, (view = new ActiveAuctionsView(store, clock, options)));
+    return view;
   }
 
   /**
@@ -229,6 +239,23 @@ export class ActiveAuctionsView {
       }
       out.push(l);
       if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * The `perTag` cheapest BINs without bids of every tag that have not ended at `now`, as the
+   * crafting view prices auction-only ingredients (same rows as the store's `lowestBins`, from memory).
+   */
+  lowestBinRows(now: number, perTag: number): Array<{ tag: string; uuid: string; startingBid: number; count: number }> {
+    const out: Array<{ tag: string; uuid: string; startingBid: number; count: number }> = [];
+    for (const [tag, index] of this.byTag) {
+      let n = 0;
+      for (const l of index.bins()) {
+        if (l.end <= now) continue;
+        out.push({ tag, uuid: l.uuid, startingBid: l.startingBid, count: Math.max(1, l.count) });
+        if (++n >= perTag) break;
+      }
     }
     return out;
   }

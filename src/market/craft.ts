@@ -19,6 +19,8 @@ export interface CraftState {
   /** feed versions the state was built from */
   bazaarUpdated: number;
   auctionsUpdated: number;
+  /** version of the BIN source the state was built from (the active-auctions view's, else the auctions feed's) */
+  binsVersion: number;
   builtAt: number;
   buildMs: number;
   /** part of buildMs spent reading and decoding market data */
@@ -41,6 +43,12 @@ export interface CraftMarketOptions {
    * active-auctions view can be plugged in here.
    */
   lowestBins?: (now: number, perTag: number) => Promise<BinRow[]>;
+  /**
+   * The in-memory active-auctions view (same process): cheapest BINs are read from it instead of
+   * the store, and a change it holds (a new cheaper BIN) rebuilds the list without re-reading the
+   * bazaar or the auctions table. Takes precedence over `lowestBins`.
+   */
+  activeBins?: { ready(): Promise<void>; readonly version: number; lowestBinRows(now: number, perTag: number): BinRow[] };
 }
 
 export class CraftMarket {
@@ -49,6 +57,9 @@ export class CraftMarket {
   private timer: NodeJS.Timeout | undefined;
   /** the BIN sample of the last auctions generation: a bazaar snapshot alone does not re-read it */
   private bins: { version: number; rows: BinRow[] } | undefined;
+  /** the newest snapshot's rows, kept while the bazaar feed stays put (a BIN change alone does not re-read them) */
+  private products: { version: number; rows: Awaited<ReturnType<Store['marketPrices']['latestBazaar']>> } | undefined;
+  private election: { version: number; derpy: boolean } | undefined;
   /** decoded books by product, reused while a product's stored book bytes stay the same */
   private readonly books = new Map<string, { bytes: Uint8Array; book: OrderBook }>();
 
@@ -81,29 +92,49 @@ export class CraftMarket {
     const feeds = await this.options.store.feeds.all();
     const bazaar = feeds.find((f) => f.name === 'bazaar')?.lastUpdated ?? 0;
     const auctions = feeds.find((f) => f.name === 'auctions')?.lastUpdated ?? 0;
+    const election = feeds.find((f) => f.name === 'election')?.lastUpdated ?? 0;
+    const view = this.options.activeBins;
+    if (view) await view.ready();
+    const binsVersion = view ? view.version : auctions;
     const state = this.state;
-    if (state && state.bazaarUpdated === bazaar && state.auctionsUpdated === auctions) return state;
+    if (state && state.bazaarUpdated === bazaar && state.binsVersion === binsVersion && this.election?.version === election) return state;
     if (this.building) return this.building;
-    this.building = this.build(bazaar, auctions).finally(() => {
+    this.building = this.build(bazaar, auctions, binsVersion, election).finally(() => {
       this.building = undefined;
     });
     return this.building;
   }
 
-  private async build(bazaarUpdated: number, auctionsUpdated: number): Promise<CraftState> {
+  private async build(bazaarUpdated: number, auctionsUpdated: number, binsVersion: number, electionUpdated: number): Promise<CraftState> {
     const started = performance.now();
     const now = this.options.clock.now();
+    const perTag = this.options.binsPerTag ?? 16;
     const readBins = async () => {
-      if (this.bins && this.bins.version === auctionsUpdated) return this.bins.rows;
-      const perTag = this.options.binsPerTag ?? 16;
+      const view = this.options.activeBins;
+      // From memory: cheap enough to redo for every change of the view.
+      if (view) return view.lowestBinRows(now, perTag);
+      if (this.bins && this.bins.version === binsVersion) return this.bins.rows;
       const rows = await (this.options.lowestBins ?? ((n, k) => this.options.store.marketPrices.lowestBins(n, k)))(now, perTag);
-      this.bins = { version: auctionsUpdated, rows };
+      this.bins = { version: binsVersion, rows };
       return rows;
     };
-    const [products, bins, election] = await Promise.all([this.options.store.marketPrices.latestBazaar(), readBins(), this.options.store.elections.latest()]);
+    const readProducts = async () => {
+      if (this.products && this.products.version === bazaarUpdated) return this.products.rows;
+      const rows = await this.options.store.marketPrices.latestBazaar();
+      this.products = { version: bazaarUpdated, rows };
+      return rows;
+    };
+    const readDerpy = async () => {
+      if (this.election && this.election.version === electionUpdated) return this.election.derpy;
+      const latest = await this.options.store.elections.latest();
+      // Derpy raises auction fees while mayor.
+      const derpy = latest?.mayorKey.toLowerCase() === 'derpy';
+      this.election = { version: electionUpdated, derpy };
+      return derpy;
+    };
+    const [products, bins, derpy] = await Promise.all([readProducts(), readBins(), readDerpy()]);
     const prices = buildPriceSource(products, bins, bazaarUpdated || now, this.books);
-    // Derpy raises auction fees while mayor.
-    prices.derpy = election?.mayorKey.toLowerCase() === 'derpy';
+    prices.derpy = derpy;
     const readMs = performance.now() - started;
     const profits = craftProfits(this.options.game, prices);
     let json: string | undefined;
@@ -112,6 +143,7 @@ export class CraftMarket {
       profits,
       bazaarUpdated,
       auctionsUpdated,
+      binsVersion,
       builtAt: now,
       buildMs: performance.now() - started,
       readMs,

@@ -28,7 +28,7 @@ import {
   type VolumeSample,
 } from '../domain/flips/bazaar.ts';
 import { bookFlips, type BookFlip } from '../domain/flips/books.ts';
-import { npcFlips, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
+import { NPC_SHOP_UPLOAD_KIND, npcFlips, npcOffersFromUploads, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
 import { fusionFlips, multistepFusionFlips, type FuseFlip } from '../domain/flips/fusion.ts';
 import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
 import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
@@ -61,7 +61,7 @@ export interface FlipEngineOptions {
   openOrders?: () => ReadonlyMap<string, OpenOrderUnits>;
   /** orders uploaded longer ago than this are ignored for residual capacity (default 2 h) */
   openOrdersMaxAgeMs?: number;
-  /** NPC shop offers beyond the NEU table (mod uploads) */
+  /** NPC shop offers beyond the NEU table; default: the mod uploads stored in data_uploads */
   extraNpcOffers?: () => Iterable<NpcShopOffer>;
   fusionRecipes?: readonly FusionRecipe[];
   copperYields?: readonly CopperYield[];
@@ -198,6 +198,7 @@ export class FlipEngine {
   private auctionsComputedAt = -Infinity;
   private auctionsDirty = false;
 
+  private uploadedNpcOffers: NpcShopOffer[] = [];
   /** the latest results; null until the first computation */
   bazaar: BazaarFlipResults | null = null;
   auctions: AuctionFlipResults | null = null;
@@ -305,6 +306,8 @@ export class FlipEngine {
     if (bazaarChanged || catalogChanged || force || !this.bazaar) {
       if (this.market.size > 0) {
         if (!this.opts.openOrders) this.storedOpenOrders = await this.store.flipInputs.openOrderUnits(this.lastSnapshotTs - this.opts.openOrdersMaxAgeMs);
+        // NPC shop contents players' mods uploaded (kept 2 days), besides the NEU shop table.
+        if (!this.opts.extraNpcOffers) this.uploadedNpcOffers = npcOffersFromUploads((await this.store.dataUploads.recent(NPC_SHOP_UPLOAD_KIND, 500)).map((u) => u.body));
         this.computeBazaar();
       }
     }
@@ -431,7 +434,7 @@ export class FlipEngine {
       if (r) rates.set(product, r);
     }
     const products = [...this.market.values()];
-    const offers: NpcShopOffer[] = this.opts.extraNpcOffers ? [...this.neuOffers, ...this.opts.extraNpcOffers()] : this.neuOffers;
+    const offers: NpcShopOffer[] = [...this.neuOffers, ...(this.opts.extraNpcOffers ? this.opts.extraNpcOffers() : this.uploadedNpcOffers)];
     const results: BazaarFlipResults = {
       computedAt: now,
       snapshotAt: this.lastSnapshotTs,
@@ -500,15 +503,22 @@ export class FlipEngine {
       const samples: PriceSample[] = [...m].map(([ts, e]) => ({ ts, price: e.sum / e.n }));
       items.push({ tag: product, name: p.name, samples, volume: bazaarDailyVolume(p) });
     }
-    const byTag = new Map<string, { name: string; samples: PriceSample[] }>();
+    // Auction items: one comparable variant per tag (its most sold one), not a mix of pet levels and upgrades.
+    const byVariant = new Map<string, { tag: string; name: string; samples: PriceSample[] }>();
     for (const s of sold) {
       if (s.at < historyFrom) continue;
-      let e = byTag.get(s.tag);
-      if (!e) byTag.set(s.tag, (e = { name: s.itemName, samples: [] }));
+      const key = mayorVariantKey(s);
+      let e = byVariant.get(key);
+      if (!e) byVariant.set(key, (e = { tag: s.tag, name: s.itemName, samples: [] }));
       e.samples.push({ ts: s.at, price: s.price });
     }
+    const topVariant = new Map<string, { tag: string; name: string; samples: PriceSample[] }>();
+    for (const e of byVariant.values()) {
+      const best = topVariant.get(e.tag);
+      if (!best || e.samples.length > best.samples.length) topVariant.set(e.tag, e);
+    }
     const days = this.opts.historyMs / DAY;
-    for (const [tag, e] of byTag) if (e.samples.length >= 3) items.push({ tag, name: e.name, samples: e.samples, volume: e.samples.length / days });
+    for (const e of topVariant.values()) if (e.samples.length >= 3) items.push({ tag: e.tag, name: e.name, samples: e.samples, volume: e.samples.length / days, minSamples: AUCTION_TERM_MIN_SALES });
     const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
 
     this.auctions = { computedAt: now, attribute, mayor };
@@ -532,11 +542,36 @@ export class FlipEngine {
     return [...this.sold.values()];
   }
 
+  /**
+   * Replayed history (older snapshots, sales and elections) was just stored: reload the price
+   * history and recompute the auction-driven flips at the next run instead of within the hour.
+   */
+  historyReplayed(): Promise<void> {
+    this.historyLoadedAt = -Infinity;
+    this.auctionsDirty = true;
+    this.auctionsComputedAt = -Infinity;
+    return this.refresh();
+  }
+
   /** Number of products held (for health and tests). */
   get products(): number {
     return this.market.size;
   }
 }
+
+/**
+ * Sales of one tag compared across mayor terms must be the same thing: tier, stars, recombobulation,
+ * potato books, enchantments, attributes and pet level (from the name) make the variant; reforges do not.
+ */
+export function mayorVariantKey(row: AuctionRow): string {
+  const m = modifiersOf(row);
+  const sorted = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}${v}`).join(',');
+  const pet = /\[Lvl (\d+)\]/.exec(row.itemName)?.[1] ?? '';
+  return [row.tag, m.tier ?? '', m.stars, m.rarityUpgrades, m.hotPotatoCount, sorted(m.enchantments), sorted(m.attributes), pet].join('|');
+}
+
+/** Sales a mayor term needs before an auction item's term median counts (see docs/flips.md). */
+export const AUCTION_TERM_MIN_SALES = 5;
 
 const ROMAN = ['', 'I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
 

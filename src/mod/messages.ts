@@ -25,6 +25,7 @@ export const LIMITS = {
   authSeconds: 10,
   orders: 100,
   names: 100,
+  npcOffers: 60,
   itemBase64: 64 * 1024,
 } as const;
 
@@ -39,6 +40,8 @@ const Opt = Type.Optional;
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const SmallMap = (value: TSchema) => Type.Record(Type.String({ maxLength: 64 }), value, { maxProperties: 200 });
 
+/** name → level/tier, as the mod reads a menu */
+const Levels = (max: number) => Type.Record(Type.String({ minLength: 1, maxLength: 64 }), Type.Integer({ minimum: 0, maximum: max }), { maxProperties: 200 });
 const HeartOf = Type.Object({ tier: Type.Integer({ minimum: 0, maximum: 100 }), perks: Nullable(SmallMap(Type.Integer({ minimum: 0, maximum: 100_000 }))) }, { additionalProperties: false });
 const Composter = Type.Object(
   {
@@ -128,6 +131,12 @@ export const ExtractedPatch = Type.Object(
     kuudraStart: Opt(Time),
     katStatus: Opt(Type.Object({ isKatActive: Type.Boolean(), katEnd: Time, itemName: Nullable(Text(200)) }, { additionalProperties: false })),
     forgeItems: Opt(Nullable(Type.Array(Type.Object({ itemName: Nullable(Text(200)), forgeEnd: Time, tag: Nullable(Text(64)) }, { additionalProperties: false }), { maxItems: 10 }))),
+    /** unlocked tier per collection, by collection id (`WHEAT`, `INK_SACK:3`) or name ("Cocoa Beans") */
+    collections: Opt(Levels(100)),
+    /** level per skill (`farming`, `mining`, `hotm` …) */
+    skills: Opt(Levels(100)),
+    /** level per slayer (`zombie`, `spider`, `wolf`, `enderman`, `blaze`, `vampire`) */
+    slayers: Opt(Levels(20)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -166,6 +175,23 @@ export const COMMANDS = {
     {
       item: Type.String({ minLength: 4, maxLength: LIMITS.itemBase64, description: 'base64 of gzipped NBT, legacy (1.8) or 1.21 component layout' }),
       askingPrice: Type.Integer({ minimum: 1, maximum: 1e13 }),
+    },
+    { additionalProperties: false },
+  ),
+  'npcshop.upload': Type.Object(
+    {
+      npcName: Type.String({ minLength: 1, maxLength: 64 }),
+      offers: Type.Array(
+        Type.Object(
+          {
+            itemTag: Tag,
+            count: Type.Integer({ minimum: 1, maximum: 2304 }),
+            costs: Type.Array(Type.Object({ tag: Tag, amount: Type.Number({ exclusiveMinimum: 0, maximum: 1e12 }) }, { additionalProperties: false }), { minItems: 1, maxItems: 8 }),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: LIMITS.npcOffers },
+      ),
     },
     { additionalProperties: false },
   ),

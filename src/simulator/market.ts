@@ -84,6 +84,8 @@ export interface BackfillOptions {
   bazaar?: boolean;
   /** include auctions_ended responses, one per 60 s (default true) */
   auctionsEnded?: boolean;
+  /** include the election resource as it stood at the end of each SkyBlock year in the window (default true) */
+  elections?: boolean;
 }
 
 /** A slice of history in time order; consumers ingest it like live responses. */
@@ -92,6 +94,8 @@ export interface BackfillBatch {
   toMs: number;
   bazaar: BazaarResponse[];
   auctionsEnded: AuctionsEndedResponse[];
+  /** the election resource one last time before each mayor change in the batch (the term's last sighting) */
+  elections: ElectionResponse[];
 }
 
 /** SkyBlock year 1 began at this instant (used to number simulated years). */
@@ -169,6 +173,8 @@ export class Market {
   private genIndex = 0;
   private bazaarCache: { tick: number; value: BazaarResponse } | null = null;
   private lastNow: number;
+  /** winning mayor key per SkyBlock year (pure function of seed and year, cached) */
+  private readonly mayorByYear = new Map<number, string>();
 
   constructor(options: MarketOptions, startMs: number) {
     if (!(options.generationSeconds > 0) || !(options.bazaarSeconds > 0)) throw new Error('generationSeconds and bazaarSeconds must be > 0');
@@ -298,13 +304,26 @@ export class Market {
     const tick = Math.floor(ms / this.bzMs);
     const t = tick * this.bzMs;
     const products: Record<string, BazaarProduct> = {};
-    for (const st of this.bzState) products[st.def.id] = this.bazaarProduct(st, t, tick, depth);
+    const effects = MAYOR_PRICE_EFFECTS[this.mayorKeyAt(t)];
+    for (const st of this.bzState) products[st.def.id] = this.bazaarProduct(st, t, tick, depth, 1 + (effects?.[st.def.group] ?? 0));
     return { success: true, lastUpdated: t, products };
   }
 
   /** `/v2/resources/skyblock/items` (static for a market). */
   items(): ItemsResponse {
     return { success: true, lastUpdated: this.startMs, items: resourceItems() };
+  }
+
+  /** Key of the mayor in office at `ms` (the winner of that SkyBlock year's election). */
+  mayorKeyAt(ms: number): string {
+    const year = Math.floor((ms - SKYBLOCK_EPOCH_MS) / this.options.yearMs) + 1;
+    let key = this.mayorByYear.get(year);
+    if (key === undefined) {
+      const c = this.electionCandidates(year, Number.POSITIVE_INFINITY);
+      key = c.reduce((a, b) => (b.votes > a.votes ? b : a)).key;
+      this.mayorByYear.set(year, key);
+    }
+    return key;
   }
 
   /** The election resource at the latest time passed to `advanceTo`. */
@@ -360,6 +379,8 @@ export class Market {
     const batchMs = Math.max(1000, opts.batchMs ?? 60_000);
     const wantBz = opts.bazaar ?? true;
     const wantEnded = opts.auctionsEnded ?? true;
+    const wantElections = opts.elections ?? true;
+    const yearMs = this.options.yearMs;
     const pool = new Map<number, string[]>();
 
     // Bazaar instants: coarse grid before the detailed window, fine grid inside it (both aligned).
@@ -368,7 +389,15 @@ export class Market {
     if (nextEnded === fromMs) nextEnded += PAGE_WINDOW_MS; // a window must end after fromMs
     for (let b = fromMs; b < toMs; b += batchMs) {
       const e = Math.min(toMs, b + batchMs);
-      const batch: BackfillBatch = { fromMs: b, toMs: e, bazaar: [], auctionsEnded: [] };
+      const batch: BackfillBatch = { fromMs: b, toMs: e, bazaar: [], auctionsEnded: [], elections: [] };
+      if (wantElections) {
+        // A mayor change at B (b < B ≤ e): the resource a minute before B is the outgoing term's last sighting.
+        for (let k = Math.floor((b - SKYBLOCK_EPOCH_MS) / yearMs) + 1; ; k++) {
+          const boundary = SKYBLOCK_EPOCH_MS + k * yearMs;
+          if (boundary > e) break;
+          if (boundary - 60_000 >= fromMs) batch.elections.push(this.electionAt(boundary - 60_000));
+        }
+      }
       // Interleaving is not needed: each list is in time order and the batch is a time slice.
       while (nextBz < e) {
         const detailed = nextBz >= detailedFrom;
@@ -597,11 +626,11 @@ export class Market {
   // -------------------------------------------------------------------------
   // Bazaar
 
-  private bazaarProduct(st: BzState, t: number, tick: number, depth: number): BazaarProduct {
+  private bazaarProduct(st: BzState, t: number, tick: number, depth: number, mayorFactor = 1): BazaarProduct {
     const p = st.def;
-    // Mean-reverting walk: slow, medium and fast noise layers around the fair price.
+    // Mean-reverting walk: slow, medium and fast noise layers around the fair price, shifted by the mayor's perks.
     const drift = 0.1 * st.slow.at(t) + 0.04 * st.medium.at(t) + 0.015 * st.fast.at(t);
-    const mid = p.fairPrice * Math.exp(drift);
+    const mid = p.fairPrice * Math.exp(drift) * mayorFactor;
     const spread = st.baseSpread * (1 + 0.3 * st.spread.at(t));
     const bid = Math.max(0.1, round1(mid * (1 - spread / 2)));
     const ask = Math.max(round1(bid + 0.1), round1(mid * (1 + spread / 2)));
@@ -668,11 +697,15 @@ export class Market {
 
   private electionCandidates(year: number, progress: number): ElectionCandidate[] {
     const seed = this.options.seed;
-    const order = MAYORS.map((m, i) => ({ m, r: hash32(seed, 'mayor', year, i) })).sort((a, b) => a.r - b.r).slice(0, 5);
+    // Five candidates, popular mayors standing more often (weighted sampling without replacement).
+    const order = MAYORS.map((m, i) => ({ m, r: Math.pow(hashUnit(seed, 'mayor', year, i), 1 / (MAYOR_POPULARITY[m.key] ?? 1)) }))
+      .sort((a, b) => b.r - a.r)
+      .slice(0, 5);
     return order.map(({ m }, i) => {
       const nPerks = 2 + (hash32(seed, 'perks', year, m.key) % (m.perks.length - 1));
       const perks: ElectionPerk[] = m.perks.slice(0, Math.min(m.perks.length, nPerks)).map((p) => ({ name: p[0], description: p[1] }));
-      const full = 20_000 + (hash32(seed, 'votes', year, i) % 180_000);
+      // Popular mayors win more often, so terms of the same mayor recur (as in the game).
+      const full = Math.round((20_000 + (hash32(seed, 'votes', year, i) % 180_000)) * (MAYOR_POPULARITY[m.key] ?? 1));
       const votes = Number.isFinite(progress) ? Math.round(full * Math.min(1, Math.max(0, progress))) : full;
       return { key: m.key, name: m.name, perks, votes };
     });
@@ -847,6 +880,32 @@ function bumpTier(t: Tier): Tier {
   const i = TIERS.indexOf(t);
   return TIERS[Math.min(TIERS.length - 1, i + 1)] ?? t;
 }
+
+/**
+ * How a mayor moves bazaar prices in the simulator (relative change of the fair price of every
+ * product in a group while that mayor is in office): perks that raise a skill's drops add supply,
+ * so those products get cheaper. Small on purpose; documented in docs/flips.md (mayor flips).
+ */
+export const MAYOR_PRICE_EFFECTS: Readonly<Record<string, Partial<Record<BazaarProductDef['group'], number>>>> = {
+  farming: { farming: -0.12, greenhouse: -0.12 },
+  mining: { mining: -0.12, gemstones: -0.1 },
+  fishing: { fishing: -0.12 },
+  slayer: { combat: -0.1 },
+  dungeons: { essence: -0.1 },
+};
+
+/** Vote multipliers: some mayors are elected far more often than others. */
+const MAYOR_POPULARITY: Readonly<Record<string, number>> = {
+  mythological: 4,
+  farming: 4,
+  dungeons: 3,
+  mining: 3,
+  slayer: 3,
+  fishing: 1.5,
+  economist: 1,
+  events: 0.6,
+  barry: 0.3,
+};
 
 const MAYORS: ReadonlyArray<{ key: string; name: string; perks: ReadonlyArray<[string, string]> }> = [
   { key: 'economist', name: 'Diaz', perks: [['Shopping Spree', 'Increase daily NPC buy limits by 10x.'], ['Stock Exchange', 'The Bazaar has more stock.'], ['Long Term Investment', 'Simulated perk text.'], ['Volume Trading', 'Simulated perk text.']] },

@@ -57,11 +57,11 @@ describe('player progress from a profile (pure)', () => {
       writeMiniRepo(dir);
       const game = { ...loadNeuRepository(dir), leveling: { skill: [50, 125, 200], runecrafting: [], social: [], hotm: [0, 3000, 9000, 25000], caps: { farming: 50 } } };
       const progress = progressOfMember(pickProfile(body.profiles, undefined)!, UUID, game)!;
-      assert.equal(progress.collections.WHEAT, 5);
-      assert.equal(progress.collections['Cocoa Beans'], 2, 'by display name through game data');
-      assert.equal(progress.slayers.zombie, 7);
-      assert.equal(progress.skills.farming, 2);
-      assert.equal(progress.skills.hotm, 3);
+      assert.equal(progress.collections!.WHEAT, 5);
+      assert.equal(progress.collections!['Cocoa Beans'], 2, 'by display name through game data');
+      assert.equal(progress.slayers!.zombie, 7);
+      assert.equal(progress.skills!.farming, 2);
+      assert.equal(progress.skills!.hotm, 3);
       assert.equal(progressOfMember(pickProfile(body.profiles, undefined)!, OTHER, game), undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });

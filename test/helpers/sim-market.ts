@@ -13,7 +13,7 @@ import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
 import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { ResourcesIngester } from '../../src/ingest/resources.ts';
 import { createLogger } from '../../src/logger.ts';
-import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
+import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type BackfillOptions, type SimulatorHandle } from '../../src/simulator/index.ts';
 import type { Store } from '../../src/store/index.ts';
 
 export interface SimMarket {
@@ -28,7 +28,7 @@ export const SIM_START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
 export async function fillFromSimulator(
   store: Store,
-  opts: { seed?: number; auctions?: number; historyHours?: number; generations?: number; yearHours?: number; detailedMinutes?: number; clock?: ManualClock } = {},
+  opts: { seed?: number; auctions?: number; historyHours?: number; generations?: number; yearHours?: number; detailedMinutes?: number; products?: number; backfill?: BackfillOptions; clock?: ManualClock } = {},
 ): Promise<SimMarket> {
   const clock = opts.clock ?? new ManualClock(SIM_START);
   const sim = await startSimulator(
@@ -38,6 +38,7 @@ export async function fillFromSimulator(
       auctions: opts.auctions ?? 1500,
       backfillMs: (opts.historyHours ?? 6) * 3_600_000,
       yearMs: (opts.yearHours ?? 124) * 3_600_000,
+      ...(opts.products !== undefined ? { products: opts.products } : {}),
       port: 0,
     },
     { clock, tickMs: 0 },
@@ -55,7 +56,7 @@ export async function fillFromSimulator(
   await resources.pollItems();
   await resources.pollElection();
   let t0 = performance.now();
-  await ingestHistory(sim.backfill({ detailedMs: opts.detailedMinutes === undefined ? 40 * 60_000 : opts.detailedMinutes * 60_000 }), ctx);
+  await ingestHistory(sim.backfill({ detailedMs: opts.detailedMinutes === undefined ? 40 * 60_000 : opts.detailedMinutes * 60_000, ...opts.backfill }), ctx);
   if (process.env.SIM_FILL_DEBUG) console.log('history', performance.now() - t0);
   t0 = performance.now();
   const auctions = new AuctionIngester(ctx);

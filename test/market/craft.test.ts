@@ -67,6 +67,7 @@ describe('crafting view', () => {
     assert.equal(second.prices.derpy, false);
     // Concurrent callers share one rebuild; the mayor is read with it (Derpy raises auction fees).
     await store.elections.upsert({ year: 400, mayorKey: 'derpy', mayorName: 'Derpy', payload: {}, updatedAt: NOW });
+    await store.feeds.record({ name: 'election', lastUpdated: NOW, storedAt: NOW, records: 1, source: 'simulator' });
     await snapshot(NOW + 40_000, 2, 1000);
     const [a, b] = await Promise.all([view.current(), view.current()]);
     assert.equal(a, b);

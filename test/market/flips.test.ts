@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { displayName, electionLeader, neuNpcOffers } from '../../src/market/flips.ts';
+import { displayName, electionLeader, mayorVariantKey, neuNpcOffers } from '../../src/market/flips.ts';
+import type { AuctionRow } from '../../src/store/repositories/flip-inputs.ts';
 import { NEU_SNAPSHOT } from '../../src/gamedata/tables/npc-shops.ts';
 
 describe('flip engine helpers', () => {
@@ -13,6 +14,17 @@ describe('flip engine helpers', () => {
     assert.equal(electionLeader({ current: { candidates: [{ name: 'Paul', votes: 3 }, { name: 'Diana', votes: 9 }] } }), 'Diana');
     assert.equal(electionLeader({}), null);
     assert.equal(electionLeader({ current: { candidates: [] } }), null);
+  });
+  it('mayor flips compare one variant: pet level and upgrades split sales, reforges do not', () => {
+    const row = (over: Partial<AuctionRow>): AuctionRow => ({ uuid: 'u', tag: 'PET_RABBIT', itemName: '[Lvl 100] Rabbit', count: 1, price: 1, at: 0, tier: 'LEGENDARY', reforge: null, enchantments: {}, flatNbt: {}, ...over });
+    const base = mayorVariantKey(row({}));
+    assert.notEqual(mayorVariantKey(row({ itemName: '[Lvl 1] Rabbit' })), base);
+    assert.notEqual(mayorVariantKey(row({ tier: 'EPIC' })), base);
+    assert.notEqual(mayorVariantKey(row({ flatNbt: { hot_potato_count: '10' } })), base);
+    assert.equal(mayorVariantKey(row({ reforge: 'Heroic' })), base);
+    const sword = row({ tag: 'HYPERION', itemName: 'Heroic Hyperion', enchantments: { sharpness: 6, smite: 7 } });
+    assert.equal(mayorVariantKey({ ...sword, enchantments: { smite: 7, sharpness: 6 } }), mayorVariantKey(sword));
+    assert.notEqual(mayorVariantKey({ ...sword, enchantments: { smite: 7, sharpness: 5 } }), mayorVariantKey(sword));
   });
   it('NPC shop offers come from the NEU table with coin costs parsed', () => {
     const offers = neuNpcOffers();

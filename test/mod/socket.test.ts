@@ -148,6 +148,11 @@ describe('mod socket', () => {
     assert.deepEqual(flip.data, { stored: true });
     assert.deepEqual((await mod.request('flip.report', { itemTag: 'WHEAT', itemName: 'Wheat', amount: 1000, buyPrice: 2000, sellPrice: 2500.5, soldAt: '2026-11-22T11:30:00Z' })).data, { stored: false });
     assert.deepEqual((await mod.request('names.upload', { players: [{ uuid: SELLER, name: 'Seller_X' }] })).data, { count: 1 });
+    const shop = await mod.request('npcshop.upload', { npcName: 'Farm Merchant', offers: [{ itemTag: 'wheat', count: 1, costs: [{ tag: 'SKYBLOCK_COIN', amount: 2.33 }] }] });
+    assert.deepEqual(shop.data, { count: 1 });
+    const [stored] = await t.store.dataUploads.recent('npc_shop', 5);
+    assert.deepEqual(JSON.parse(stored!.body), { npcName: 'Farm Merchant', offers: [{ itemTag: 'WHEAT', count: 1, costs: [{ tag: 'SKYBLOCK_COIN', amount: 2.33 }] }] });
+    assert.equal(stored!.requestId, `mod:${PLAYER}`);
 
     // Lowball offers: legacy and 1.21 item layouts.
     const hyperion = await mod.request('lowball.create', { item: legacyHyperion(), askingPrice: 800_000_000 });
@@ -248,6 +253,10 @@ describe('mod socket', () => {
       ['orders.upload', { orders: [{ isSell: true, itemTag: 'WHEAT', amount: 0, filled: 0, pricePerUnit: -1, created: '2026-11-22T10:00:00Z' }] }],
       ['flip.report', { itemTag: 'WHEAT', amount: 1, buyPrice: 1, sellPrice: 2 }],
       ['names.upload', { players: [] }],
+      ['npcshop.upload', { npcName: 'X', offers: [] }],
+      ['npcshop.upload', { npcName: 'X', offers: [{ itemTag: 'WHEAT', count: 0, costs: [{ tag: 'SKYBLOCK_COIN', amount: 1 }] }] }],
+      ['npcshop.upload', { npcName: 'X', offers: [{ itemTag: 'WHEAT', count: 1, costs: [{ tag: 'SKYBLOCK_COIN', amount: -1 }] }] }],
+      ['npcshop.upload', { npcName: 'X', offers: Array.from({ length: LIMITS.npcOffers + 1 }, () => ({ itemTag: 'WHEAT', count: 1, costs: [{ tag: 'SKYBLOCK_COIN', amount: 1 }] })) }],
       ['lowball.create', { item: legacyHyperion(), askingPrice: 0 }],
       ['lowball.create', { item: 5, askingPrice: 10 }],
       ['apikey.revoke', { id: 'x' }],

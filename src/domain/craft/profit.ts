@@ -204,21 +204,21 @@ function inheritedCollection(game: GameData, recipe: Recipe): RequiredLevel | nu
 
 /** A player's unlocked progress, as far as it is known. */
 export interface PlayerProgress {
-  /** collection display name (case-insensitive) → unlocked tier */
-  collections: Record<string, number>;
-  /** slayer key (zombie, spider, wolf, enderman, blaze, vampire) → level */
-  slayers: Record<string, number>;
-  /** skill name (case-insensitive) → level */
-  skills: Record<string, number>;
+  /** collection display name (case-insensitive) → unlocked tier; absent = not known, not filtered on */
+  collections?: Record<string, number>;
+  /** slayer key (zombie, spider, wolf, enderman, blaze, vampire) → level; absent = not known */
+  slayers?: Record<string, number>;
+  /** skill name (case-insensitive) → level; absent = not known */
+  skills?: Record<string, number>;
 }
 
-/** Keeps the crafts whose collection, slayer and skill requirements the player meets. */
+/** Crafts the player has unlocked: every requirement of a kind the progress knows must be met. */
 export function filterByProgress(crafts: readonly ProfitableCraft[], progress: PlayerProgress): ProfitableCraft[] {
-  const lower = (r: Record<string, number>) => new Map(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v]));
+  const lower = (r: Record<string, number> | undefined) => (r ? new Map(Object.entries(r).map(([k, v]) => [k.toLowerCase(), v])) : undefined);
   const collections = lower(progress.collections);
   const slayers = lower(progress.slayers);
   const skills = lower(progress.skills);
-  const meets = (req: RequiredLevel | null, have: Map<string, number>) => !req || (have.get(req.name.toLowerCase()) ?? 0) >= req.level;
+  const meets = (req: RequiredLevel | null, have: Map<string, number> | undefined) => !req || !have || (have.get(req.name.toLowerCase()) ?? 0) >= req.level;
   return crafts.filter((c) => meets(c.reqCollection, collections) && meets(c.reqSlayer, slayers) && meets(c.reqSkill, skills));
 }
 

@@ -90,6 +90,39 @@ export function progressOfMember(profile: ProfileLike, uuid: string, game: GameD
   return { collections, slayers, skills };
 }
 
+/**
+ * Progress from the unlocks the mod uploaded with the player's extracted state (collections,
+ * skills, slayers); undefined when none was uploaded. A kind never uploaded stays absent (not
+ * filtered on). Collections are keyed by id or name: both are kept so requirements (by display
+ * name) and ids match.
+ */
+export function progressFromUploadedState(state: Record<string, unknown>, game: GameData): PlayerProgress | undefined {
+  const levels = (v: unknown): Record<string, number> | undefined => {
+    if (!isRecord(v)) return undefined;
+    const out: Record<string, number> = {};
+    for (const [k, n] of Object.entries(v)) if (typeof n === 'number' && Number.isInteger(n) && n >= 0) out[k] = n;
+    return out;
+  };
+  const uploaded = levels(state['collections']);
+  const skills = levels(state['skills']);
+  const slayers = levels(state['slayers']);
+  if (!uploaded && !skills && !slayers) return undefined;
+  const progress: PlayerProgress = {};
+  if (uploaded) {
+    const collections: Record<string, number> = {};
+    for (const [key, tier] of Object.entries(uploaded)) {
+      for (const k of [key, game.items.get(key)?.name]) if (k && tier > (collections[k] ?? -1)) collections[k] = tier;
+    }
+    progress.collections = collections;
+  }
+  if (skills) {
+    const hotm = skills['hotm'] ?? skills['heart of the mountain'];
+    progress.skills = hotm === undefined ? skills : { ...skills, hotm, 'heart of the mountain': hotm };
+  }
+  if (slayers) progress.slayers = slayers;
+  return progress;
+}
+
 /** Level reached with `xp` when `table[i]` is the XP needed to go from level i to i + 1. */
 export function levelFromXp(xp: number, table: readonly number[], cap: number): number {
   let level = 0;

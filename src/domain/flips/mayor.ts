@@ -7,7 +7,7 @@
  *   current one are used (usedPricesAfterCurrentMayor); without any past term the item is skipped.
  * - averageMayorMedianDiff: the mean absolute difference between consecutive term medians.
  * Sorted by |expectedPrice − medianPrice| / medianPrice descending; items whose expected
- * change is below `minChange` (default 5 %) are left out.
+ * change is below `minChange` (default 5 %), or within the sampling noise of the medians, are left out.
  */
 import { median, round1, type ProductMarket } from './common.ts';
 
@@ -61,13 +61,23 @@ export function termsFromElections(records: readonly ElectionObservation[], now:
   return terms;
 }
 
-/** Per-term medians of one item's samples (terms without samples are left out). */
-export function termMedians(terms: readonly MayorTerm[], samples: readonly PriceSample[]): Array<{ term: MayorTerm; index: number; median: number }> {
-  const out: Array<{ term: MayorTerm; index: number; median: number }> = [];
+export interface TermMedian {
+  term: MayorTerm;
+  index: number;
+  median: number;
+  /** standard error of that median: 1.2533 × σ / √n, σ estimated robustly as 1.4826 × MAD */
+  stdError: number;
+}
+
+/** Per-term medians of one item's samples (terms with fewer than `minSamples` samples are left out). */
+export function termMedians(terms: readonly MayorTerm[], samples: readonly PriceSample[], minSamples = 1): TermMedian[] {
+  const out: TermMedian[] = [];
   terms.forEach((term, index) => {
     const prices = samples.filter((s) => s.ts >= term.start && s.ts < term.end).map((s) => s.price);
-    const m = median(prices);
-    if (m !== null) out.push({ term, index, median: m });
+    const m = prices.length >= Math.max(1, minSamples) ? median(prices) : null;
+    if (m === null) return;
+    const mad = median(prices.map((p) => Math.abs(p - m))) ?? 0;
+    out.push({ term, index, median: m, stdError: (1.2533 * 1.4826 * mad) / Math.sqrt(prices.length) });
   });
   return out;
 }
@@ -77,19 +87,32 @@ export interface MayorItemInput {
   name: string;
   samples: readonly PriceSample[];
   volume: number;
+  /**
+   * samples a term needs before its median counts (default 1: hourly bazaar means). Auction sales
+   * of one tag mix variants (pet levels, enchantments), so a term median from one or two sales is noise.
+   */
+  minSamples?: number;
 }
 
-export function mayorFlip(item: MayorItemInput, terms: readonly MayorTerm[], nextMayor: string | null, minChange = 0.05): MayorDiffFlip | null {
+/**
+ * `minChange`: smallest relative change listed. `minZ`: the change must also stand out from the
+ * sampling noise of the medians it compares: |expected − median| ≥ minZ × √(se_current² + se_expected²),
+ * se_expected = √(Σ se²) / k over the k past terms (sparse, noisy sales do not make flips).
+ */
+export function mayorFlip(item: MayorItemInput, terms: readonly MayorTerm[], nextMayor: string | null, minChange = 0.05, minZ = 2): MayorDiffFlip | null {
   if (terms.length < 2) return null;
   const current = terms[terms.length - 1]!;
   const next = nextMayor ?? current.mayor;
-  const medians = termMedians(terms, item.samples);
+  const medians = termMedians(terms, item.samples, item.minSamples);
   const cur = medians.find((m) => m.index === terms.length - 1);
   if (!cur || !(cur.median > 0)) return null;
-  const pastOfNext = medians.filter((m) => m.index !== terms.length - 1 && m.term.mayor === next).map((m) => m.median);
-  const expected = median(pastOfNext);
+  const pastOfNext = medians.filter((m) => m.index !== terms.length - 1 && m.term.mayor === next);
+  const expected = median(pastOfNext.map((m) => m.median));
   if (expected === null) return null;
-  if (Math.abs(expected - cur.median) / cur.median < minChange) return null;
+  const change = Math.abs(expected - cur.median);
+  if (change / cur.median < minChange) return null;
+  const seExpected = Math.sqrt(pastOfNext.reduce((a, m) => a + m.stdError * m.stdError, 0)) / pastOfNext.length;
+  if (change < minZ * Math.sqrt(cur.stdError * cur.stdError + seExpected * seExpected)) return null;
   let diffSum = 0;
   for (let i = 1; i < medians.length; i++) diffSum += Math.abs(medians[i]!.median - medians[i - 1]!.median);
   return {
@@ -106,10 +129,10 @@ export function mayorFlip(item: MayorItemInput, terms: readonly MayorTerm[], nex
   };
 }
 
-export function mayorFlips(items: Iterable<MayorItemInput>, terms: readonly MayorTerm[], nextMayor: string | null, minChange = 0.05): MayorDiffFlip[] {
+export function mayorFlips(items: Iterable<MayorItemInput>, terms: readonly MayorTerm[], nextMayor: string | null, minChange = 0.05, minZ = 2): MayorDiffFlip[] {
   const out: MayorDiffFlip[] = [];
   for (const item of items) {
-    const f = mayorFlip(item, terms, nextMayor, minChange);
+    const f = mayorFlip(item, terms, nextMayor, minChange, minZ);
     if (f) out.push(f);
   }
   const change = (f: MayorDiffFlip) => Math.abs(f.expectedPrice - f.medianPrice) / f.medianPrice;

@@ -112,6 +112,38 @@ export const COIN = 'SKYBLOCK_COIN';
  * `medians` (7-day median instant-sell price) caps the sell price at 2× the median;
  * below 5 units per hour the sell price is also capped at 1.1× the cost.
  */
+/** `data_uploads.kind` of NPC shop contents the mod uploaded (`npcshop.upload`). */
+export const NPC_SHOP_UPLOAD_KIND = 'npc_shop';
+
+/**
+ * Offers from stored mod uploads (`{ npcName, offers[] }` JSON bodies, newest first). Untrusted:
+ * anything malformed is skipped; the same offer reported again counts once.
+ */
+export function npcOffersFromUploads(bodies: Iterable<string>): NpcShopOffer[] {
+  const out = new Map<string, NpcShopOffer>();
+  const tag = (v: unknown) => typeof v === 'string' && /^[A-Z0-9_:;\-]{1,64}$/.test(v);
+  const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
+  for (const body of bodies) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      continue;
+    }
+    const { npcName, offers } = (parsed ?? {}) as { npcName?: unknown; offers?: unknown };
+    if (typeof npcName !== 'string' || !Array.isArray(offers)) continue;
+    for (const o of offers as Array<{ itemTag?: unknown; count?: unknown; costs?: unknown }>) {
+      if (!o || !tag(o.itemTag) || !positive(o.count) || !Array.isArray(o.costs) || o.costs.length === 0) continue;
+      const costs = (o.costs as Array<{ tag?: unknown; amount?: unknown }>).filter((c) => c && tag(c.tag) && positive(c.amount)).map((c) => ({ tag: c.tag as string, amount: c.amount as number }));
+      if (costs.length !== o.costs.length) continue;
+      const offer: NpcShopOffer = { npcName, itemTag: o.itemTag as string, count: o.count, costs };
+      const key = JSON.stringify([npcName, offer.itemTag, offer.count, costs]);
+      if (!out.has(key)) out.set(key, offer);
+    }
+  }
+  return [...out.values()];
+}
+
 export function reverseNpcFlips(market: Market, offers: Iterable<NpcShopOffer>, medians: ReadonlyMap<string, number>, now: number): ReverseNpcFlip[] {
   const best = new Map<string, ReverseNpcFlip>();
   for (const offer of offers) {

@@ -31,12 +31,32 @@ describe('mayor flips', () => {
     assert.equal(f.usedPricesAfterCurrentMayor, false);
   });
   it('when the mayor stays, uses that mayor’s earlier terms; skips small changes and unknown mayors', () => {
-    const f = mayorFlip(item, terms, 'Paul')!;
+    const f = mayorFlip(item, terms, 'Paul', 0.05, 0)!; // noise test off: 200 vs 190 is within the samples' spread
     assert.equal(f.expectedPrice, 200);
     assert.equal(f.usedPricesAfterCurrentMayor, true);
-    assert.equal(mayorFlip(item, terms, 'Paul', 0.1), null); // 200 vs 190 is 5 %
+    assert.equal(mayorFlip(item, terms, 'Paul', 0.1, 0), null); // 200 vs 190 is 5 %
     assert.equal(mayorFlip(item, terms, 'Aatrox'), null);
     assert.deepEqual(mayorFlips([item], terms.slice(0, 1), 'Diana'), []);
+  });
+  it('a change within the sampling noise of the medians is not listed', () => {
+    // Paul 200 (se 10.7) vs current 190 (se 10.7): 10 < 2 × 15.2.
+    assert.equal(mayorFlip(item, terms, 'Paul'), null);
+    // The same medians from tight samples (MAD 1, se ≈ 1.07) stand out: 10 > 2 × 1.5.
+    const tight = [199, 200, 201, 100, 101, 99, 201, 200, 199, 189, 190, 191].map((price, i) => ({ ts: [10, 11, 12, 0, 1, 2, 14, 15, 16, 30, 31, 32][i]! * H, price }));
+    const f = mayorFlip({ ...item, samples: tight }, terms, 'Paul')!;
+    assert.equal(f.expectedPrice, 200);
+    assert.equal(f.medianPrice, 190);
+    // A stricter z keeps it out again (10 < 8 × 1.5).
+    assert.equal(mayorFlip({ ...item, samples: tight }, terms, 'Paul', 0.05, 8), null);
+  });
+  it('a term median needs minSamples samples (sparse auction sales)', () => {
+    // Every term has 3 samples: with 3 required the flip stands, with 4 no term counts.
+    assert.equal(mayorFlip({ ...item, minSamples: 3 }, terms, 'Diana')!.expectedPrice, 100);
+    assert.equal(mayorFlip({ ...item, minSamples: 4 }, terms, 'Diana'), null);
+    // One Diana term thinned to a single sale: it drops out and the other Diana term decides.
+    const thin = { ...item, samples: samples.filter((s) => !(s.ts >= 20 * H && s.ts < 21 * H + 1) || s.ts === 20 * H).filter((s) => s.ts !== 22 * H), minSamples: 2 };
+    assert.equal(mayorFlip(thin, terms, 'Diana')!.expectedPrice, 100);
+    assert.equal(mayorFlip({ ...thin, samples: thin.samples.filter((s) => s.ts >= 10 * H) }, terms, 'Diana'), null);
   });
   it('terms from observed elections end when the mayor was last seen', () => {
     const t = termsFromElections(
