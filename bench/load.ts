@@ -7,9 +7,9 @@
  *
  * Second scenario, rate-limit exactness under concurrency: N IPs each send a burst of 40
  * concurrent requests at the start of a 10 s window, and exactly 30 are admitted per IP;
- * the full run also bursts every 10 s through a whole minute and expects exactly 100
- * admitted per IP (30, 30, 30, 10, 0, 0). Windows are aligned to the wall clock, so the
- * bursts wait for a window start. `--quick`: 20,000 auctions, 10 s of load, 20 IPs and the
+ * the full run also bursts every 10 s through a minute and expects exactly 100 admitted
+ * per IP (30, 30, 30, 10, 0), counted by the minute the server names in X-Rate-Limit-Reset.
+ * Windows are aligned to the wall clock, so the bursts wait for a window start. `--quick`: 20,000 auctions, 10 s of load, 20 IPs and the
  * 10 s window only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -198,27 +198,41 @@ async function untilWindowStart(windowMs: number, offsetMs = 300): Promise<numbe
   return start;
 }
 
-/** Each IP sends BURST concurrent requests; admitted (200) count per IP, or undefined if the burst crossed a window. */
-async function burst(base: string, agent: Agent, ips: string[], windowStart: number): Promise<Map<string, number> | undefined> {
+/**
+ * Each IP sends BURST concurrent requests. Returns the admitted (200) count per IP, whether
+ * every answer came back within the 10 s window that `windowStart` opens, and the admitted
+ * count per IP and minute as the server counted it (its X-Rate-Limit-Reset names the minute).
+ */
+async function burst(
+  base: string,
+  agent: Agent,
+  ips: string[],
+  windowStart: number,
+): Promise<{ admitted: Map<string, number>; inWindow: boolean; byMinute: Map<string, number> }> {
   const admitted = new Map(ips.map((ip) => [ip, 0]));
+  const byMinute = new Map<string, number>();
   let other = 0;
   await Promise.all(
     ips.flatMap((ip) =>
       Array.from({ length: BURST }, async () => {
         const res = await request(`${base}/api/version`, { dispatcher: agent, headers: { 'x-forwarded-for': ip } });
         await res.body.dump();
-        if (res.statusCode === 200) admitted.set(ip, admitted.get(ip)! + 1);
-        else if (res.statusCode !== 429) other++;
+        if (res.statusCode === 200) {
+          admitted.set(ip, admitted.get(ip)! + 1);
+          const key = `${ip} ${String(res.headers['x-rate-limit-reset'])}`;
+          byMinute.set(key, (byMinute.get(key) ?? 0) + 1);
+        } else if (res.statusCode !== 429) other++;
       }),
     ),
   );
   if (other > 0) throw new Error(`${other} answers were neither 200 nor 429`);
-  return Date.now() < windowStart + 10_000 ? admitted : undefined;
+  return { admitted, inWindow: Date.now() < windowStart + 10_000, byMinute };
 }
 
 interface Exactness {
   ips: number;
-  tenSecondExact: number;
+  /** undefined when every burst outlasted its window */
+  tenSecondExact: number | undefined;
   minuteExact?: number;
   detail: string;
 }
@@ -231,35 +245,36 @@ async function rateLimitExactness(base: string, ipCount: number, fullMinute: boo
     return Array.from({ length: ipCount }, (_, i) => `198.18.${round}.${i + 1}`);
   };
   try {
-    // A single 10 s window: exactly 30 of 40 per IP.
-    let tenSecondExact = -1;
+    // A single 10 s window: exactly 30 of 40 per IP. A burst that outlasts its window
+    // (a generation write can stall the server for seconds) is not evidence: retry with fresh IPs.
+    let tenSecondExact: number | undefined;
     let detail = '';
-    for (let attempt = 0; attempt < 3 && tenSecondExact < 0; attempt++) {
-      const ips = ipsFor();
+    for (let attempt = 1; attempt <= 3 && tenSecondExact === undefined; attempt++) {
       const start = await untilWindowStart(10_000);
-      const admitted = await burst(base, agent, ips, start);
-      if (!admitted) continue; // the burst spilled into the next window: retry with fresh IPs
+      const { admitted, inWindow } = await burst(base, agent, ipsFor(), start);
+      if (!inWindow) {
+        detail += `burst ${attempt} outlasted its 10 s window; `;
+        continue;
+      }
       tenSecondExact = [...admitted.values()].filter((n) => n === 30).length;
-      detail = `10 s window: admitted per IP ${summarize([...admitted.values()])}`;
+      detail += `10 s window: admitted per IP ${summarize([...admitted.values()])}`;
     }
-    if (tenSecondExact < 0) throw new Error('every burst spilled over a 10 s window; the machine is too slow');
     if (!fullMinute) return { ips: ipCount, tenSecondExact, detail };
 
-    // A whole minute, a burst every 10 s: 30, 30, 30, 10, 0, 0 = exactly 100 per IP.
+    // A minute: a burst every 10 s from its start (5 × 40 per IP); the server admits exactly 100
+    // per IP in that minute (30, 30, 30, 10, 0), counted by the minute each answer names.
     const ips = ipsFor();
     const minute = await untilWindowStart(60_000);
-    const totals = new Map(ips.map((ip) => [ip, 0]));
-    const perWindow: number[][] = [];
-    for (let w = 0; w < 6; w++) {
+    const byMinute = new Map<string, number>();
+    for (let w = 0; w < 5; w++) {
       const start = minute + w * 10_000;
       if (w > 0) await new Promise((r) => setTimeout(r, Math.max(0, start + 300 - Date.now())));
-      const admitted = await burst(base, agent, ips, start);
-      if (!admitted) throw new Error(`minute burst ${w + 1} spilled over its 10 s window`);
-      perWindow.push([...admitted.values()]);
-      for (const [ip, n] of admitted) totals.set(ip, totals.get(ip)! + n);
+      for (const [key, n] of (await burst(base, agent, ips, start)).byMinute) byMinute.set(key, (byMinute.get(key) ?? 0) + n);
     }
-    const minuteExact = [...totals.values()].filter((n) => n === 100).length;
-    detail += `; minute: admitted per 10 s window ${perWindow.map((v) => summarize(v)).join(', ')}, per IP per minute ${summarize([...totals.values()])}`;
+    const resetHeader = new Date(minute + 60_000).toISOString();
+    const totals = ips.map((ip) => byMinute.get(`${ip} ${resetHeader}`) ?? 0);
+    const minuteExact = totals.filter((n) => n === 100).length;
+    detail += `; minute of 5 bursts: admitted per IP ${summarize(totals)}`;
     return { ips: ipCount, tenSecondExact, minuteExact, detail };
   } finally {
     await agent.close();
@@ -310,7 +325,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       },
       {
         name: `rate limits: IPs with exactly 30 of ${BURST} concurrent admitted in a 10 s window`,
-        figure: exact.tenSecondExact,
+        figure: exact.tenSecondExact ?? NaN,
         unit: `of ${exact.ips} IPs`,
         notes: exact.detail,
       },
