@@ -9,8 +9,8 @@
  * concurrent requests at the start of a 10 s window, and exactly 30 are admitted per IP;
  * the full run also bursts every 10 s through a minute and expects exactly 100 admitted
  * per IP (30, 30, 30, 10, 0), counted by the minute the server names in X-Rate-Limit-Reset.
- * Windows are aligned to the wall clock, so the bursts wait for a window start. `--quick`: 20,000 auctions, 10 s of load, 20 IPs and the
- * 10 s window only.
+ * Windows are aligned to the wall clock, so the bursts wait for a window start.
+ * `--quick`: 20,000 auctions, 10 s of load, 20 IPs and the 10 s window only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
