@@ -14,7 +14,8 @@
  * for a Premium+ account with a valid token (which also lifts an IP ban but not the
  * limits). RATE_LIMIT_EXEMPT networks and routes with `config.rateLimit: false` (health,
  * metrics) are not limited. An IP that collects RATE_LIMIT_BAN_THRESHOLD 429s within an
- * hour is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS.
+ * hour is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS. A refused request is
+ * not charged to the windows, so they count admitted requests only.
  *
  * Also the reusable special limiters: a cost-based limiter (bazaar export), a fixed delay
  * (archive overview) and a queue cap (archive export).
@@ -275,6 +276,9 @@ export const limitsPlugin = fp(
       if (longestResult) setLimitHeaders(reply, longestResult);
       const exceeded = results.filter((r) => r.exceeded);
       if (exceeded.length === 0) return;
+      // A refused request is not charged to any window: the windows count admitted requests, so a
+      // client that bursts past the 10 s limit still gets its 100 per minute (refused ones count as violations).
+      await Promise.all(windows.map((w) => w.refund(key, 1))).catch(() => {});
 
       if (!premiumPlus) {
         try {

@@ -93,6 +93,8 @@ export class AuctionIngester {
       departed.push(endedWithBids ? { uuid, sale: { price: entry.highestBid, buyer: entry.topBidder!, at: entry.endAt } } : { uuid });
     }
 
+    // Marks the start of the write window (crash-consistency tests kill the process after it).
+    this.ctx.logger.debug({ feed: 'auctions', lastUpdated: crawl.lastUpdated, listings: listings.length, departed: departed.length }, 'writing auctions generation');
     await this.ctx.store.auctions.applyGeneration({
       listings,
       bids,

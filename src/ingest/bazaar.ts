@@ -56,6 +56,8 @@ export class BazaarIngester {
       if (changed) changedBooks.set(raw.product_id, book);
       rows.push(snapshotRow(raw, payload.lastUpdated, changed ? encodeBook(book) : null));
     }
+    // Marks the start of the write window (crash-consistency tests kill the process after it).
+    this.ctx.logger.debug({ feed: 'bazaar', lastUpdated: payload.lastUpdated, products: rows.length }, 'writing bazaar snapshot');
     await this.ctx.store.bazaar.insertSnapshot(rows, {
       name: 'bazaar',
       lastUpdated: payload.lastUpdated,
