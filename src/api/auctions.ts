@@ -275,7 +275,27 @@ export async function auctionsRoutes(app: FastifyInstance) {
 
   // --- active auctions (in-memory view) -----------------------------------------
 
-  const binCache = new Map<string, { version: number; second: number; body: Buffer }>();
+  // The unfiltered first page per tag, serialised once and kept until the view changes or one of its
+  // listings ends (then the page would change).
+  const binCache = new Map<string, { version: number; validUntil: number; body: Buffer }>();
+  function lowestBinBody(tag: string): Buffer {
+    const now = clock.now();
+    let cached = binCache.get(tag);
+    if (!cached || cached.version !== view.version || now >= cached.validUntil) {
+      const found = view.lowestBin(tag, () => true, LOWEST_BIN_COUNT);
+      const validUntil = found.reduce((min, l) => Math.min(min, l.end), Number.POSITIVE_INFINITY);
+      cached = { version: view.version, validUntil, body: Buffer.from(JSON.stringify(found.map((l) => saveAuction(l)))) };
+      if (binCache.size > 20_000) binCache.clear();
+      binCache.set(tag, cached);
+    }
+    return cached.body;
+  }
+  /** True when the query holds nothing but `page` and credentials: no filter to compile. */
+  const onlyControls = (query: Record<string, unknown>): boolean => {
+    for (const key in query) if (key !== 'page' && !CONTROL.includes(key)) return false;
+    return true;
+  };
+
   app.get<{ Params: { itemTag: string }; Querystring: { page?: number } & Record<string, unknown> }>(
     '/api/auctions/tag/:itemTag/active/bin',
     {
@@ -288,25 +308,21 @@ export async function auctionsRoutes(app: FastifyInstance) {
       },
       config: { cache: 10 },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const tag = parseTag(request.params.itemTag);
-      const filter = compileQuery(request.query, ['page', ...CONTROL]);
       const page = request.query.page ?? 0;
-      await view.ready();
-      await requireKnownTag(tag);
-      if (filter.names.length === 0 && page === 0) {
-        // The hot path: the unfiltered first page, serialised once per view version and second.
-        const second = Math.floor(clock.now() / 1000);
-        let cached = binCache.get(tag);
-        if (!cached || cached.version !== view.version || cached.second !== second) {
-          const body = Buffer.from(JSON.stringify(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT).map((l) => saveAuction(l))));
-          cached = { version: view.version, second, body };
-          if (binCache.size > 20_000) binCache.clear();
-          binCache.set(tag, cached);
-        }
-        return reply.type('application/json; charset=utf-8').send(cached.body);
+      // The hot path, synchronous: the unfiltered first page of a tag the loaded view holds.
+      if (page === 0 && onlyControls(request.query) && view.isReady() && view.hasTag(tag)) {
+        reply.type('application/json; charset=utf-8').send(lowestBinBody(tag));
+        return;
       }
-      return view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT).map((l) => saveAuction(l));
+      return (async () => {
+        const filter = compileQuery(request.query, ['page', ...CONTROL]);
+        await view.ready();
+        await requireKnownTag(tag);
+        if (filter.names.length === 0 && page === 0) return reply.type('application/json; charset=utf-8').send(lowestBinBody(tag));
+        return view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT).map((l) => saveAuction(l));
+      })();
     },
   );
 
