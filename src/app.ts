@@ -6,7 +6,7 @@ import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
+import { lazyChildLogger, type Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { Store } from './store/index.ts';
 import { cachingPlugin } from './http/caching.ts';
@@ -60,6 +60,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     loggerInstance: context.logger as FastifyBaseLogger,
     // A log line per request costs ~30% throughput; only when debugging.
     logController: new LogController({ disableRequestLogging: !verbose }),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimit,
     // Fastify accepts a hop count at run time; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string[],
@@ -90,7 +91,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
       'X-Craft-Filter',
-    ],
+    ].join(', '), // joined once here, not per response
   });
   await app.register(metricsPlugin, { metrics: context.metrics });
   await app.register(openapiPlugin);

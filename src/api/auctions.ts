@@ -324,7 +324,31 @@ export async function auctionsRoutes(app: FastifyInstance) {
 
   // --- active auctions (in-memory view) -----------------------------------------
 
-  const binCache = new Map<string, { version: number; second: number; body: Buffer }>();
+  // The unfiltered first page per tag, serialised once and kept until the view changes or one of its
+  // listings ends (then the page would change).
+  const binCache = new Map<string, { version: number; validUntil: number; body: Buffer }>();
+  /** The stored unfiltered lowest-BIN body of a tag, if the view has not changed and none of its listings ended. */
+  function currentBinBody(tag: string): Buffer | undefined {
+    const cached = binCache.get(tag);
+    return cached && cached.version === view.version && clock.now() < cached.validUntil ? cached.body : undefined;
+  }
+  async function lowestBinBody(tag: string): Promise<Buffer> {
+    const current = currentBinBody(tag);
+    if (current) return current;
+    const version = view.version;
+    const found = view.lowestBin(tag, () => true, LOWEST_BIN_COUNT);
+    const validUntil = found.reduce((min, l) => Math.min(min, l.end), Number.POSITIVE_INFINITY);
+    const body = Buffer.from(JSON.stringify(await withNbt(found)));
+    if (binCache.size > 20_000) binCache.clear();
+    binCache.set(tag, { version, validUntil, body });
+    return body;
+  }
+  /** True when the query holds nothing but `page` and credentials: no filter to compile. */
+  const onlyControls = (query: Record<string, unknown>): boolean => {
+    for (const key in query) if (key !== 'page' && !CONTROL.includes(key)) return false;
+    return true;
+  };
+
   app.get<{ Params: { itemTag: string }; Querystring: { page?: number } & Record<string, unknown> }>(
     '/api/auctions/tag/:itemTag/active/bin',
     {
@@ -337,25 +361,25 @@ export async function auctionsRoutes(app: FastifyInstance) {
       },
       config: { cache: 10 },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const tag = parseTag(request.params.itemTag);
-      const filter = await compileQuery(store, request.query, ['page', ...CONTROL]);
       const page = request.query.page ?? 0;
-      await view.ready();
-      await requireKnownTag(tag);
-      if (filter.names.length === 0 && page === 0) {
-        // The hot path: the unfiltered first page, serialised once per view version and second.
-        const second = Math.floor(clock.now() / 1000);
-        let cached = binCache.get(tag);
-        if (!cached || cached.version !== view.version || cached.second !== second) {
-          const body = Buffer.from(JSON.stringify(await withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT))));
-          cached = { version: view.version, second, body };
-          if (binCache.size > 20_000) binCache.clear();
-          binCache.set(tag, cached);
+      // The hot path, synchronous: the unfiltered first page of a tag the loaded view holds,
+      // while its stored body is current.
+      if (page === 0 && onlyControls(request.query) && view.isReady() && view.hasTag(tag)) {
+        const body = currentBinBody(tag);
+        if (body) {
+          reply.type('application/json; charset=utf-8').send(body);
+          return;
         }
-        return reply.type('application/json; charset=utf-8').send(cached.body);
       }
-      return withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT));
+      return (async () => {
+        const filter = await compileQuery(store, request.query, ['page', ...CONTROL]);
+        await view.ready();
+        await requireKnownTag(tag);
+        if (filter.names.length === 0 && page === 0) return reply.type('application/json; charset=utf-8').send(await lowestBinBody(tag));
+        return withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT));
+      })();
     },
   );
 

@@ -15,8 +15,7 @@ import fp from 'fastify-plugin';
 import { TIER_NAMES, tierAtLeast, type Tier } from '../domain/tiers.ts';
 import { TOKEN_HELP, tierTooLow, tokenRequired, type AccountIdentity } from './access.ts';
 import { HttpProblem } from './problem.ts';
-import type { AuthMode } from './route-config.ts';
-import './route-config.ts';
+import { routeFacts, type AuthMode } from './route-config.ts';
 
 /** Longest credential value we look at; anything longer is refused without a lookup. */
 const MAX_CREDENTIAL_LENGTH = 256;
@@ -141,9 +140,8 @@ export function resolveAccount(app: FastifyInstance, request: FastifyRequest): P
   return lookup;
 }
 
-async function authenticate(app: FastifyInstance, request: FastifyRequest): Promise<void> {
-  const config = request.routeOptions.config;
-  const mode = routeAuthMode(config);
+async function authenticate(app: FastifyInstance, request: FastifyRequest, mode: AuthMode): Promise<void> {
+  const { config } = routeFacts(request);
 
   // Account token: identified on every route that sees one, required on token routes.
   const presented = presentedAccountToken(request);
@@ -239,19 +237,26 @@ export const authPlugin = fp(
       documentRoute(routeOptions);
     });
 
-    app.addHook('onRequest', async (request) => {
-      await authenticate(app, request);
+    // Callback style: an open route called without an account credential passes without a promise.
+    app.addHook('onRequest', (request, _reply, done) => {
+      const mode = routeAuthMode(routeFacts(request).config);
+      const { headers } = request;
+      if (mode === 'none' && headers.authorization === undefined && headers.identitytoken === undefined && headers.googletoken === undefined) {
+        done();
+        return;
+      }
+      authenticate(app, request, mode).then(() => done(), done);
     });
 
     // Responses to credentialed routes are per caller: never let a shared cache keep them.
-    app.addHook('onSend', async (request, reply, payload) => {
-      const mode = routeAuthMode(request.routeOptions.config);
-      if (mode === 'none' || mode === 'optionalPartner') return payload;
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const mode = routeAuthMode(routeFacts(request).config);
+      if (mode === 'none' || mode === 'optionalPartner') return done(null, payload);
       const cacheControl = reply.getHeader('cache-control');
       if (typeof cacheControl === 'string' && cacheControl.startsWith('public')) {
         reply.header('cache-control', cacheControl.replace(/^public/, 'private'));
       }
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'skymarket-auth', dependencies: ['skymarket-errors'] },

@@ -21,18 +21,19 @@ export const contentTypesPlugin = fp(
     app.addContentTypeParser(['text/json', 'application/json-patch+json'], { parseAs: 'string' }, jsonParser);
     app.addContentTypeParser(/^application\/[\w.+-]+\+json\s*(;.*)?$/i, { parseAs: 'string' }, jsonParser);
 
-    app.addHook('onSend', async (request, reply, payload) => {
+    // Callback style: no promise per response.
+    app.addHook('onSend', (request, reply, payload, done) => {
       const accept = request.headers.accept;
       // Fast path for the common cases: nothing to negotiate.
-      if (accept === undefined || accept === '*/*' || accept === 'application/json') return payload;
+      if (accept === undefined || accept === '*/*' || accept === 'application/json') return done(null, payload);
       const current = String(reply.getHeader('content-type') ?? '');
       const isProblem = current.startsWith(PROBLEM_CONTENT_TYPE);
-      if (!isProblem && !current.startsWith('application/json')) return payload;
+      if (!isProblem && !current.startsWith('application/json')) return done(null, payload);
       const preferred = request.accepts().type(isProblem ? PROBLEM_TYPES : JSON_TYPES);
       if (typeof preferred === 'string' && !current.startsWith(preferred)) {
         reply.header('content-type', `${preferred}; charset=utf-8`);
       }
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'skymarket-content-types' },

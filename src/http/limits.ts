@@ -29,7 +29,7 @@ import { sleepOn, type Clock } from '../clock.ts';
 import { redact, type TrustProxy } from '../config.ts';
 import { resolveAccount } from './auth.ts';
 import { HttpProblem } from './problem.ts';
-import './route-config.ts';
+import { routeFacts } from './route-config.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -245,12 +245,19 @@ export const limitsPlugin = fp(
       return res !== null && res.consumedPoints > 1;
     }
 
-    app.addHook('onRequest', async (request, reply) => {
-      const ip = clientIp(request);
-      request.clientIp = ip;
-      if (request.routeOptions.config?.rateLimit === false) return;
-      if (config.rateLimitExempt.length > 0 && inNetworks(exempt, ip)) return;
+    // Exemption by client address, remembered per address: BlockList.check builds a SocketAddress per call.
+    const exemptIps = new Map<string, boolean>();
+    const isExempt = (ip: string): boolean => {
+      let hit = exemptIps.get(ip);
+      if (hit === undefined) {
+        hit = inNetworks(exempt, ip);
+        if (exemptIps.size >= 10_000) exemptIps.clear();
+        exemptIps.set(ip, hit);
+      }
+      return hit;
+    };
 
+    async function limit(request: FastifyRequest, reply: FastifyReply, ip: string): Promise<void> {
       // A Premium+ account with a valid token counts as itself, not as its IP, and is never banned.
       const hasToken = request.headers.authorization !== undefined || request.headers.identitytoken !== undefined || request.headers.googletoken !== undefined;
       const account = hasToken ? await resolveAccount(app, request) : null;
@@ -267,7 +274,10 @@ export const limitsPlugin = fp(
         return;
       }
       if (banned) {
-        if (!premiumPlus) return reply.code(403).type('application/json').serializer(JSON.stringify).send(blockedBody(ip));
+        if (!premiumPlus) {
+          reply.code(403).type('application/json').serializer(JSON.stringify).send(blockedBody(ip));
+          return;
+        }
         // A Premium+ token lifts the ban on its IP (not the limits).
         await Promise.all([bans.delete(ip), violations.delete(ip)]).catch(() => {});
         request.log.info({ account: account?.id }, 'IP unblocked by a Premium+ account');
@@ -297,6 +307,17 @@ export const limitsPlugin = fp(
         { limit: first.spec.id, retryAfter },
         { 'Retry-After': String(retryAfter) },
       );
+    }
+
+    // Callback style: exempt routes and clients pass without a promise per request.
+    app.addHook('onRequest', (request, reply, done) => {
+      const ip = clientIp(request);
+      request.clientIp = ip;
+      if (routeFacts(request).config.rateLimit === false || (config.rateLimitExempt.length > 0 && isExempt(ip))) {
+        done();
+        return;
+      }
+      limit(request, reply, ip).then(() => done(), done);
     });
   },
   { name: 'skymarket-limits', dependencies: ['skymarket-errors'] },

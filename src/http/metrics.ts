@@ -2,17 +2,21 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Metrics } from '../metrics.ts';
-import './route-config.ts';
+import { routeFacts } from './route-config.ts';
 
 export const metricsPlugin = fp(
   async function metricsPlugin(app: FastifyInstance, options: { metrics: Metrics }) {
     const { metrics } = options;
-    app.addHook('onResponse', async (request, reply) => {
-      if (request.routeOptions.config.noMetrics) return;
-      // The template (/api/auction/:auctionUuid), never the raw URL: bounded label values.
-      const route = request.routeOptions.url ?? 'unmatched';
-      metrics.httpRequests.inc({ method: request.method, route, status: String(reply.statusCode) });
-      metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+    // Callback style: no promise per response.
+    app.addHook('onResponse', (request, reply, done) => {
+      const facts = routeFacts(request);
+      if (!facts.config.noMetrics) {
+        // The template (/api/auction/:auctionUuid), never the raw URL: bounded label values.
+        const route = facts.url ?? 'unmatched';
+        metrics.countRequest(request.method, route, reply.statusCode);
+        metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+      }
+      done();
     });
 
     app.get('/metrics', { schema: { hide: true }, config: { noMetrics: true, cache: 'no-store', rateLimit: false } }, async (_request, reply) => {

@@ -1,5 +1,6 @@
 /** Per-route options every route declares in `config`, read by the http/ plugins. */
 import type {} from '@fastify/swagger';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import type { Tier } from '../domain/tiers.ts';
 
 /**
@@ -28,3 +29,28 @@ declare module 'fastify' {
 }
 
 export {};
+
+/** What the http/ plugins read about a request's route, looked up once per request. */
+export interface RouteFacts {
+  config: FastifyContextConfig;
+  /** the route template, undefined for unmatched requests */
+  url: string | undefined;
+}
+
+const ROUTE_FACTS = Symbol('skymarket.routeFacts');
+type WithFacts = FastifyRequest & { [ROUTE_FACTS]?: RouteFacts };
+
+/**
+ * The request's route config and template. Fastify builds a fresh `routeOptions` object on
+ * every access; several hooks per request read it, so it is read once and kept.
+ */
+export function routeFacts(request: FastifyRequest): RouteFacts {
+  const r = request as WithFacts;
+  let facts = r[ROUTE_FACTS];
+  if (facts === undefined) {
+    const options = request.routeOptions;
+    facts = { config: options.config ?? {}, url: options.url };
+    r[ROUTE_FACTS] = facts;
+  }
+  return facts;
+}

@@ -13,9 +13,9 @@ export const shutdownPlugin = fp(
     app.addHook('preClose', async () => {
       closing = true;
     });
-    app.addHook('onSend', async (_request, reply, payload) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       if (closing) reply.header('connection', 'close');
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'skymarket-shutdown' },

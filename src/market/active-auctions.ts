@@ -71,6 +71,8 @@ export class ActiveAuctionsView {
   private readonly uidCounts = new Map<string, number>();
   private readonly pollMs: number;
   private loaded: Promise<void> | undefined;
+  /** the first load has completed */
+  private settled = false;
   private loading = false;
   private buffered: AuctionsChange[] = [];
   private seen = { auctions: 0, auctions_ended: 0 };
@@ -110,6 +112,7 @@ export class ActiveAuctionsView {
   async ready(): Promise<void> {
     this.loaded ??= this.reload();
     await this.loaded;
+    this.settled = true;
     const now = this.clock.now();
     if (this.pollMs === 0 || now - this.lastCheck >= this.pollMs) {
       this.lastCheck = now;
@@ -117,6 +120,22 @@ export class ActiveAuctionsView {
       if (this.pollMs === 0) await this.checking;
       else void this.checking.catch(() => undefined);
     }
+  }
+
+  /**
+   * The synchronous form of ready() for hot paths: true when the view is loaded and reads
+   * need not wait (pollMs > 0); starts a due feed-state check in the background like
+   * ready(). False: call `await ready()` instead.
+   */
+  isReady(): boolean {
+    if (!this.settled || this.pollMs === 0) return false;
+    const now = this.clock.now();
+    if (now - this.lastCheck >= this.pollMs) {
+      this.lastCheck = now;
+      this.checking ??= this.check().finally(() => (this.checking = undefined));
+      void this.checking.catch(() => undefined);
+    }
+    return true;
   }
 
   /** Reloads every active listing from the store. */
