@@ -7,6 +7,7 @@
  * the service's UPSTREAM_URL), as upstream would in production, so the service's RSS holds
  * only the service; the simulator's RSS is reported on its own row. `--in-process` runs the
  * demo instead (`serve --demo`: the simulator and its history backfill in the same process).
+ * The service runs with SKYMARKET_OPTIMIZE_FOR_SIZE=1 (bin/skymarket.js); `--speed` runs it without.
  *
  * Second scenario, rate-limit exactness under concurrency: N IPs each send a burst of 40
  * concurrent requests at the start of a 10 s window, and exactly 30 are admitted per IP;
@@ -66,6 +67,8 @@ async function startDemo(auctions: number, backfill: string, inProcess: boolean)
       SIM_AUCTIONS: String(auctions),
       SIM_BACKFILL: backfill,
       ...(simulator ? { UPSTREAM_URL: simulator.url } : {}),
+      // `--speed`: V8's default heap sizing (see bin/skymarket.js)
+      SKYMARKET_OPTIMIZE_FOR_SIZE: process.argv.includes('--speed') ? '0' : '1',
       TRUST_PROXY: 'true',
       RATE_LIMIT_EXEMPT: '',
       LOG_LEVEL: 'info',
@@ -354,7 +357,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         name: `${inProcess ? 'demo server (service + simulator + history backfill)' : 'service'} peak RSS (target ≤ 400 MB)`,
         figure: Math.round(peakMb),
         unit: 'MB',
-        notes: `VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; RSS after the load ${Math.round(memory?.current ?? NaN)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
+        notes: `${process.argv.includes('--speed') ? "V8's default heap sizing" : 'SKYMARKET_OPTIMIZE_FOR_SIZE=1'}; VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; RSS after the load ${Math.round(memory?.current ?? NaN)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
       },
       ...(simulatorMemory
         ? [{ name: 'simulator process peak RSS (not the service)', figure: Math.round(simulatorMemory.peak), unit: 'MB', notes: `RSS after the load ${Math.round(simulatorMemory.current)} MB` }]
