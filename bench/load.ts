@@ -1,9 +1,13 @@
 /**
- * Load test: the demo server (`skymarket serve --demo`: SQLite, the simulator in-process
- * with 60,000 active auctions, live ingestion) under a mixed read workload from many client
- * IPs (X-Forwarded-For with TRUST_PROXY=true, the limits on), driven by autocannon for a
- * bounded time. Reports req/s, p50/p99 latency, non-429 errors (target 0) and the server's
- * peak RSS (target ≤ 400 MB).
+ * Load test: the service (`skymarket serve`, SQLite, live ingestion) fed by the market
+ * simulator with 60,000 active auctions, under a mixed read workload from many client IPs
+ * (X-Forwarded-For with TRUST_PROXY=true, the limits on), driven by autocannon for a bounded
+ * time. Reports req/s, p50/p99 latency, non-429 errors (target 0) and the service's peak RSS
+ * (target ≤ 400 MB). By default the simulator runs as its own process (`skymarket simulate`,
+ * the service's UPSTREAM_URL), as upstream would in production, so the service's RSS holds
+ * only the service; the simulator's RSS is reported on its own row. `--in-process` runs the
+ * demo instead (`serve --demo`: the simulator and its history backfill in the same process).
+ * The service runs with SKYMARKET_OPTIMIZE_FOR_SIZE=1 (bin/skymarket.js); `--speed` runs it without.
  *
  * Second scenario, rate-limit exactness under concurrency: N IPs each send a burst of 40
  * concurrent requests at the start of a 10 s window, and exactly 30 are admitted per IP;
@@ -30,13 +34,41 @@ interface Demo {
   stop(): Promise<void>;
 }
 
-async function startDemo(auctions: number, backfill: string): Promise<Demo> {
+/** Starts `skymarket simulate` and resolves with its URL once listening. */
+async function startSimulatorProcess(auctions: number): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [BIN, 'simulate', '--port', '0', '--host', '127.0.0.1'], {
+    env: { ...process.env, SIM_AUCTIONS: String(auctions), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stderr!.on('data', (d) => (output += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`simulator did not start: ${output.slice(-2000)}`)), 120_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      output += d;
+      const m = /simulator listening on (http:\/\/[^"\s]+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+      if (output.length > 1_000_000) output = output.slice(-100_000);
+    });
+    child.on('exit', (code) => reject(new Error(`simulator exited with ${code}: ${output.slice(-2000)}`)));
+  });
+  return { url, child };
+}
+
+async function startDemo(auctions: number, backfill: string, inProcess: boolean): Promise<Demo & { simulator?: ChildProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-load-'));
-  const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
+  const simulator = inProcess ? undefined : await startSimulatorProcess(auctions);
+  const child = spawn(process.execPath, [BIN, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
     env: {
       ...process.env,
       SIM_AUCTIONS: String(auctions),
       SIM_BACKFILL: backfill,
+      ...(simulator ? { UPSTREAM_URL: simulator.url } : {}),
+      // `--speed`: V8's default heap sizing (see bin/skymarket.js)
+      SKYMARKET_OPTIMIZE_FOR_SIZE: process.argv.includes('--speed') ? '0' : '1',
       TRUST_PROXY: 'true',
       RATE_LIMIT_EXEMPT: '',
       LOG_LEVEL: 'info',
@@ -63,11 +95,13 @@ async function startDemo(auctions: number, backfill: string): Promise<Demo> {
   return {
     url,
     child,
+    ...(simulator ? { simulator: simulator.child } : {}),
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      for (const proc of [child, simulator?.child]) {
+        if (!proc || proc.exitCode !== null || proc.signalCode !== null) continue;
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
         await exited;
         clearTimeout(timer);
       }
@@ -292,13 +326,15 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const seconds = options.quick ? 10 : 30;
   const connections = options.quick ? 20 : 50;
   const ipCount = options.quick ? 20 : 50;
-  const demo = await startDemo(auctions, options.quick ? '1h' : '6h');
+  const inProcess = process.argv.includes('--in-process');
+  const demo = await startDemo(auctions, options.quick ? '1h' : '6h', inProcess);
   try {
     const readyMs = await waitReady(demo.url, auctions);
     const paths = await workloadPaths(demo.url);
     const pid = demo.child.pid!;
     const mixed = await mixedLoad(demo.url, pid, paths, seconds, connections);
     const memory = memoryOf(pid);
+    const simulatorMemory = demo.simulator?.pid ? memoryOf(demo.simulator.pid) : undefined;
     const heapMb = await heapUsedMb(demo.url);
     const exact = await rateLimitExactness(demo.url, ipCount, !options.quick);
     const peakMb = memory?.peak ?? mixed.peakDuringMb;
@@ -307,7 +343,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       .join(', ');
     return [
       {
-        name: `mixed reads, demo with ${auctions.toLocaleString('en')} auctions + live ingestion (SQLite)`,
+        name: `mixed reads, ${auctions.toLocaleString('en')} auctions + live ingestion (SQLite), simulator ${inProcess ? 'in-process (demo)' : 'in its own process'}`,
         figure: mixed.requestsPerSecond,
         unit: 'req/s',
         notes: `p50 ${mixed.p50} ms, p99 ${mixed.p99} ms, ${mixed.total} requests in ${seconds} s, ${connections} connections, ${paths.length} paths, 50,000 client IPs (${statuses}); ready after ${(readyMs / 1000).toFixed(0)} s`,
@@ -318,11 +354,14 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         unit: 'errors',
       },
       {
-        name: 'demo server peak RSS (target ≤ 400 MB)',
+        name: `${inProcess ? 'demo server (service + simulator + history backfill)' : 'service'} peak RSS (target ≤ 400 MB)`,
         figure: Math.round(peakMb),
         unit: 'MB',
-        notes: `VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
+        notes: `${process.argv.includes('--speed') ? "V8's default heap sizing" : 'SKYMARKET_OPTIMIZE_FOR_SIZE=1'}; VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; RSS after the load ${Math.round(memory?.current ?? NaN)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
       },
+      ...(simulatorMemory
+        ? [{ name: 'simulator process peak RSS (not the service)', figure: Math.round(simulatorMemory.peak), unit: 'MB', notes: `RSS after the load ${Math.round(simulatorMemory.current)} MB` }]
+        : []),
       {
         name: `rate limits: IPs with exactly 30 of ${BURST} concurrent admitted in a 10 s window`,
         figure: exact.tenSecondExact ?? NaN,

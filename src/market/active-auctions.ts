@@ -322,8 +322,43 @@ export class ActiveAuctionsView {
   }
 }
 
+/**
+ * Memory: 60,000 listings repeat the same few thousand names, tiers, reforges and NBT
+ * values, each read from SQLite as a fresh string; one shared copy of each is kept (the
+ * pool is dropped when it grows past POOL_MAX distinct values, so unique values cannot
+ * grow it without bound). Empty coop lists and enchantment/NBT maps share one frozen
+ * instance, as most listings have none.
+ */
+const POOL_MAX = 200_000;
+let pool = new Map<string, string>();
+const EMPTY_LIST: string[] = Object.freeze([]) as unknown as string[];
+const EMPTY_MAP = Object.freeze({}) as Record<string, never>;
+
+function intern<T extends string | null>(s: T): T {
+  if (s === null || s.length > 64) return s;
+  const shared = pool.get(s);
+  if (shared !== undefined) return shared as T;
+  if (pool.size >= POOL_MAX) pool = new Map();
+  pool.set(s, s);
+  return s;
+}
+
 function listingOf(r: AuctionRecord): ActiveListing {
+  r.tag = intern(r.tag);
+  r.itemName = intern(r.itemName);
+  r.tier = intern(r.tier);
+  r.category = intern(r.category);
+  r.reforge = intern(r.reforge);
+  if (r.coop.length === 0) r.coop = EMPTY_LIST;
+  if (isEmpty(r.enchantments)) r.enchantments = EMPTY_MAP;
+  if (isEmpty(r.flatNbt)) r.flatNbt = EMPTY_MAP;
+  else for (const key in r.flatNbt) r.flatNbt[key] = intern(r.flatNbt[key]!);
   return Object.assign(r, { sold: false as const });
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 export { priceOf };
