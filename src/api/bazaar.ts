@@ -9,7 +9,7 @@ import { Type, type Static } from 'typebox';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import { bucketStart, DAY, historyResolution, HOUR, MAX_HISTORY_RANGE_MS, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
 import { readHistory } from '../market/bazaar-history.ts';
-import { exportBytes } from '../market/bazaar-export.ts';
+import { exportJson } from '../market/bazaar-export.ts';
 import { zipOne } from '../http/zip-stream.ts';
 import { requireTier } from '../http/access.ts';
 import { createCostLimiter } from '../http/limits.ts';
@@ -258,7 +258,7 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
 
       // Level 1: JSON still shrinks ~6× (higher levels gain ~10–25 % size for 1.4–3× the CPU);
       // deflate runs on the thread pool, overlapping with the JSON of the next page.
-      const output = zipOne(exportBytes(store, { productId: id, start, end, now, fullOrderBook }), { name: `${id}.json`, mtime: new Date(now), level: 1 });
+      const output = zipOne(exportJson(store, { productId: id, start, end, now, fullOrderBook }), { name: `${id}.json`, mtime: new Date(now), level: 1 });
       output.on('error', (err) => request.log.error({ err, product: id }, 'bazaar export failed mid-stream'));
       // A client that goes away stops the reads.
       reply.raw.on('close', () => output.destroy());

@@ -56,8 +56,29 @@ function isoTimes(): (ms: number) => string {
   };
 }
 
-/** The export's JSON text in chunks of one page each: `[`, rows separated by commas, `]`. */
-export async function* exportJson(store: Store, options: ExportOptions): AsyncGenerator<string> {
+/** A growable byte buffer for one page of rows. */
+class PageBuffer {
+  private buffer: Buffer;
+  private length = 0;
+  constructor(capacity: number) {
+    this.buffer = Buffer.allocUnsafe(capacity);
+  }
+  write(text: string): void {
+    // UTF-8 is at most 3 bytes per UTF-16 unit.
+    if (this.length + text.length * 3 > this.buffer.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + text.length * 3));
+      this.buffer.copy(bigger, 0, 0, this.length);
+      this.buffer = bigger;
+    }
+    this.length += this.buffer.write(text, this.length, 'utf8');
+  }
+  done(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+/** The export's JSON in chunks of one page each: `[`, rows separated by commas, `]` (UTF-8). */
+export async function* exportJson(store: Store, options: ExportOptions): AsyncGenerator<Buffer> {
   const repo = store.bazaarHistory;
   // Rows with both books are ~10× larger: smaller pages keep the stream's memory similar.
   const pageSize = options.pageSize ?? (options.fullOrderBook ? 1000 : 5000);
@@ -68,7 +89,7 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
   const oldestRaw = await repo.oldestSnapshotOf(options.productId);
   const switchAt = oldestRaw === undefined ? to : bucketStart(Math.max(rawHorizon(options.now), oldestRaw), RESOLUTION_MS['5m']);
 
-  yield '[';
+  yield Buffer.from('[');
   let separator = '';
   const noBook = bookMembers(undefined);
   let book = noBook;
@@ -84,8 +105,9 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
     while (after < until - 1) {
       const page = await repo.exportPage(source, options.productId, after, until, pageSize, options.fullOrderBook);
       if (page.length === 0) break;
-      // One template per row, each price printed once: the cost is number printing and concatenation.
-      let chunk = '';
+      // One template per row, each price printed once, written straight into the page's Buffer
+      // (no page-long string to build and flatten). Rows are ASCII: productId is a checked tag.
+      const out = new PageBuffer(page.length * (options.fullOrderBook ? 4096 : 320));
       if (source === '20s') {
         for (const r of page) {
           const buy = `${r[1]}`;
@@ -96,30 +118,25 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
             if (data) book = bookMembers(data);
             tail = book;
           }
-          chunk += `${separator}${head}${iso(Number(r[0]))}","buyPrice":${buy},"sellPrice":${sell},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${buy},"maxBuy":${buy},"minSell":${sell},"maxSell":${sell},"count":1${tail}`;
+          out.write(`${separator}${head}${iso(Number(r[0]))}","buyPrice":${buy},"sellPrice":${sell},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${buy},"maxBuy":${buy},"minSell":${sell},"maxSell":${sell},"count":1${tail}`);
           separator = ',';
         }
       } else {
         const tail = options.fullOrderBook ? noBook : '}';
         for (const r of page) {
-          chunk += `${separator}${head}${iso(Number(r[0]))}","buyPrice":${r[1]},"sellPrice":${r[2]},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${r[10]},"maxBuy":${r[11]},"minSell":${r[12]},"maxSell":${r[13]},"count":${r[14]}${tail}`;
+          out.write(`${separator}${head}${iso(Number(r[0]))}","buyPrice":${r[1]},"sellPrice":${r[2]},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${r[10]},"maxBuy":${r[11]},"minSell":${r[12]},"maxSell":${r[13]},"count":${r[14]}${tail}`);
           separator = ',';
         }
       }
-      yield chunk;
+      yield out.done();
       after = Number(page[page.length - 1]![0]);
       if (page.length < pageSize) break;
     }
   }
-  yield ']';
-}
-
-/** The export as UTF-8 Buffers of one page each, for the zip writer. */
-export async function* exportBytes(store: Store, options: ExportOptions): AsyncGenerator<Buffer> {
-  for await (const chunk of exportJson(store, options)) yield Buffer.from(chunk, 'utf8');
+  yield Buffer.from(']');
 }
 
 /** The export as a byte stream that reads the next page only when the consumer wants more. */
 export function exportStream(store: Store, options: ExportOptions): Readable {
-  return Readable.from(exportBytes(store, options), { objectMode: false, highWaterMark: 64 * 1024 });
+  return Readable.from(exportJson(store, options), { objectMode: false, highWaterMark: 64 * 1024 });
 }
