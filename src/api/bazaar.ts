@@ -5,13 +5,12 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Readable } from 'node:stream';
 import { Type, type Static } from 'typebox';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import { bucketStart, DAY, historyResolution, HOUR, MAX_HISTORY_RANGE_MS, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
-import { ZipFile } from 'yazl';
 import { readHistory } from '../market/bazaar-history.ts';
-import { exportStream } from '../market/bazaar-export.ts';
+import { exportJson } from '../market/bazaar-export.ts';
+import { zipOne } from '../http/zip-stream.ts';
 import { requireTier } from '../http/access.ts';
 import { createCostLimiter } from '../http/limits.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
@@ -257,18 +256,12 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
       const fullOrderBook = request.query.fullOrderBook;
       await exportBudget.consume(`account:${account.id}`, fullOrderBook ? EXPORT_BUDGET.fullOrderBookCost : EXPORT_BUDGET.cost);
 
-      const json = exportStream(store, { productId: id, start, end, now, fullOrderBook });
-      const zip = new ZipFile();
-      // Level 1: JSON still shrinks ~5×, at several times the speed of the default level.
-      zip.addReadStream(json, `${id}.json`, { compressionLevel: 1, mtime: new Date(now) });
-      zip.end();
-      const output = zip.outputStream as Readable;
-      json.on('error', (err) => {
-        request.log.error({ err, product: id }, 'bazaar export failed mid-stream');
-        output.destroy(err);
-      });
+      // Level 1: JSON still shrinks ~6× (higher levels gain ~10–25 % size for 1.4–3× the CPU);
+      // deflate runs on the thread pool, overlapping with the JSON of the next page.
+      const output = zipOne(exportJson(store, { productId: id, start, end, now, fullOrderBook }), { name: `${id}.json`, mtime: new Date(now), level: 1 });
+      output.on('error', (err) => request.log.error({ err, product: id }, 'bazaar export failed mid-stream'));
       // A client that goes away stops the reads.
-      reply.raw.on('close', () => json.destroy());
+      reply.raw.on('close', () => output.destroy());
       return reply
         .type('application/zip')
         .header('content-disposition', `attachment; filename="${id}.zip"`)

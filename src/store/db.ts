@@ -39,6 +39,12 @@ export interface DatabaseHandle {
   /** PostgreSQL only: a new connection outside the pool, same server and search_path (session locks) */
   connect?: () => Promise<pg.Client>;
   close(): Promise<void>;
+  /**
+   * The driver under Kysely, for read paths where per-row objects cost more than the query
+   * (better-sqlite3's raw rows, pg's array rows). Repositories only.
+   */
+  sqlite?: SqliteDatabase.Database;
+  pool?: pg.Pool;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -67,6 +73,7 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
     dialect: 'sqlite',
     location: `sqlite:${file}`,
     close: () => db.destroy(),
+    sqlite,
   };
 }
 
@@ -118,6 +125,7 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
       return client;
     },
     close: () => db.destroy(),
+    pool,
   };
 }
 

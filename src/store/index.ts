@@ -58,7 +58,7 @@ export class Store {
     this.accounts = new AccountRepository(handle.db);
     this.apiKeys = new ApiKeyRepository(handle.db);
     this.partners = new PartnerRepository(handle.db);
-    this.bazaarHistory = new BazaarHistoryRepository(handle.db, handle.dialect);
+    this.bazaarHistory = new BazaarHistoryRepository(handle.db, handle.dialect, handle);
     this.marketPrices = new MarketPriceRepository(handle.db, handle.dialect, this.bazaar);
     this.players = new PlayerRepository(handle.db, handle.dialect);
     this.playerNames = new PlayerNameRepository(handle.db);

@@ -5,7 +5,9 @@
  * re-running any window gives the same rows, so the jobs are idempotent.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../db.ts';
+import pg from 'pg';
+import type { Statement } from 'better-sqlite3';
+import type { DatabaseHandle, Dialect } from '../db.ts';
 import type { HistoryPoint, RollupResolution } from '../../domain/bazaar-history.ts';
 import { RESOLUTION_MS } from '../../domain/bazaar-history.ts';
 import type { BazaarRollupTable, Database } from '../schema.ts';
@@ -31,9 +33,13 @@ const FIRST_COLUMNS = [
 const ROLLUP_COLUMNS = ['product_id', 'ts', ...FIRST_COLUMNS, 'min_buy', 'max_buy', 'min_sell', 'max_sell', 'samples'] as const;
 
 export class BazaarHistoryRepository {
+  private readonly exportStatements = new Map<string, Statement>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    /** the driver under Kysely, for the export's raw reads */
+    private readonly handle?: Pick<DatabaseHandle, 'sqlite' | 'pool'>,
   ) {}
 
   // ---- rollup progress -------------------------------------------------------------
@@ -250,45 +256,37 @@ export class BazaarHistoryRepository {
   }
 
   /**
-   * One page of export rows with ts in (after, to), each serialised by the database as the
-   * JSON members after `timeStamp` (`"buyPrice":…,"count":n`): the export's hot path, where
-   * building row objects in JavaScript cost several times more than the query.
-   * `source` '20s' reads snapshots (with their book when `withBooks`), '5m' the 5-minute rows.
+   * One page of export rows with ts in (after, to), oldest first, as arrays in EXPORT_COLUMNS
+   * order: the export's hot path, where building row objects cost more than the query. SQLite
+   * gives numbers (better-sqlite3 raw rows), PostgreSQL the columns' text (pg array rows, no
+   * parsing): both print the same JSON numbers. `source` '20s' reads snapshots (min/max and
+   * samples left out: a snapshot is its own min and max), '5m' the 5-minute rows (book null).
    */
-  async exportPage(
-    source: '20s' | '5m',
-    productId: string,
-    after: number,
-    to: number,
-    limit: number,
-    withBooks: boolean,
-  ): Promise<Array<{ ts: number; json: string; book: Uint8Array | null }>> {
+  async exportPage(source: '20s' | '5m', productId: string, after: number, to: number, limit: number, withBooks: boolean): Promise<ExportRow[]> {
     const raw = source === '20s';
-    const members: Array<[string, string]> = [
-      ['buyPrice', 'buy_price'],
-      ['sellPrice', 'sell_price'],
-      ['buyVolume', 'buy_volume'],
-      ['sellVolume', 'sell_volume'],
-      ['buyMovingWeek', 'buy_moving_week'],
-      ['sellMovingWeek', 'sell_moving_week'],
-      ['buyOrdersCount', 'buy_orders'],
-      ['sellOrdersCount', 'sell_orders'],
-      ['minBuy', raw ? 'buy_price' : 'min_buy'],
-      ['maxBuy', raw ? 'buy_price' : 'max_buy'],
-      ['minSell', raw ? 'sell_price' : 'min_sell'],
-      ['maxSell', raw ? 'sell_price' : 'max_sell'],
-    ];
-    const text = (column: string) => (this.dialect === 'postgres' ? sql`${sql.ref(column)}::text` : sql`cast(${sql.ref(column)} as text)`);
-    const parts = members.map(([key, column], i) => sql`${sql.lit(`${i === 0 ? '' : ','}"${key}":`)} || ${text(column)}`);
-    const count = raw ? sql`${sql.lit(',"count":1')}` : sql`${sql.lit(',"count":')} || ${text('samples')}`;
-    const json = sql<string>`${sql.join([...parts, count], sql` || `)}`;
-    const table = sql.table(raw ? 'bazaar_snapshots' : 'bazaar_5m');
-    const book = raw && withBooks ? sql`book` : sql`null`;
-    const result = await sql<{ ts: number; json: string; book: Uint8Array | null }>`
-      select ts, ${json} as json, ${book} as book from ${table}
-      where product_id = ${productId} and ts > ${after} and ts < ${to}
-      order by ts limit ${limit}`.execute(this.db);
-    return result.rows;
+    const columns = raw
+      ? `ts, ${FIRST_COLUMNS.join(', ')}, ${withBooks ? 'book' : 'null'} as book`
+      : `ts, ${FIRST_COLUMNS.join(', ')}, null as book, min_buy, max_buy, min_sell, max_sell, samples`;
+    const text = `select ${columns} from ${raw ? 'bazaar_snapshots' : 'bazaar_5m'} where product_id = $1 and ts > $2 and ts < $3 order by ts limit $4`;
+    const params = [productId, after, to, limit];
+    if (this.handle?.sqlite) {
+      const sqlite = this.handle.sqlite;
+      let statement = this.exportStatements.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text.replace(/\$\d/g, '?')).raw(true);
+        this.exportStatements.set(text, statement);
+      }
+      const prepared = statement;
+      // Holding Kysely's (only) connection keeps the read outside any transaction it has open.
+      return this.db.connection().execute(async () => prepared.all(...params) as ExportRow[]);
+    }
+    if (this.handle?.pool) {
+      const result = await this.handle.pool.query({ text, values: params, rowMode: 'array', types: { getTypeParser: exportTypeParser } });
+      return result.rows as ExportRow[];
+    }
+    const result = await sql<Record<string, unknown>>`select ${sql.raw(columns)} from ${sql.table(raw ? 'bazaar_snapshots' : 'bazaar_5m')}
+      where product_id = ${productId} and ts > ${after} and ts < ${to} order by ts limit ${limit}`.execute(this.db);
+    return result.rows.map((r) => Object.values(r) as ExportRow);
   }
 
   /** The newest stored order book at or before `ts` (books are stored only when they change). */
@@ -304,6 +302,19 @@ export class BazaarHistoryRepository {
       .executeTakeFirst();
     return row?.book ?? undefined;
   }
+}
+
+/**
+ * An export row: ts, the FIRST_COLUMNS in order, the order book (null unless requested), then
+ * for 5-minute rows min_buy, max_buy, min_sell, max_sell, samples. Numbers from SQLite, text
+ * from PostgreSQL (the book: a Buffer from either).
+ */
+export type ExportRow = Array<number | string | Uint8Array | null>;
+export const EXPORT_BOOK_COLUMN = 1 + FIRST_COLUMNS.length;
+
+/** pg: every column as the server's text (numbers print as JSON needs), bytea as a Buffer. */
+function exportTypeParser(oid: number): (value: string) => unknown {
+  return oid === pg.types.builtins.BYTEA ? pg.types.getTypeParser(oid) : (value: string) => value;
 }
 
 type FirstColumns = Pick<BazaarRollupTable, 'ts' | (typeof FIRST_COLUMNS)[number]>;
