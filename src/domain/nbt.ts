@@ -381,9 +381,9 @@ function parseRoot(raw: Uint8Array): TagCompound {
   }
 }
 
-// The reader below builds the same typed tree as prismarine-nbt's parser, about
-// four times faster (a cold generation decodes 60,000 items). It runs only on bytes
-// that passed checkNbt, so it needs no bounds checks of its own.
+// The reader below builds the same typed tree as prismarine-nbt's parser in well
+// under half its time (a cold generation decodes 60,000 items). It runs only on
+// bytes that passed checkNbt, so it needs no bounds checks of its own.
 
 const TYPE_NAMES = ['end', 'byte', 'short', 'int', 'long', 'float', 'double', 'byteArray', 'string', 'list', 'compound', 'intArray', 'longArray'];
 const read: { buf: Buffer; pos: number } = { buf: Buffer.alloc(0), pos: 0 };
