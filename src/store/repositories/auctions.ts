@@ -136,9 +136,11 @@ export class AuctionRepository {
     // In primary-key order, each statement's rows land in neighbouring b-tree pages.
     const listings = [...write.listings].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
     await this.db.transaction().execute(async (trx) => {
-      // Into an empty table (a cold start), building the secondary indexes once after the
-      // load costs far less than maintaining them row by row; DDL is transactional on both.
-      const deferred = listings.length >= BULK_LOAD_ROWS && (await this.isEmpty(trx)) ? await this.dropSecondaryIndexes(trx) : [];
+      // Into an (almost) empty table, a cold start, building the secondary indexes once after
+      // the load costs far less than maintaining them row by row; DDL is transactional on both.
+      // Sales stored just before the first generation do not rule it out.
+      const bulkLoad = listings.length >= BULK_LOAD_ROWS && (await this.rowsUpTo(trx, listings.length / 4)) < listings.length / 4;
+      const deferred = bulkLoad ? await this.dropSecondaryIndexes(trx) : [];
       await bulkInsert(trx, this.dialect, LISTINGS, listings);
       for (const definition of deferred) await sql.raw(definition).execute(trx);
       await bulkInsert(trx, this.dialect, BIDS, write.bids);
@@ -170,8 +172,10 @@ export class AuctionRepository {
     });
   }
 
-  private async isEmpty(trx: Kysely<Database>): Promise<boolean> {
-    return (await trx.selectFrom('auctions').select('uuid').limit(1).executeTakeFirst()) === undefined;
+  /** How many auctions are stored, counting no further than `limit`. */
+  private async rowsUpTo(trx: Kysely<Database>, limit: number): Promise<number> {
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from (select 1 from auctions limit ${Math.ceil(limit)}) t`.execute(trx);
+    return Number(rows[0]?.n ?? 0);
   }
 
   /**
