@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet, type SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrationsFor } from './migrations/index.ts';
@@ -67,13 +67,41 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withBulkStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
     location: `sqlite:${file}`,
     close: () => db.destroy(),
     sqlite,
+  };
+}
+
+/** Long write statements (bulk inserts of ~1,000 rows) kept prepared. */
+const CACHED_STATEMENT_CHARS = 4096;
+const CACHED_STATEMENTS = 16;
+
+/**
+ * Kysely prepares every statement it runs. Preparing a bulk insert of a thousand rows
+ * costs milliseconds, and a cold auctions generation runs dozens of identical ones, so
+ * long write statements are kept prepared (SQLite re-prepares them itself after a schema
+ * change). Readers are never cached: a streamed query keeps its statement busy.
+ */
+function withBulkStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      if (text.length < CACHED_STATEMENT_CHARS) return sqlite.prepare(text);
+      const cached = cache.get(text);
+      if (cached) return cached;
+      const statement = sqlite.prepare(text);
+      if (!statement.reader) {
+        if (cache.size >= CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
   };
 }
 

@@ -59,6 +59,9 @@ const BIDS: BulkSpec<BidsTable> = {
   conflict: { target: ['auction_uuid', 'amount'], update: 'nothing' },
 };
 
+/** A generation at least this large into an empty auctions table builds its indexes after the load. */
+const BULK_LOAD_ROWS = 5_000;
+
 /** An auction that left the listings: sold through its bids, or expired/cancelled/bought (the ended feed upgrades those to sold). */
 export interface DepartedAuction {
   uuid: string;
@@ -130,8 +133,16 @@ export class AuctionRepository {
 
   /** Applies one auctions generation atomically: readers see all of it or none. */
   async applyGeneration(write: GenerationWrite): Promise<void> {
+    // In primary-key order, each statement's rows land in neighbouring b-tree pages.
+    const listings = [...write.listings].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
     await this.db.transaction().execute(async (trx) => {
-      await bulkInsert(trx, this.dialect, LISTINGS, write.listings);
+      // Into an (almost) empty table, a cold start, building the secondary indexes once after
+      // the load costs far less than maintaining them row by row; DDL is transactional on both.
+      // Sales stored just before the first generation do not rule it out.
+      const bulkLoad = listings.length >= BULK_LOAD_ROWS && (await this.rowsUpTo(trx, listings.length / 4)) < listings.length / 4;
+      const deferred = bulkLoad ? await this.dropSecondaryIndexes(trx) : [];
+      await bulkInsert(trx, this.dialect, LISTINGS, listings);
+      for (const definition of deferred) await sql.raw(definition).execute(trx);
       await bulkInsert(trx, this.dialect, BIDS, write.bids);
       const sold = write.departed.filter((d) => d.sale);
       for (const d of sold) {
@@ -159,6 +170,33 @@ export class AuctionRepository {
       upserted: write.listings,
       removed: write.departed.map((d) => d.uuid),
     });
+  }
+
+  /** How many auctions are stored, counting no further than `limit`. */
+  private async rowsUpTo(trx: Kysely<Database>, limit: number): Promise<number> {
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from (select 1 from auctions limit ${Math.ceil(limit)}) t`.execute(trx);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Drops the auctions table's secondary indexes and returns the statements that recreate
+   * them, read from the catalog so they stay exactly what the migrations created.
+   */
+  private async dropSecondaryIndexes(trx: Kysely<Database>): Promise<string[]> {
+    const indexes =
+      this.dialect === 'sqlite'
+        ? (
+            await sql<{ name: string; definition: string }>`select name, sql as definition from sqlite_master
+              where type = 'index' and tbl_name = 'auctions' and sql is not null and sql not like 'create unique%'`.execute(trx)
+          ).rows
+        : (
+            await sql<{ name: string; definition: string }>`select i.indexname as name, i.indexdef as definition from pg_indexes i
+              join pg_class c on c.relname = i.indexname and c.relnamespace = (select oid from pg_namespace where nspname = i.schemaname)
+              join pg_index x on x.indexrelid = c.oid
+              where i.schemaname = current_schema() and i.tablename = 'auctions' and not x.indisprimary and not x.indisunique`.execute(trx)
+          ).rows;
+    for (const index of indexes) await sql`drop index ${sql.ref(index.name)}`.execute(trx);
+    return indexes.map((i) => i.definition);
   }
 
   /** Records sales from auctions_ended; storing the same sale twice changes nothing. */

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { sql } from 'kysely';
+import type { Store } from '../../src/store/index.ts';
+import type { AuctionsTable } from '../../src/store/schema.ts';
+import { listing, sale } from '../helpers/auctions.ts';
+import { describeEachBackend, type Backend } from '../helpers/databases.ts';
+
+const T = Date.UTC(2026, 10, 23, 12, 0, 0);
+const TAGS = ['HYPERION', 'TERMINATOR', 'ASPECT_OF_THE_END', 'JUJU_SHORTBOW'];
+
+/** The auctions table's indexes as the catalog describes them, by name. */
+async function indexes(store: Store, backend: Backend): Promise<Record<string, string>> {
+  const { rows } =
+    backend === 'sqlite'
+      ? await sql<{ name: string; definition: string | null }>`select name, sql as definition from sqlite_master where type = 'index' and tbl_name = 'auctions'`.execute(store.kysely)
+      : await sql<{ name: string; definition: string }>`select indexname as name, indexdef as definition from pg_indexes where schemaname = current_schema() and tablename = 'auctions'`.execute(store.kysely);
+  return Object.fromEntries(rows.map((r) => [r.name, r.definition ?? '']));
+}
+
+function generation(n: number): AuctionsTable[] {
+  return Array.from({ length: n }, (_, i) => listing(T, { tag: TAGS[i % TAGS.length]!, starting_bid: 1000 + i, seller: (i % 97).toString(16).padStart(32, '0') }));
+}
+
+/** Suites share one store: each test starts from an empty auctions table. */
+async function emptyAuctions(store: Store): Promise<void> {
+  await store.kysely.deleteFrom('bids').execute();
+  await store.kysely.deleteFrom('auctions').execute();
+}
+
+const feed = { name: 'auctions' as const, lastUpdated: T, storedAt: T, records: 0, source: 'simulator' as const };
+
+describeEachBackend('auctions: a cold generation loads before building its indexes', (fixture) => {
+  it('keeps every index as the migrations defined it and answers indexed queries', async () => {
+    const { store, backend } = fixture();
+    await emptyAuctions(store);
+    // A few sales stored before the first generation (the ended feed can come first).
+    await store.auctions.recordSales([sale(T, 60_000, { tag: 'HYPERION', sold_price: 5 })], [], { ...feed, name: 'auctions_ended' });
+    const before = await indexes(store, backend);
+    assert.ok(Object.keys(before).length >= 6, JSON.stringify(before));
+    const rows = generation(6000);
+    await store.auctions.applyGeneration({ listings: rows, bids: [], departed: [], feed: { ...feed, records: rows.length } });
+    assert.deepEqual(await indexes(store, backend), before);
+    if (backend === 'sqlite') {
+      const { rows: check } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(store.kysely);
+      assert.deepEqual(check.map((r) => r.integrity_check), ['ok']);
+    }
+    assert.deepEqual(await store.auctions.countByState(), { active: 6000, sold: 1 });
+    const cheapest = await store.kysely
+      .selectFrom('auctions')
+      .select(['uuid', 'starting_bid'])
+      .where('tag', '=', 'TERMINATOR')
+      .where('state', '=', 'active')
+      .orderBy('starting_bid')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(cheapest.starting_bid), 1001);
+    const one = rows[4321]!;
+    assert.equal((await store.auctions.get(one.uuid))?.item_uid, one.item_uid);
+    assert.equal((await store.kysely.selectFrom('auctions').select('uuid').where('item_uid', '=', one.item_uid).execute()).length, 1);
+
+    // The next generation goes into a full table, row by row, and the indexes stay.
+    const next = generation(5000);
+    await store.auctions.applyGeneration({ listings: next, bids: [], departed: [], feed: { ...feed, lastUpdated: T + 60_000, records: next.length } });
+    assert.deepEqual(await indexes(store, backend), before);
+    assert.deepEqual(await store.auctions.countByState(), { active: 11000, sold: 1 });
+  });
+
+  it('rolls the dropped indexes back with a failed load', async () => {
+    const { store, backend } = fixture();
+    await emptyAuctions(store);
+    const before = await indexes(store, backend);
+    const rows = generation(6000);
+    // NOT NULL violation in the last rows: the whole generation fails.
+    rows[5999] = { ...rows[5999]!, tag: null as unknown as string };
+    await assert.rejects(store.auctions.applyGeneration({ listings: rows, bids: [], departed: [], feed: { ...feed, records: rows.length } }));
+    assert.deepEqual(await indexes(store, backend), before);
+    assert.deepEqual(await store.auctions.countByState(), {});
+  });
+});
