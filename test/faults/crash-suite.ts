@@ -17,7 +17,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,6 +26,7 @@ import { ManualClock } from '../../src/clock.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { Store } from '../../src/store/index.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, type Backend } from '../helpers/databases.ts';
+import { freePort } from '../helpers/services.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/skymarket.js');
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -34,15 +34,6 @@ const AUCTIONS = 3000;
 // Generous: a process start alone took 30 s on a 2-core machine at load 17.
 const DEADLINE_MS = 90_000;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = DEADLINE_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -4,6 +4,7 @@
  * must not turn into a failed suite, so the probe retries for up to PROBE_PATIENCE_MS;
  * elsewhere one short attempt decides, so an absent server skips quickly.
  */
+import { createServer } from 'node:net';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 
@@ -59,5 +60,31 @@ export function probeRedis(url: string): Promise<string | undefined> {
     } finally {
       client.disconnect();
     }
+  });
+}
+
+/** Removes every Redis key under `prefix` (each test run has its own prefix). */
+export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
+  const client = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      cursor = next;
+      if (keys.length) await client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A TCP port free on 127.0.0.1 right now, for a child process to listen on. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
   });
 }

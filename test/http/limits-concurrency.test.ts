@@ -8,9 +8,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
-import { Redis } from 'ioredis';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { IN_CI, probeRedis } from '../helpers/services.ts';
+import { IN_CI, dropRedisPrefix, probeRedis } from '../helpers/services.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 const redisUnavailable = await probeRedis(REDIS_URL);
@@ -18,19 +17,7 @@ const redisUnavailable = await probeRedis(REDIS_URL);
 const IPS = 20;
 const BURST = 40;
 
-async function dropPrefix(prefix: string): Promise<void> {
-  const client = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await client.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
-}
+const dropPrefix = (prefix: string) => dropRedisPrefix(REDIS_URL, prefix);
 
 for (const backend of ['memory', 'redis'] as const) {
   const title = `rate limits under concurrency [${backend}]`;

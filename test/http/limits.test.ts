@@ -2,30 +2,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { Redis } from 'ioredis';
 import { assertQueueCapacity, createCostLimiter, fixedDelay } from '../../src/http/limits.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { probeRedis } from '../helpers/services.ts';
+import { dropRedisPrefix, probeRedis } from '../helpers/services.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 
 const redisUnavailable = await probeRedis(REDIS_URL);
 const HAVE_REDIS = redisUnavailable === undefined;
 
-/** Removes every key under `prefix` (each test run has its own). */
-async function dropPrefix(prefix: string): Promise<void> {
-  const client = new Redis(REDIS_URL);
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await client.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    client.disconnect();
-  }
-}
+const dropPrefix = (prefix: string) => dropRedisPrefix(REDIS_URL, prefix);
 
 function routes(app: FastifyInstance) {
   app.get('/test/ping', async () => ({ ok: true }));
