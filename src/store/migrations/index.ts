@@ -12,6 +12,7 @@ import { m003Auth } from './003-auth.ts';
 import { m004BazaarHistory } from './004-bazaar-history.ts';
 import { m005Auctions } from './005-auctions.ts';
 import { m008Mod } from './008-mod.ts';
+import { m009UploadKindIndex } from './009-upload-kind-index.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -22,6 +23,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['004-bazaar-history', m004BazaarHistory],
   ['005-auctions', m005Auctions],
   ['008-mod', m008Mod],
+  ['009-upload-kind-index', m009UploadKindIndex],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
