@@ -166,13 +166,25 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
     // schema's tables on the same server would make it skip creating ours.
     ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
-  const result = await migrator.migrateToLatest();
+  let result = await migrator.migrateToLatest();
+  // Kysely's bookkeeping check introspects every schema on the server, calling
+  // has_schema_privilege by name; a schema dropped by someone else during that scan fails it
+  // with 3F000 before any migration ran. Nothing was applied, so running again is safe.
+  for (let attempt = 1; attempt < 5 && handle.dialect === 'postgres' && isVanishedSchema(result); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    result = await migrator.migrateToLatest();
+  }
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
     throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`);
   }
   return result;
+}
+
+function isVanishedSchema(result: MigrationResultSet): boolean {
+  const code = (result.error as { code?: unknown } | undefined)?.code;
+  return code === '3F000' && !result.results?.some((r) => r.status !== 'NotExecuted');
 }
 
 /** A cheap round trip, for readiness checks. */
