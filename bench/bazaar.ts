@@ -14,7 +14,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { Registry } from 'prom-client';
 import { buildApp } from '../src/app.ts';
 import { ManualClock, systemClock } from '../src/clock.ts';
@@ -31,7 +30,7 @@ import { createMetrics } from '../src/metrics.ts';
 import { Market } from '../src/simulator/market.ts';
 import { Store } from '../src/store/index.ts';
 import type { BazaarSnapshotsTable } from '../src/store/schema.ts';
-import { POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
+import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 type Backend = 'sqlite' | 'postgres';
 const PRODUCTS = 1500;
@@ -48,12 +47,7 @@ async function openStore(backend: Backend): Promise<{ store: Store; close(): Pro
     async close() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
-      if (backend === 'postgres') {
-        const client = new pg.Client({ connectionString: POSTGRES_URL });
-        await client.connect();
-        await client.query(`drop schema if exists "${schema}" cascade`);
-        await client.end();
-      }
+      if (backend === 'postgres') await dropBenchSchema(schema);
     },
   };
 }

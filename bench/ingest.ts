@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import pg from 'pg';
 import { Registry } from 'prom-client';
 import { systemClock } from '../src/clock.ts';
 import { AuctionIngester } from '../src/ingest/auctions.ts';
@@ -18,7 +17,7 @@ import { IngestMetrics } from '../src/ingest/metrics.ts';
 import { createLogger } from '../src/logger.ts';
 import { Store } from '../src/store/index.ts';
 import { startServer } from './harness.ts';
-import { POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
+import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-ingest-'));
@@ -94,12 +93,7 @@ async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions:
     await ctx.client.close();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
-    if (backend === 'postgres') {
-      const client = new pg.Client({ connectionString: POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    }
+    if (backend === 'postgres') await dropBenchSchema(schema);
   }
 }
 

@@ -49,3 +49,14 @@ export async function postgresReachable(): Promise<boolean> {
     await client.end().catch(() => {});
   }
 }
+
+/** Drops a benchmark's own PostgreSQL schema with everything in it. */
+export async function dropBenchSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
