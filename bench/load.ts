@@ -8,6 +8,9 @@
  * only the service; the simulator's RSS is reported on its own row. `--in-process` runs the
  * demo instead (`serve --demo`: the simulator and its history backfill in the same process).
  * The service runs with SKYMARKET_OPTIMIZE_FOR_SIZE=1 (bin/skymarket.js); `--speed` runs it without.
+ * `--node-flags=<flags>` (space-separated) starts the service's node with those V8/Node flags, to
+ * compare heap settings side by side; the report gives the service's CPU time per request, which
+ * (unlike req/s) does not depend much on what else the machine is running.
  *
  * Second scenario, rate-limit exactness under concurrency: N IPs each send a burst of 40
  * concurrent requests at the start of a 10 s window, and exactly 30 are admitted per IP;
@@ -26,6 +29,7 @@ import { Agent, request } from 'undici';
 import type { BenchOptions, BenchRow } from './lib.ts';
 
 const BIN = join(import.meta.dirname, '../bin/skymarket.js');
+const NODE_FLAGS = (process.argv.find((a) => a.startsWith('--node-flags='))?.slice('--node-flags='.length) ?? '').split(' ').filter(Boolean);
 const BURST = 40;
 
 interface Demo {
@@ -61,7 +65,7 @@ async function startSimulatorProcess(auctions: number): Promise<{ url: string; c
 async function startDemo(auctions: number, backfill: string, inProcess: boolean): Promise<Demo & { simulator?: ChildProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-load-'));
   const simulator = inProcess ? undefined : await startSimulatorProcess(auctions);
-  const child = spawn(process.execPath, [BIN, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
     env: {
       ...process.env,
       SIM_AUCTIONS: String(auctions),
@@ -119,6 +123,13 @@ function memoryOf(pid: number): { peak: number; current: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** CPU time (user + system) a process has used so far, ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  // after the command name: state is field 3, utime field 14, stime field 15 (1-based, man 5 proc)
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** The server's own JS heap figure (prom-client's nodejs_heap_size_used_bytes), MB. */
@@ -185,12 +196,15 @@ interface MixedResult {
   byStatus: Record<string, number>;
   nonRateLimitErrors: number;
   peakDuringMb: number;
+  /** the service's CPU time during the load per request answered, µs */
+  cpuPerRequestUs: number;
 }
 
 async function mixedLoad(base: string, pid: number, paths: string[], seconds: number, connections: number): Promise<MixedResult> {
   let next = 0;
   let peakDuringMb = 0;
   const sampler = setInterval(() => (peakDuringMb = Math.max(peakDuringMb, memoryOf(pid)?.current ?? 0)), 250);
+  const cpuBefore = cpuMsOf(pid);
   try {
     const result = await autocannon({
       url: base,
@@ -218,6 +232,7 @@ async function mixedLoad(base: string, pid: number, paths: string[], seconds: nu
       byStatus,
       nonRateLimitErrors: badStatus + result.errors + result.timeouts,
       peakDuringMb,
+      cpuPerRequestUs: ((cpuMsOf(pid) - cpuBefore) * 1000) / Math.max(1, result.requests.total),
     };
   } finally {
     clearInterval(sampler);
@@ -246,10 +261,15 @@ async function burst(
   const admitted = new Map(ips.map((ip) => [ip, 0]));
   const byMinute = new Map<string, number>();
   let other = 0;
+  const failures = new Map<string, number>();
   await Promise.all(
     ips.flatMap((ip) =>
       Array.from({ length: BURST }, async () => {
-        const res = await request(`${base}/api/version`, { dispatcher: agent, headers: { 'x-forwarded-for': ip } });
+        const res = await request(`${base}/api/version`, { dispatcher: agent, headers: { 'x-forwarded-for': ip } }).catch((err: NodeJS.ErrnoException) => {
+          failures.set(err.code ?? err.message, (failures.get(err.code ?? err.message) ?? 0) + 1);
+          return undefined;
+        });
+        if (!res) return;
         await res.body.dump();
         if (res.statusCode === 200) {
           admitted.set(ip, admitted.get(ip)! + 1);
@@ -260,6 +280,7 @@ async function burst(
     ),
   );
   if (other > 0) throw new Error(`${other} answers were neither 200 nor 429`);
+  if (failures.size > 0) throw new Error(`requests failed without an answer: ${JSON.stringify(Object.fromEntries(failures))}`);
   return { admitted, inWindow: Date.now() < windowStart + 10_000, byMinute };
 }
 
@@ -346,7 +367,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         name: `mixed reads, ${auctions.toLocaleString('en')} auctions + live ingestion (SQLite), simulator ${inProcess ? 'in-process (demo)' : 'in its own process'}`,
         figure: mixed.requestsPerSecond,
         unit: 'req/s',
-        notes: `p50 ${mixed.p50} ms, p99 ${mixed.p99} ms, ${mixed.total} requests in ${seconds} s, ${connections} connections, ${paths.length} paths, 50,000 client IPs (${statuses}); ready after ${(readyMs / 1000).toFixed(0)} s`,
+        notes: `service CPU ${Math.round(mixed.cpuPerRequestUs)} µs per request${NODE_FLAGS.length ? ` (node ${NODE_FLAGS.join(' ')})` : ''}; p50 ${mixed.p50} ms, p99 ${mixed.p99} ms, ${mixed.total} requests in ${seconds} s, ${connections} connections, ${paths.length} paths, 50,000 client IPs (${statuses}); ready after ${(readyMs / 1000).toFixed(0)} s`,
       },
       {
         name: 'mixed reads: errors other than 429 (target 0)',

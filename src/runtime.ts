@@ -74,7 +74,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
   let url: string;
   try {
-    url = await app.listen({ port: config.port, host: config.host });
+    // A deeper accept queue than Node's 511: a burst of a few thousand new connections
+    // (clients reconnecting after a deploy) waits in it instead of being dropped.
+    url = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
   } catch (err) {
     await app.close();
     await store.close();

@@ -107,6 +107,8 @@ describeEachBackend('auction gaps', (fixture) => {
     }
     const bin = (await get(`/api/auctions/tag/${real.tag}/active/bin`)).json() as Array<{ uuid: string; nbtData: { data?: unknown } }>;
     assert.deepEqual(bin.find((a) => a.uuid === real.uuid)!.nbtData, { data });
+    const filtered = (await get(`/api/auctions/active/filter?ItemId=${real.tag}&pageSize=500`)).json() as Array<{ uuid: string; nbtData: { data?: unknown } }>;
+    assert.deepEqual(filtered.find((a) => a.uuid === real.uuid)!.nbtData, { data });
     // Synthetic rows hold an empty item list: {} rather than an error.
     const synthetic = (await get('/api/auctions/tag/HYPERION/active/bin')).json() as Array<{ nbtData: object }>;
     assert.ok(synthetic.every((a) => JSON.stringify(a.nbtData) === '{}'));
