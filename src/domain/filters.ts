@@ -233,11 +233,13 @@ const numeric =
   };
 
 const nbtNumber = (key: string): Builder => numeric((s) => numOf(s.flatNbt[key]));
+/** Text of the first of `keys` the item has (the game moved some values between keys). */
 const nbtText =
-  (key: string): Builder =>
+  (...keys: string[]): Builder =>
   (value, filter) => {
     const test = textCondition(filter, value);
-    return (s) => test(s.flatNbt[key]);
+    if (keys.length === 1) return (s) => test(s.flatNbt[keys[0]!]);
+    return (s) => test(keys.map((k) => s.flatNbt[k]).find((v) => v !== undefined));
   };
 const nbtBool =
   (key: string): Builder =>
@@ -249,6 +251,11 @@ const nbtBool =
       return present === want;
     };
   };
+/** Applied-upgrade counters: `yes`/`true`/`no`/`false` ask whether it is applied (as the reference's filter does), numbers compare the count. */
+const nbtAppliedCount =
+  (key: string): Builder =>
+  (value, filter, all, options) =>
+    /^(yes|no|true|false)$/i.test(value.trim()) ? nbtBool(key)(value, filter, all, options) : nbtNumber(key)(value, filter, all, options);
 /** A comma-joined list value holding every wanted element (`any` / `none` for presence). */
 const listContains =
   (key: string): Builder =>
@@ -455,12 +462,12 @@ const FILTERS: Record<string, Builder> = {
   BloodGodKills: nbtNumber('blood_god_kills'),
   RunicKills: nbtNumber('runic_kills'),
   YogsKilled: nbtNumber('yogsKilled'),
-  ArtOfTheWar: nbtNumber('art_of_war_count'),
+  ArtOfTheWar: nbtAppliedCount('art_of_war_count'),
   ArtOfPeace: nbtBool('artOfPeaceApplied'),
-  WoodSingularity: nbtNumber('wood_singularity_count'),
+  WoodSingularity: nbtAppliedCount('wood_singularity_count'),
   ManaDisintegrator: nbtNumber('mana_disintegrator_count'),
   TunedTransmission: nbtNumber('tuned_transmission'),
-  Ethermerge: nbtNumber('ethermerge'),
+  Ethermerge: nbtAppliedCount('ethermerge'),
   ThunderCharge: nbtNumber('thunder_charge'),
   CakeYear: nbtNumber('new_years_cake'),
   PartyHatYear: nbtNumber('party_hat_year'),
@@ -477,12 +484,12 @@ const FILTERS: Record<string, Builder> = {
   PickonimbusDurability: nbtNumber('pickonimbus_durability'),
   DyeItem: nbtText('dye_item'),
   Model: nbtText('model'),
-  DrillPartEngine: nbtText('drill_part_engine'),
-  DrillPartFuelTank: nbtText('drill_part_fuel_tank'),
-  DrillPartUpgradeModule: nbtText('drill_part_upgrade_module'),
+  DrillPartEngine: nbtText('drill_part_engine', 'engine.id'),
+  DrillPartFuelTank: nbtText('drill_part_fuel_tank', 'fuel_tank.id'),
+  DrillPartUpgradeModule: nbtText('drill_part_upgrade_module', 'upgrade_module.id'),
   PowerAbilityScroll: nbtText('power_ability_scroll'),
   TalismanEnrichment: nbtText('talisman_enrichment'),
-  PowderCoating: nbtText('powder_coating'),
+  PowderCoating: nbtText('divan_powder_coating', 'powder_coating'),
   CapturedPlayer: nbtText('captured_player'),
   AbilityScroll: (value, filter) => {
     const v = value.trim().toLowerCase();
@@ -517,7 +524,7 @@ const FILTERS: Record<string, Builder> = {
   RodSinker: nbtText('sinker.part'),
   DungeonSkillReq: nbtText('dungeon_skill_req'),
   LogsCut: nbtNumber('logs_cut'),
-  AbsorbLogs: nbtNumber('absorb_logs'),
+  AbsorbLogs: nbtNumber('absorb_logs_chopped'),
   AxeBoosters: listContains('boosters'),
   PlarvoidBook: nbtNumber('polarvoid'),
   InteligenceEarned: nbtNumber('intelligence_earned'),

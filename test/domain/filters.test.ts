@@ -293,6 +293,25 @@ describe('compileFilters', () => {
     assert.ok(compileFilters({ PricePerLevel: '>0' }).test(pet) && !compileFilters({ PricePerLevel: '>0' }).test(s));
   });
 
+  test('NBT keys as the game stores them: Divan coating, absorbed logs, drill parts, applied-upgrade counters', () => {
+    const s = subject({
+      flatNbt: {
+        ...subject().flatNbt,
+        divan_powder_coating: '1',
+        absorb_logs_chopped: '250',
+        'engine.id': 'AMBER_POLISHED_DRILL_ENGINE',
+        art_of_war_count: '1',
+        wood_singularity_count: '1',
+      },
+    });
+    const m = (f: Record<string, string>) => compileFilters(f).test(s);
+    assert.ok(m({ PowderCoating: 'any' }) && !m({ PowderCoating: 'none' }));
+    assert.ok(m({ AbsorbLogs: '>200' }) && !m({ AbsorbLogs: '<200' }));
+    assert.ok(m({ DrillPartEngine: 'amber_polished_drill_engine' }) && !m({ DrillPartFuelTank: 'any' }));
+    assert.ok(m({ ArtOfTheWar: 'yes' }) && m({ ArtOfTheWar: '1' }) && !m({ ArtOfTheWar: 'no' }));
+    assert.ok(m({ WoodSingularity: 'true' }) && m({ Ethermerge: 'no' }) && !m({ Ethermerge: 'yes' }));
+  });
+
   test('reference keys skymarket cannot answer are a 400 naming the key and the reason', () => {
     for (const key of Object.keys(UNSUPPORTED_FILTERS)) {
       assert.throws(
