@@ -68,6 +68,8 @@ export interface Config {
   flipsPollMs: number;
   /** ms between a standby's attempts at the ingest/jobs leader lock, and a leader's checks of it (PostgreSQL) */
   leaderRetryMs: number;
+  /** distinct players who must upload the same NPC shop offer before NPC flips use it */
+  npcUploadQuorum: number;
 }
 
 /** Thrown for any invalid setting; `message` is the one line shown to the operator. */
@@ -112,6 +114,7 @@ export const ENV_NAMES = {
   exportWebhookHosts: 'EXPORT_WEBHOOK_HOSTS',
   flipsPollMs: 'FLIPS_POLL_MS',
   leaderRetryMs: 'LEADER_RETRY_MS',
+  npcUploadQuorum: 'NPC_UPLOAD_QUORUM',
 } as const satisfies Record<keyof Config, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -185,6 +188,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     exportWebhookHosts: parseWebhookHosts(raw('exportWebhookHosts') ?? DEFAULTS.exportWebhookHosts),
     flipsPollMs: parseInteger(ENV_NAMES.flipsPollMs, raw('flipsPollMs'), 2000, 0, 600_000),
     leaderRetryMs: parseInteger(ENV_NAMES.leaderRetryMs, raw('leaderRetryMs'), 2000, 100, 60_000),
+    npcUploadQuorum: parseInteger(ENV_NAMES.npcUploadQuorum, raw('npcUploadQuorum'), 2, 1, 1000),
   };
 }
 

@@ -179,7 +179,7 @@ function computed(reply: FastifyReply, at: number | null | undefined): void {
 }
 
 async function flips(app: FastifyInstance) {
-  const engine = new FlipEngine(app.store, app.clock, app.context.logger.child({ component: 'flips' }), { pollMs: app.context.config.flipsPollMs });
+  const engine = new FlipEngine(app.store, app.clock, app.context.logger.child({ component: 'flips' }), { pollMs: app.context.config.flipsPollMs, npcUploadQuorum: app.context.config.npcUploadQuorum });
   app.decorate('flips', engine);
   app.addHook('onReady', async () => engine.start());
   app.addHook('onClose', async () => engine.stop());

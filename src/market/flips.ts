@@ -63,6 +63,8 @@ export interface FlipEngineOptions {
   openOrdersMaxAgeMs?: number;
   /** NPC shop offers beyond the NEU table; default: the mod uploads stored in data_uploads */
   extraNpcOffers?: () => Iterable<NpcShopOffer>;
+  /** distinct uploaders an uploaded NPC offer needs before it is used (default 2) */
+  npcUploadQuorum?: number;
   fusionRecipes?: readonly FusionRecipe[];
   copperYields?: readonly CopperYield[];
   /** SkyBlock year length, for the first observed mayor term (default 124 h) */
@@ -226,6 +228,7 @@ export class FlipEngine {
       mayorMinChange: 0.05,
       historyReloadMs: HOUR,
       openOrdersMaxAgeMs: 2 * HOUR,
+      npcUploadQuorum: 2,
       ...options,
     };
   }
@@ -307,7 +310,10 @@ export class FlipEngine {
       if (this.market.size > 0) {
         if (!this.opts.openOrders) this.storedOpenOrders = await this.store.flipInputs.openOrderUnits(this.lastSnapshotTs - this.opts.openOrdersMaxAgeMs);
         // NPC shop contents players' mods uploaded (kept 2 days), besides the NEU shop table.
-        if (!this.opts.extraNpcOffers) this.uploadedNpcOffers = npcOffersFromUploads((await this.store.dataUploads.recent(NPC_SHOP_UPLOAD_KIND, 500)).map((u) => u.body));
+        if (!this.opts.extraNpcOffers) {
+          const uploads = await this.store.dataUploads.recent(NPC_SHOP_UPLOAD_KIND, 500);
+          this.uploadedNpcOffers = npcOffersFromUploads(uploads.map((u) => ({ body: u.body, uploader: u.requestId })), this.opts.npcUploadQuorum);
+        }
         this.computeBazaar();
       }
     }

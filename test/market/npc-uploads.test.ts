@@ -16,8 +16,20 @@ const coins = (amount: number) => [{ tag: 'SKYBLOCK_COIN', amount }];
 describe('NPC shop offers from uploads (pure)', () => {
   test('valid offers kept, malformed bodies and offers skipped, repeats counted once', () => {
     const good = JSON.stringify({ npcName: 'Zed', offers: [{ itemTag: 'ZZ_ORE', count: 2, costs: coins(100) }, { itemTag: 'bad tag', count: 1, costs: coins(1) }, { itemTag: 'ZZ_ORE', count: 1, costs: [{ tag: 'SKYBLOCK_COIN', amount: -5 }] }] });
-    const offers = npcOffersFromUploads([good, good, 'not json', 'null', JSON.stringify({ npcName: 5, offers: [] }), JSON.stringify({ npcName: 'Y', offers: [{ itemTag: 'ZZ_ORE', count: 0, costs: coins(1) }, { itemTag: 'ZZ_ORE', count: 1, costs: [] }] })]);
+    const bodies = [good, good, 'not json', 'null', JSON.stringify({ npcName: 5, offers: [] }), JSON.stringify({ npcName: 'Y', offers: [{ itemTag: 'ZZ_ORE', count: 0, costs: coins(1) }, { itemTag: 'ZZ_ORE', count: 1, costs: [] }] })];
+    const offers = npcOffersFromUploads(bodies.map((body, i) => ({ body, uploader: `mod:p${i}` })));
     assert.deepEqual(offers, [{ npcName: 'Zed', itemTag: 'ZZ_ORE', count: 2, costs: coins(100) }]);
+  });
+
+  test('an offer needs the quorum of distinct uploaders reporting exactly it', () => {
+    const offer = (price: number) => JSON.stringify({ npcName: 'Zed', offers: [{ itemTag: 'ZZ_ORE', count: 1, costs: coins(price) }] });
+    // one player uploading the same offer many times is still one voice
+    assert.deepEqual(npcOffersFromUploads([offer(10), offer(10), offer(10)].map((body) => ({ body, uploader: 'mod:liar' }))), []);
+    // two players disagreeing on the price: neither offer reaches the quorum
+    assert.deepEqual(npcOffersFromUploads([{ body: offer(10), uploader: 'mod:a' }, { body: offer(12), uploader: 'mod:b' }]), []);
+    const agreed = npcOffersFromUploads([{ body: offer(10), uploader: 'mod:a' }, { body: offer(12), uploader: 'mod:b' }, { body: offer(12), uploader: 'mod:c' }]);
+    assert.deepEqual(agreed.map((o) => o.costs[0]!.amount), [12]);
+    assert.equal(npcOffersFromUploads([{ body: offer(10), uploader: 'mod:a' }], 1).length, 1, 'quorum 1 trusts one player');
   });
 });
 
@@ -36,7 +48,10 @@ describeEachBackend('reverse NPC flips from mod uploads', (fixture) => {
     assert.equal(engine.bazaar!.reverseNpc.find((f) => f.itemId === 'ZZ_ORE'), undefined);
 
     const body = JSON.stringify({ npcName: 'Zed', offers: [{ itemTag: 'ZZ_ORE', count: 2, costs: coins(100) }] });
-    await store.dataUploads.add({ id: 'u1', requestId: 'mod:test', kind: NPC_SHOP_UPLOAD_KIND, bytes: body.length, body, receivedAt: NOW });
+    await store.dataUploads.add({ id: 'u1', requestId: 'mod:first', kind: NPC_SHOP_UPLOAD_KIND, bytes: body.length, body, receivedAt: NOW });
+    await engine.refresh(true);
+    assert.equal(engine.bazaar!.reverseNpc.find((f) => f.itemId === 'ZZ_ORE'), undefined, 'one player is not enough (NPC_UPLOAD_QUORUM 2)');
+    await store.dataUploads.add({ id: 'u2', requestId: 'mod:second', kind: NPC_SHOP_UPLOAD_KIND, bytes: body.length, body, receivedAt: NOW });
     await engine.refresh(true);
     const flip = engine.bazaar!.reverseNpc.find((f) => f.itemId === 'ZZ_ORE');
     assert.ok(flip, 'flip from the uploaded offer');

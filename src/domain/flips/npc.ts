@@ -115,15 +115,25 @@ export const COIN = 'SKYBLOCK_COIN';
 /** `data_uploads.kind` of NPC shop contents the mod uploaded (`npcshop.upload`). */
 export const NPC_SHOP_UPLOAD_KIND = 'npc_shop';
 
+/** One stored mod upload of a shop's contents and who sent it. */
+export interface NpcShopUpload {
+  /** `{ npcName, offers[] }` JSON */
+  body: string;
+  /** the uploading player (or key); offers count once per uploader */
+  uploader: string;
+}
+
 /**
- * Offers from stored mod uploads (`{ npcName, offers[] }` JSON bodies, newest first). Untrusted:
- * anything malformed is skipped; the same offer reported again counts once.
+ * Offers from stored mod uploads (newest first). Untrusted: anything malformed is skipped, and an
+ * offer is used only once `quorum` distinct uploaders reported exactly the same offer, so one
+ * player's made-up prices cannot create flips (self-hosters with one mod user set 1).
  */
-export function npcOffersFromUploads(bodies: Iterable<string>): NpcShopOffer[] {
+export function npcOffersFromUploads(uploads: Iterable<NpcShopUpload>, quorum = 2): NpcShopOffer[] {
   const out = new Map<string, NpcShopOffer>();
+  const reporters = new Map<string, Set<string>>();
   const tag = (v: unknown) => typeof v === 'string' && /^[A-Z0-9_:;\-]{1,64}$/.test(v);
   const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
-  for (const body of bodies) {
+  for (const { body, uploader } of uploads) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
@@ -139,9 +149,12 @@ export function npcOffersFromUploads(bodies: Iterable<string>): NpcShopOffer[] {
       const offer: NpcShopOffer = { npcName, itemTag: o.itemTag as string, count: o.count, costs };
       const key = JSON.stringify([npcName, offer.itemTag, offer.count, costs]);
       if (!out.has(key)) out.set(key, offer);
+      const by = reporters.get(key) ?? new Set<string>();
+      by.add(uploader);
+      reporters.set(key, by);
     }
   }
-  return [...out.values()];
+  return [...out.entries()].filter(([key]) => reporters.get(key)!.size >= quorum).map(([, offer]) => offer);
 }
 
 export function reverseNpcFlips(market: Market, offers: Iterable<NpcShopOffer>, medians: ReadonlyMap<string, number>, now: number): ReverseNpcFlip[] {
