@@ -125,6 +125,15 @@ function memoryOf(pid: number): { peak: number; current: number } | undefined {
   }
 }
 
+/** Main-thread GC pause time so far, ms (prom-client's nodejs_gc_duration_seconds, all kinds). */
+async function gcMs(base: string): Promise<number> {
+  const res = await request(`${base}/metrics`).catch(() => undefined);
+  const text = res ? await res.body.text() : '';
+  let total = 0;
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)/gm)) total += Number(m[1]);
+  return total * 1000;
+}
+
 /** CPU time (user + system) a process has used so far, ms (Linux /proc; clock ticks of 10 ms). */
 function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
@@ -196,8 +205,10 @@ interface MixedResult {
   byStatus: Record<string, number>;
   nonRateLimitErrors: number;
   peakDuringMb: number;
-  /** the service's CPU time during the load per request answered, µs */
+  /** the service's CPU time during the load per request answered, µs (includes live ingestion's background work) */
   cpuPerRequestUs: number;
+  /** main-thread GC pauses during the load, ms */
+  gcPauseMs: number;
 }
 
 async function mixedLoad(base: string, pid: number, paths: string[], seconds: number, connections: number): Promise<MixedResult> {
@@ -205,6 +216,7 @@ async function mixedLoad(base: string, pid: number, paths: string[], seconds: nu
   let peakDuringMb = 0;
   const sampler = setInterval(() => (peakDuringMb = Math.max(peakDuringMb, memoryOf(pid)?.current ?? 0)), 250);
   const cpuBefore = cpuMsOf(pid);
+  const gcBefore = await gcMs(base);
   try {
     const result = await autocannon({
       url: base,
@@ -233,6 +245,7 @@ async function mixedLoad(base: string, pid: number, paths: string[], seconds: nu
       nonRateLimitErrors: badStatus + result.errors + result.timeouts,
       peakDuringMb,
       cpuPerRequestUs: ((cpuMsOf(pid) - cpuBefore) * 1000) / Math.max(1, result.requests.total),
+      gcPauseMs: (await gcMs(base)) - gcBefore,
     };
   } finally {
     clearInterval(sampler);
@@ -367,7 +380,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         name: `mixed reads, ${auctions.toLocaleString('en')} auctions + live ingestion (SQLite), simulator ${inProcess ? 'in-process (demo)' : 'in its own process'}`,
         figure: mixed.requestsPerSecond,
         unit: 'req/s',
-        notes: `service CPU ${Math.round(mixed.cpuPerRequestUs)} µs per request${NODE_FLAGS.length ? ` (node ${NODE_FLAGS.join(' ')})` : ''}; p50 ${mixed.p50} ms, p99 ${mixed.p99} ms, ${mixed.total} requests in ${seconds} s, ${connections} connections, ${paths.length} paths, 50,000 client IPs (${statuses}); ready after ${(readyMs / 1000).toFixed(0)} s`,
+        notes: `service CPU ${Math.round(mixed.cpuPerRequestUs)} µs per request (live ingestion included), GC pauses ${Math.round(mixed.gcPauseMs)} ms in ${seconds} s${NODE_FLAGS.length ? ` (node ${NODE_FLAGS.join(' ')})` : ''}; p50 ${mixed.p50} ms, p99 ${mixed.p99} ms, ${mixed.total} requests in ${seconds} s, ${connections} connections, ${paths.length} paths, 50,000 client IPs (${statuses}); ready after ${(readyMs / 1000).toFixed(0)} s`,
       },
       {
         name: 'mixed reads: errors other than 429 (target 0)',
