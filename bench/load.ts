@@ -7,7 +7,8 @@
  * the service's UPSTREAM_URL), as upstream would in production, so the service's RSS holds
  * only the service; the simulator's RSS is reported on its own row. `--in-process` runs the
  * demo instead (`serve --demo`: the simulator and its history backfill in the same process).
- * The service runs with SKYMARKET_OPTIMIZE_FOR_SIZE=1 (bin/skymarket.js); `--speed` runs it without.
+ * The service runs as in production: compiled first (`npm run build`), then `node dist/cli.js serve`;
+ * `--tsx` runs it through `bin/skymarket.js` (tsx, as in development) instead.
  * `--node-flags=<flags>` (space-separated) starts the service's node with those V8/Node flags, to
  * compare heap settings side by side; the report gives the service's CPU time per request, which
  * (unlike req/s) does not depend much on what else the machine is running.
@@ -19,7 +20,7 @@
  * Windows are aligned to the wall clock, so the bursts wait for a window start.
  * `--quick`: 20,000 auctions, 10 s of load, 20 IPs and the 10 s window only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,6 +30,8 @@ import { Agent, request } from 'undici';
 import type { BenchOptions, BenchRow } from './lib.ts';
 
 const BIN = join(import.meta.dirname, '../bin/skymarket.js');
+const DIST_CLI = join(import.meta.dirname, '../dist/cli.js');
+const VIA_TSX = process.argv.includes('--tsx');
 const NODE_FLAGS = (process.argv.find((a) => a.startsWith('--node-flags='))?.slice('--node-flags='.length) ?? '').split(' ').filter(Boolean);
 const BURST = 40;
 
@@ -65,14 +68,13 @@ async function startSimulatorProcess(auctions: number): Promise<{ url: string; c
 async function startDemo(auctions: number, backfill: string, inProcess: boolean): Promise<Demo & { simulator?: ChildProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-load-'));
   const simulator = inProcess ? undefined : await startSimulatorProcess(auctions);
-  const child = spawn(process.execPath, [...NODE_FLAGS, BIN, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
+  if (!VIA_TSX) execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...NODE_FLAGS, VIA_TSX ? BIN : DIST_CLI, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
     env: {
       ...process.env,
       SIM_AUCTIONS: String(auctions),
       SIM_BACKFILL: backfill,
       ...(simulator ? { UPSTREAM_URL: simulator.url } : {}),
-      // `--speed`: V8's default heap sizing (see bin/skymarket.js)
-      SKYMARKET_OPTIMIZE_FOR_SIZE: process.argv.includes('--speed') ? '0' : '1',
       TRUST_PROXY: 'true',
       RATE_LIMIT_EXEMPT: '',
       LOG_LEVEL: 'info',
@@ -391,7 +393,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         name: `${inProcess ? 'demo server (service + simulator + history backfill)' : 'service'} peak RSS (target ≤ 400 MB)`,
         figure: Math.round(peakMb),
         unit: 'MB',
-        notes: `${process.argv.includes('--speed') ? "V8's default heap sizing" : 'SKYMARKET_OPTIMIZE_FOR_SIZE=1'}; VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; RSS after the load ${Math.round(memory?.current ?? NaN)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
+        notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${NODE_FLAGS.length ? `node ${NODE_FLAGS.join(' ')}` : "V8's default heap sizing"}; VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; RSS after the load ${Math.round(memory?.current ?? NaN)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
       },
       ...(simulatorMemory
         ? [{ name: 'simulator process peak RSS (not the service)', figure: Math.round(simulatorMemory.peak), unit: 'MB', notes: `RSS after the load ${Math.round(simulatorMemory.current)} MB` }]

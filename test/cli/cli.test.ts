@@ -1,13 +1,14 @@
 /** The `skymarket` command as an operator runs it: a real process, real signals. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../helpers/services.ts';
 
-const BIN = join(import.meta.dirname, '../../bin/skymarket.js');
+const REPO = join(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/skymarket.js');
 const dirs: string[] = [];
 after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
@@ -79,42 +80,59 @@ describe('skymarket CLI', () => {
     }
   });
 
-  it('serve --demo ingests simulated data within seconds and says it is simulated', async () => {
-    const dir = tempDir();
-    const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'serve', '--demo', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], {
-      env: { ...cleanEnv, SIM_AUCTIONS: '300', SIM_BACKFILL: '30m' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      const started = Date.now();
-      let body: { status: string; simulated: boolean; feeds: Record<string, { records: number; source: string }> } | undefined;
-      while (Date.now() - started < 60_000) {
-        const res = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
-        if (res?.status === 200) {
-          body = (await res.json()) as typeof body;
-          break;
-        }
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      assert.ok(body, `demo never became ready: ${output.slice(-2000)}`);
-      assert.equal(body.status, 'ok');
-      assert.equal(body.simulated, true);
-      assert.ok(body.feeds.auctions!.records >= 250, JSON.stringify(body.feeds));
-      assert.equal(body.feeds.bazaar!.source, 'simulator');
-      assert.match(output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
-      child.kill('SIGTERM');
-      assert.equal(await exited, 0, output.slice(-2000));
-    } finally {
-      child.kill('SIGKILL');
-    }
+  it('serve --demo ingests simulated data within seconds and says it is simulated', () => demoServes(BIN));
+
+  it('the production build (npm run build) compiles and runs as plain JavaScript', async () => {
+    // Compiled into a temporary copy of the layout (dist/ beside package.json and node_modules), as
+    // `npm run build` would: every relative import, worker and file path must survive compilation.
+    const root = tempDir();
+    symlinkSync(join(REPO, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
+    const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { encoding: 'utf8' });
+    assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+    await demoServes(join(root, 'dist/cli.js'));
   });
+});
+
+/** Starts `<entry> serve --demo` and checks it ingests simulated data and shuts down cleanly. */
+async function demoServes(entry: string): Promise<void> {
+  const dir = tempDir();
+  const port = await freePort();
+  const child = spawn(process.execPath, [entry, 'serve', '--demo', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], {
+    env: { ...cleanEnv, SIM_AUCTIONS: '300', SIM_BACKFILL: '30m' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  try {
+    const started = Date.now();
+    let body: { status: string; simulated: boolean; feeds: Record<string, { records: number; source: string }> } | undefined;
+    while (Date.now() - started < 60_000) {
+      const res = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
+      if (res?.status === 200) {
+        body = (await res.json()) as typeof body;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(body, `demo never became ready: ${output.slice(-2000)}`);
+    assert.equal(body.status, 'ok');
+    assert.equal(body.simulated, true);
+    assert.ok(body.feeds.auctions!.records >= 250, JSON.stringify(body.feeds));
+    assert.equal(body.feeds.bazaar!.source, 'simulator');
+    assert.match(output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output.slice(-2000));
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+describe('skymarket CLI, more', () => {
 
   it('simulate serves the fake Hypixel API, marked as simulated', async () => {
     const port = await freePort();
