@@ -7,6 +7,7 @@
 import type { ActiveAuction, DepartedAuction } from '../store/repositories/auctions.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import { realSleep, SkipLog, type IngestContext } from './context.ts';
+import { DecodePool, defaultDecodeWorkers } from './decode-pool.ts';
 import { prepareAuctionRecord, type PreparedRecord } from './prepare-auction.ts';
 import { linkAccountsFromBids } from './link-bids.ts';
 import { scanAuctionPage, type ScannedAuction } from './page-scan.ts';
@@ -39,15 +40,38 @@ const PAGES_IN_FLIGHT = 6;
 const CRAWL_RESTARTS = 3;
 /** Decode in slices so an API in the same process keeps answering during a cold sweep. */
 const YIELD_EVERY = 500;
+/** A page with at least this many new or changed records is decoded in the worker pool. */
+const POOL_MIN_RECORDS = 200;
+
+export interface AuctionIngesterOptions {
+  /** decode workers for pages with many new records (a cold sweep); 0 decodes on the ingest thread */
+  decodeWorkers?: number;
+}
 
 export class AuctionIngester {
   private active: Map<string, ActiveAuction> | undefined;
   private lastGeneration = 0;
+  private readonly pool: DecodePool | undefined;
 
-  constructor(private readonly ctx: IngestContext) {}
+  constructor(
+    private readonly ctx: IngestContext,
+    options: AuctionIngesterOptions = {},
+  ) {
+    const workers = options.decodeWorkers ?? defaultDecodeWorkers();
+    this.pool = workers > 0 ? new DecodePool(workers, (err) => ctx.logger.warn({ err }, 'auction decode workers unavailable; decoding on the ingest thread')) : undefined;
+  }
 
   /** Fetches and applies the current generation if it is new; 'unchanged' otherwise. */
   async pollOnce(): Promise<GenerationResult | 'unchanged'> {
+    try {
+      return await this.poll();
+    } finally {
+      // Workers live for one generation at most: an idle service holds no extra threads.
+      await this.pool?.close();
+    }
+  }
+
+  private async poll(): Promise<GenerationResult | 'unchanged'> {
     const started = performance.now();
     if (!this.active) {
       this.active = await this.ctx.store.auctions.activeIndex();
@@ -231,6 +255,17 @@ export class AuctionIngester {
 
   /** Parses, validates and decodes records, yielding now and then so the API keeps answering. */
   private async prepareRecords(records: ScannedAuction[]): Promise<PreparedRecord[]> {
+    // Many new records (a cold sweep): a free decode worker takes the page (its records share
+    // the page's body); when none is free, this thread decodes it.
+    if (this.pool && records.length >= POOL_MIN_RECORDS) {
+      const decoded = this.pool.tryDecode({ body: records[0]!.body, ranges: records });
+      // A worker that dies takes no record with it: its page is decoded here instead.
+      if (decoded) return decoded.catch(() => this.prepareInline(records));
+    }
+    return this.prepareInline(records);
+  }
+
+  private async prepareInline(records: ScannedAuction[]): Promise<PreparedRecord[]> {
     const out: PreparedRecord[] = [];
     for (let i = 0; i < records.length; i++) {
       if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
