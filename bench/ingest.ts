@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { systemClock } from '../src/clock.ts';
 import { AuctionIngester } from '../src/ingest/auctions.ts';
+import { defaultDecodeWorkers } from '../src/ingest/decode-pool.ts';
 import type { IngestContext } from '../src/ingest/context.ts';
 import { HypixelClient } from '../src/ingest/hypixel-client.ts';
 import { IngestMetrics } from '../src/ingest/metrics.ts';
@@ -45,8 +46,8 @@ async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions:
     source: 'simulator',
   };
   try {
-    const ingester = new AuctionIngester(ctx, decodeWorkers === undefined ? {} : { decodeWorkers });
-    const variant = decodeWorkers === 0 ? ', no decode workers' : '';
+    const ingester = new AuctionIngester(ctx, { decodeWorkers: decodeWorkers ?? 0 });
+    const variant = decodeWorkers ? `, ${decodeWorkers} decode workers` : '';
     // Warm the simulator's page cache so the first measurement is our work, not its serialisation.
     await Promise.all(Array.from({ length: Math.ceil(auctions / 1000) }, (_, i) => fetch(`${simUrl}/v2/skyblock/auctions?page=${i}`).then((r) => r.arrayBuffer())));
     const cpu0 = process.cpuUsage();
@@ -62,7 +63,7 @@ async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions:
     let steady: Awaited<ReturnType<AuctionIngester['pollOnce']>> = 'unchanged';
     let steadyMs = 0;
     let steadyCpu = { user: 0, system: 0 };
-    const deadline = decodeWorkers === 0 ? 0 : Date.now() + 90_000;
+    const deadline = decodeWorkers ? 0 : Date.now() + 90_000;
     while (steady === 'unchanged' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1000));
       const c = process.cpuUsage();
@@ -130,10 +131,10 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       await sim.stop();
     }
     if (backend !== 'sqlite') continue;
-    // Side by side: the same cold sweep decoded on the ingest thread only.
+    // Side by side: the same cold sweep with decode worker threads (off by default).
     const again = await startServer('simulator', [], { SIM_AUCTIONS: String(auctions), SIM_GENERATION_SECONDS: options.quick ? '10' : '45', SIM_SEED: '42' });
     try {
-      rows.push(...(await measure(backend, again.url, auctions, 0)));
+      rows.push(...(await measure(backend, again.url, auctions, defaultDecodeWorkers())));
     } finally {
       await again.stop();
     }

@@ -7,7 +7,7 @@
 import type { ActiveAuction, DepartedAuction } from '../store/repositories/auctions.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import { realSleep, SkipLog, type IngestContext } from './context.ts';
-import { DecodePool, defaultDecodeWorkers } from './decode-pool.ts';
+import { DecodePool } from './decode-pool.ts';
 import { prepareAuctionRecord, type PreparedRecord } from './prepare-auction.ts';
 import { linkAccountsFromBids } from './link-bids.ts';
 import { scanAuctionPage, type ScannedAuction } from './page-scan.ts';
@@ -57,7 +57,11 @@ const YIELD_EVERY = 500;
 const POOL_MIN_RECORDS = 200;
 
 export interface AuctionIngesterOptions {
-  /** decode workers for pages with many new records (a cold sweep); 0 decodes on the ingest thread */
+  /**
+   * Decode workers for pages with many new records (a cold sweep); 0 (the default) decodes on
+   * the ingest thread. Off by default: on the shared 2-core machine they added CPU and did not
+   * shorten the sweep (README, Performance); they can only help where a core is idle.
+   */
   decodeWorkers?: number;
 }
 
@@ -72,7 +76,7 @@ export class AuctionIngester {
     private readonly ctx: IngestContext,
     options: AuctionIngesterOptions = {},
   ) {
-    const workers = options.decodeWorkers ?? defaultDecodeWorkers();
+    const workers = options.decodeWorkers ?? 0;
     this.pool = workers > 0 ? new DecodePool(workers, (err) => ctx.logger.warn({ err }, 'auction decode workers unavailable; decoding on the ingest thread')) : undefined;
   }
 
