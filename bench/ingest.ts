@@ -4,13 +4,14 @@
  * (about 3 % new auctions) measured in CPU time. The simulator runs in a child process
  * so its page building is not counted.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Registry } from 'prom-client';
 import { systemClock } from '../src/clock.ts';
 import { AuctionIngester } from '../src/ingest/auctions.ts';
+import { defaultDecodeWorkers } from '../src/ingest/decode-pool.ts';
 import type { IngestContext } from '../src/ingest/context.ts';
 import { HypixelClient } from '../src/ingest/hypixel-client.ts';
 import { IngestMetrics } from '../src/ingest/metrics.ts';
@@ -19,7 +20,17 @@ import { Store } from '../src/store/index.ts';
 import { startServer } from './harness.ts';
 import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
-async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions: number): Promise<BenchRow[]> {
+/** CPU of the main thread alone (Linux), ms: the ingest thread's share beside the decode workers. */
+function mainThreadCpuMs(): number {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions: number, decodeWorkers?: number): Promise<BenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-ingest-'));
   const schema = `bench_${process.pid}_${Date.now()}`;
   const store =
@@ -35,21 +46,24 @@ async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions:
     source: 'simulator',
   };
   try {
-    const ingester = new AuctionIngester(ctx);
+    const ingester = new AuctionIngester(ctx, { decodeWorkers: decodeWorkers ?? 0 });
+    const variant = decodeWorkers ? `, ${decodeWorkers} decode workers` : '';
     // Warm the simulator's page cache so the first measurement is our work, not its serialisation.
     await Promise.all(Array.from({ length: Math.ceil(auctions / 1000) }, (_, i) => fetch(`${simUrl}/v2/skyblock/auctions?page=${i}`).then((r) => r.arrayBuffer())));
     const cpu0 = process.cpuUsage();
+    const main0 = mainThreadCpuMs();
     const t0 = performance.now();
     const cold = await ingester.pollOnce();
     const coldMs = performance.now() - t0;
     const coldCpu = process.cpuUsage(cpu0);
+    const coldMainCpu = mainThreadCpuMs() - main0;
     if (cold === 'unchanged') throw new Error('cold generation not applied');
 
     // Wait for the simulator's next generation, then measure the steady-state diff.
     let steady: Awaited<ReturnType<AuctionIngester['pollOnce']>> = 'unchanged';
     let steadyMs = 0;
     let steadyCpu = { user: 0, system: 0 };
-    const deadline = Date.now() + 90_000;
+    const deadline = decodeWorkers ? 0 : Date.now() + 90_000;
     while (steady === 'unchanged' && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 1000));
       const c = process.cpuUsage();
@@ -60,10 +74,10 @@ async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions:
     }
     const rows: BenchRow[] = [
       {
-        name: `cold generation of ${cold.auctions.toLocaleString('en-US')} auctions, ${backend}`,
+        name: `cold generation of ${cold.auctions.toLocaleString('en-US')} auctions, ${backend}${variant}`,
         figure: coldMs,
         unit: 'ms',
-        notes: `${Math.round(cold.auctions / (coldMs / 1000)).toLocaleString('en-US')} auctions/s; CPU ${Math.round((coldCpu.user + coldCpu.system) / 1000)} ms; ${cold.pages} pages`,
+        notes: `${Math.round(cold.auctions / (coldMs / 1000)).toLocaleString('en-US')} auctions/s; CPU ${Math.round((coldCpu.user + coldCpu.system) / 1000)} ms (ingest thread ${coldMainCpu} ms); ${cold.pages} pages`,
       },
     ];
     if (steady !== 'unchanged') {
@@ -108,13 +122,21 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     // A fresh simulator per backend, so both see a cold generation of the same size.
     const sim = await startServer('simulator', [], {
       SIM_AUCTIONS: String(auctions),
-      SIM_GENERATION_SECONDS: options.quick ? '10' : '20',
+      SIM_GENERATION_SECONDS: options.quick ? '10' : '45',
       SIM_SEED: '42',
     });
     try {
       rows.push(...(await measure(backend, sim.url, auctions)));
     } finally {
       await sim.stop();
+    }
+    if (backend !== 'sqlite') continue;
+    // Side by side: the same cold sweep with decode worker threads (off by default).
+    const again = await startServer('simulator', [], { SIM_AUCTIONS: String(auctions), SIM_GENERATION_SECONDS: options.quick ? '10' : '45', SIM_SEED: '42' });
+    try {
+      rows.push(...(await measure(backend, again.url, auctions, defaultDecodeWorkers())));
+    } finally {
+      await again.stop();
     }
   }
   return rows;

@@ -35,6 +35,8 @@ export interface IngestOptions {
   logger: Logger;
   registry: Registry;
   source: 'upstream' | 'simulator';
+  /** worker threads decoding a cold auctions sweep (AuctionIngesterOptions); default 0 */
+  decodeWorkers?: number;
 }
 
 export class Ingestion {
@@ -48,6 +50,7 @@ export class Ingestion {
   private readonly intervals: IngestIntervals;
   private readonly logger: Logger;
   private readonly metrics: IngestMetrics;
+  private readonly decodeWorkers: number;
   private stopping = false;
   private started = false;
 
@@ -67,13 +70,14 @@ export class Ingestion {
     this.intervals = options.intervals;
     this.logger = logger;
     this.metrics = metrics;
+    this.decodeWorkers = options.decodeWorkers ?? 0;
     this.build();
   }
 
   /** Fresh ingesters and pollers: their in-memory state (active set, order books) is reloaded from the store. */
   private build(): void {
     const { ctx, intervals, logger, metrics } = this;
-    this.auctions = new AuctionIngester(ctx);
+    this.auctions = new AuctionIngester(ctx, { decodeWorkers: this.decodeWorkers });
     this.ended = new EndedIngester(ctx, (uuid) => this.auctions.forget(uuid));
     this.bazaar = new BazaarIngester(ctx);
     this.resources = new ResourcesIngester(ctx);

@@ -154,12 +154,15 @@ export class AuctionRepository {
           .execute();
       }
       const gone = write.departed.filter((d) => !d.sale).map((d) => d.uuid);
+      // SQLite's planner (no statistics) otherwise picks the (state, end_at) index and walks
+      // every active auction for a few hundred uuids; `+state` keeps it on the primary key.
+      const state = this.dialect === 'sqlite' ? sql<string>`+${sql.ref('state')}` : sql.ref('state');
       for (let i = 0; i < gone.length; i += 5000) {
         await trx
           .updateTable('auctions')
           .set({ state: 'expired' })
           .where('uuid', 'in', gone.slice(i, i + 5000))
-          .where('state', '=', 'active')
+          .where(state, '=', 'active')
           .execute();
       }
       await this.feeds.record(write.feed, trx);
