@@ -41,10 +41,18 @@ const QUEUED_PER_WORKER = 2;
 
 let bundle: Promise<string> | undefined;
 
+/** How workers start: the compiled build (dist/) runs decode-worker.js itself; under tsx, the bundle below. */
+type WorkerSource = { file: URL } | { code: string };
+
+function workerSource(): Promise<WorkerSource> {
+  if (import.meta.url.endsWith('.js')) return Promise.resolve({ file: new URL('./decode-worker.js', import.meta.url) });
+  return workerBundle().then((code) => ({ code }));
+}
+
 /** decode-worker.ts and everything it imports as one CommonJS script, built once per process. */
 function workerBundle(): Promise<string> {
   bundle ??= (async () => {
-    // esbuild is tsx's own dependency: the project always runs through tsx.
+    // esbuild is tsx's own dependency (sources run through tsx; the compiled build does not get here).
     const esbuild = createRequire(import.meta.resolve('tsx'))('esbuild') as typeof import('esbuild');
     const built = await esbuild.build({
       entryPoints: [fileURLToPath(new URL('./decode-worker.ts', import.meta.url))],
@@ -119,17 +127,17 @@ export class DecodePool {
   private start(): void {
     if (this.starting) return;
     const generation = this.generation;
-    this.starting = workerBundle().then(
-      (code) => {
+    this.starting = workerSource().then(
+      (source) => {
         if (generation !== this.generation) return;
-        for (let i = 0; i < this.size; i++) this.spawn(code);
+        for (let i = 0; i < this.size; i++) this.spawn(source);
       },
       (err) => this.onError(err),
     );
   }
 
-  private spawn(code: string): void {
-    const worker = new Worker(code, { eval: true, execArgv: [] });
+  private spawn(source: WorkerSource): void {
+    const worker = 'file' in source ? new Worker(source.file, { execArgv: [] }) : new Worker(source.code, { eval: true, execArgv: [] });
     const slot: Slot = { worker, ready: false, pending: new Map() };
     const fail = (err: Error) => {
       for (const p of slot.pending.values()) p.reject(err);

@@ -91,6 +91,17 @@ describe('skymarket CLI', () => {
     const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { encoding: 'utf8' });
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
     await demoServes(join(root, 'dist/cli.js'));
+    // The cold-sweep decode workers start from the compiled decode-worker.js (no tsx, no bundling).
+    const script = `
+      const { DecodePool } = await import(${JSON.stringify(join(root, 'dist/ingest/decode-pool.js'))});
+      const pool = new DecodePool(1, (err) => { console.error(err); process.exit(2); });
+      const body = Buffer.from('{"uuid": "broken');
+      let answer;
+      for (let i = 0; i < 1500 && !answer; i++) { answer = pool.tryDecode({ body, ranges: [{ from: 0, to: body.length }] }); if (!answer) await new Promise((r) => setTimeout(r, 20)); }
+      console.log(JSON.stringify((await answer)?.map((r) => r.kind)));
+      await pool.close();`;
+    const worker = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: root });
+    assert.equal(worker.stdout.trim(), '["invalid"]', worker.stderr);
   });
 });
 
