@@ -3,9 +3,13 @@
  * names are inverted: `buy_summary` holds sell offers (what an instant buy fills
  * against) and `sell_summary` holds buy orders. skymarket stores buyPrice = instant-buy
  * price (lowest sell offer) and sellPrice = instant-sell price (highest buy order).
- * An order book is stored only when it differs from the product's previous one.
+ * An order book is stored only when it differs from the product's previous one, and then as a
+ * delta from the product's keyframe (the last full book stored); a new keyframe is written
+ * when the delta would exceed half of the keyframe's size (see README, Bazaar storage).
  */
 import { decodeBook, encodeBook, sameBook, type OrderBook } from '../domain/bazaar-book.ts';
+import { encodeBookDelta } from '../domain/bazaar-book-delta.ts';
+import type { KeyframeRow } from '../store/repositories/bazaar-books.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { SkipLog, type IngestContext } from './context.ts';
 import { check, type UpstreamProduct } from './upstream.ts';
@@ -20,6 +24,8 @@ export interface SnapshotResult {
 export class BazaarIngester {
   private lastUpdated = 0;
   private books: Map<string, OrderBook> | undefined;
+  /** per product, the keyframe its deltas are written against (none yet after a start) */
+  private readonly keyframes = new Map<string, { book: OrderBook; ts: number; bytes: number }>();
 
   constructor(
     private readonly ctx: IngestContext,
@@ -45,6 +51,8 @@ export class BazaarIngester {
     const skips = new SkipLog(this.ctx, 'bazaar');
     const rows: BazaarSnapshotsTable[] = [];
     const changedBooks = new Map<string, OrderBook>();
+    const keyframes: KeyframeRow[] = [];
+    const ts = payload.lastUpdated;
     for (const [key, raw] of Object.entries(payload.products)) {
       if (!check.product.Check(raw)) {
         skips.skip('invalid', { product: key });
@@ -53,19 +61,35 @@ export class BazaarIngester {
       const book = orderBook(raw);
       const previous = books.get(raw.product_id);
       const changed = !previous || !sameBook(previous, book);
-      if (changed) changedBooks.set(raw.product_id, book);
-      rows.push(snapshotRow(raw, payload.lastUpdated, changed ? encodeBook(book) : null));
+      let stored: Uint8Array | null = null;
+      if (changed) {
+        changedBooks.set(raw.product_id, book);
+        const keyframe = this.keyframes.get(raw.product_id);
+        const delta = keyframe && ts > keyframe.ts ? encodeBookDelta(keyframe.book, book, ts - keyframe.ts) : undefined;
+        if (delta && delta.length * 2 <= keyframe!.bytes) stored = delta;
+        else {
+          const full = encodeBook(book);
+          keyframes.push({ product_id: raw.product_id, ts, book: full, decoded: book });
+          stored = encodeBookDelta(book, book, 0);
+        }
+      }
+      rows.push(snapshotRow(raw, ts, stored));
     }
     // Marks the start of the write window (crash-consistency tests kill the process after it).
     this.ctx.logger.debug({ feed: 'bazaar', lastUpdated: payload.lastUpdated, products: rows.length }, 'writing bazaar snapshot');
-    await this.ctx.store.bazaar.insertSnapshot(rows, {
-      name: 'bazaar',
-      lastUpdated: payload.lastUpdated,
-      storedAt: this.ctx.clock.now(),
-      records: rows.length,
-      source: this.ctx.source,
-    });
+    await this.ctx.store.bazaar.insertSnapshot(
+      rows,
+      {
+        name: 'bazaar',
+        lastUpdated: payload.lastUpdated,
+        storedAt: this.ctx.clock.now(),
+        records: rows.length,
+        source: this.ctx.source,
+      },
+      keyframes,
+    );
     for (const [product, book] of changedBooks) books.set(product, book);
+    for (const k of keyframes) this.keyframes.set(k.product_id, { book: k.decoded!, ts: k.ts, bytes: k.book.length });
     this.lastUpdated = payload.lastUpdated;
     this.ctx.metrics.records.inc({ feed: 'bazaar', outcome: 'stored' }, rows.length);
     this.ctx.metrics.cycles.inc({ feed: 'bazaar', outcome: 'applied' });

@@ -33,17 +33,13 @@ export class MarketPriceRepository {
 
   /** Every product of the newest bazaar snapshot, with its current order book. */
   async latestBazaar(): Promise<LatestBazaarProduct[]> {
-    const newest = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select((eb) => eb.fn.max('ts').as('ts'))
-      .executeTakeFirst();
-    const ts = newest?.ts;
-    if (ts === null || ts === undefined) return [];
-    const rows = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select(['product_id', 'ts', 'buy_moving_week', 'sell_moving_week', 'book'])
-      .where('ts', '=', Number(ts))
-      .execute();
+    const ts = await this.bazaar.newestTs();
+    if (ts === null) return [];
+    // Product by product (rows are keyed (product, ts)); CROSS JOIN fixes that order on SQLite.
+    const found = await sql<{ product_id: string; ts: number; buy_moving_week: number; sell_moving_week: number; book: Uint8Array | null }>`
+      select p.product_id, r.ts, r.buy_moving_week, r.sell_moving_week, r.book
+      from bazaar_products p cross join bazaar_snapshot_rows r where r.product = p.id and r.ts = ${ts}`.execute(this.db);
+    const rows = await this.bazaar.books.resolve(found.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
     const missing = rows.some((r) => !r.book);
     const books = missing ? await this.bazaar.latestBooks() : new Map<string, Uint8Array>();
     return rows.map((r) => ({
