@@ -29,7 +29,10 @@ const U32_MAX = 0xffff_ffff;
 const U16_MAX = 0xffff;
 
 /** `book` as a delta from `keyframe`, stored `ageMs` after it. */
-export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number): Buffer {
+export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number): Buffer;
+/** …or undefined as soon as the delta would exceed `maxBytes` (the caller then stores the full book). */
+export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number, maxBytes: number): Buffer | undefined;
+export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number, maxBytes = Infinity): Buffer | undefined {
   const buy = book.buyOrders.slice(0, MAX_LEVELS);
   const sell = book.sellOffers.slice(0, MAX_LEVELS);
   const tenths = buy.every(isTenths) && sell.every(isTenths);
@@ -38,8 +41,10 @@ export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: num
   out[at++] = DELTA_MARKER;
   out[at++] = tenths ? TENTHS : 0;
   at = writeVarint(out, at, Math.max(0, Math.round(ageMs)));
-  at = encodeSide(out, at, keyframe.buyOrders, buy, tenths);
-  at = encodeSide(out, at, keyframe.sellOffers, sell, tenths);
+  at = encodeSide(out, at, keyframe.buyOrders, buy, tenths, maxBytes);
+  if (at < 0) return undefined;
+  at = encodeSide(out, at, keyframe.sellOffers, sell, tenths, maxBytes);
+  if (at < 0 || at > maxBytes) return undefined;
   return Buffer.from(out.subarray(0, at));
 }
 
@@ -72,7 +77,8 @@ function clampInt(value: number, max: number): number {
   return Math.min(max, Math.max(0, Math.round(value)));
 }
 
-function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels: readonly BookLevel[], tenths: boolean): number {
+/** Writes one side's ops; returns the position after them, or -1 once past `maxBytes`. */
+function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels: readonly BookLevel[], tenths: boolean, maxBytes: number): number {
   let b = 0; // next keyframe level
   let copies = 0;
   let inserts: BookLevel[] = [];
@@ -100,6 +106,7 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
     inserts = [];
   };
   for (const level of levels) {
+    if (at > maxBytes) return -1;
     // The keyframe level with this price, at or after the current one (books are short: a scan is cheap).
     let match = -1;
     for (let k = b; k < base.length; k++) {

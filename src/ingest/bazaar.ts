@@ -4,8 +4,10 @@
  * against) and `sell_summary` holds buy orders. skymarket stores buyPrice = instant-buy
  * price (lowest sell offer) and sellPrice = instant-sell price (highest buy order).
  * An order book is stored only when it differs from the product's previous one, and then as a
- * delta from the product's keyframe (the last full book stored); a new keyframe is written
- * when the delta would exceed half of the keyframe's size (see README, Bazaar storage).
+ * delta from the product's base book when that delta is at most half the base's size; else the
+ * full book is stored in the row and becomes the base. A base becomes a keyframe (a row of
+ * bazaar_book_keyframes, at its own time) when the first delta against it is stored, so a book
+ * that is rewritten every tick never costs a keyframe (see README, Bazaar storage).
  */
 import { decodeBook, encodeBook, sameBook, type OrderBook } from '../domain/bazaar-book.ts';
 import { encodeBookDelta } from '../domain/bazaar-book-delta.ts';
@@ -24,8 +26,8 @@ export interface SnapshotResult {
 export class BazaarIngester {
   private lastUpdated = 0;
   private books: Map<string, OrderBook> | undefined;
-  /** per product, the keyframe its deltas are written against (none yet after a start) */
-  private readonly keyframes = new Map<string, { book: OrderBook; ts: number; bytes: number }>();
+  /** per product, the book deltas are written against (none yet after a start) */
+  private readonly bases = new Map<string, { book: OrderBook; ts: number; full: Uint8Array; keyframe: boolean }>();
 
   constructor(
     private readonly ctx: IngestContext,
@@ -52,6 +54,7 @@ export class BazaarIngester {
     const rows: BazaarSnapshotsTable[] = [];
     const changedBooks = new Map<string, OrderBook>();
     const keyframes: KeyframeRow[] = [];
+    const newBases = new Map<string, { book: OrderBook; ts: number; full: Uint8Array; keyframe: boolean }>();
     const ts = payload.lastUpdated;
     for (const [key, raw] of Object.entries(payload.products)) {
       if (!check.product.Check(raw)) {
@@ -64,13 +67,14 @@ export class BazaarIngester {
       let stored: Uint8Array | null = null;
       if (changed) {
         changedBooks.set(raw.product_id, book);
-        const keyframe = this.keyframes.get(raw.product_id);
-        const delta = keyframe && ts > keyframe.ts ? encodeBookDelta(keyframe.book, book, ts - keyframe.ts) : undefined;
-        if (delta && delta.length * 2 <= keyframe!.bytes) stored = delta;
-        else {
-          const full = encodeBook(book);
-          keyframes.push({ product_id: raw.product_id, ts, book: full, decoded: book });
-          stored = encodeBookDelta(book, book, 0);
+        const base = this.bases.get(raw.product_id);
+        const delta = base && ts > base.ts ? encodeBookDelta(base.book, book, ts - base.ts, base.full.length / 2) : undefined;
+        if (delta) {
+          stored = delta;
+          if (!base!.keyframe) keyframes.push({ product_id: raw.product_id, ts: base!.ts, book: base!.full, decoded: base!.book });
+        } else {
+          stored = encodeBook(book);
+          newBases.set(raw.product_id, { book, ts, full: stored, keyframe: false });
         }
       }
       rows.push(snapshotRow(raw, ts, stored));
@@ -89,7 +93,8 @@ export class BazaarIngester {
       keyframes,
     );
     for (const [product, book] of changedBooks) books.set(product, book);
-    for (const k of keyframes) this.keyframes.set(k.product_id, { book: k.decoded!, ts: k.ts, bytes: k.book.length });
+    for (const k of keyframes) this.bases.get(k.product_id)!.keyframe = true;
+    for (const [product, base] of newBases) this.bases.set(product, base);
     this.lastUpdated = payload.lastUpdated;
     this.ctx.metrics.records.inc({ feed: 'bazaar', outcome: 'stored' }, rows.length);
     this.ctx.metrics.cycles.inc({ feed: 'bazaar', outcome: 'applied' });

@@ -60,6 +60,15 @@ describe('order book deltas against a keyframe', () => {
     roundTrip(odd, keyframe);
   });
 
+  it('gives up once a delta would exceed the caller\'s budget', () => {
+    const rewritten = { buyOrders: side(30, 900, -0.3, 5), sellOffers: side(30, 901, 0.2, 6) };
+    const budget = encodeBook(keyframe).length / 2;
+    assert.equal(encodeBookDelta(keyframe, rewritten, 1, budget), undefined);
+    const small = structuredClone(keyframe);
+    small.buyOrders[0]!.amount = 1;
+    assert.deepEqual(encodeBookDelta(keyframe, small, 1, budget), encodeBookDelta(keyframe, small, 1));
+  });
+
   it('applying a delta to the wrong or a truncated input fails loudly', () => {
     const book = structuredClone(keyframe);
     book.buyOrders[29]!.amount = 1;
