@@ -179,7 +179,11 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
     const cpu: number[] = [];
     const wall: number[] = [];
     let books = 0;
+    // Bytes after the first half: the second half's growth is the steady state (the first
+    // snapshots store every book in full and then make it a keyframe, once per product).
+    let halfBytes = 0;
     for (let i = 0; i < snapshots; i++) {
+      if (i === snapshots / 2) halfBytes = await tableBytes(store, SNAPSHOT_TABLES);
       const payload = payloadAt(market, END - DAY + i * 20_000);
       realistic?.apply(payload);
       const c = process.cpuUsage();
@@ -200,6 +204,7 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
     await copyWithoutBooks(store);
     const withoutBooks = await tableBytes(store, ['bench_no_books']);
     const perRow = withBooks / rows;
+    const steadyPerRow = (withBooks - halfBytes) / (rows / 2);
     const perRowNoBook = withoutBooks / rows;
     const fourteenDays = 14 * 4320 * PRODUCTS;
     return [
@@ -214,6 +219,12 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
         figure: perRow,
         unit: 'bytes',
         notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${rows.toLocaleString('en-US')} rows: rows, keyframes, products, with indexes); mean stored book ${(bookBytes / rows).toFixed(1)} B per row, ${keyframeCount.toLocaleString('en-US')} keyframes (${((keyframeCount / rows) * 100).toFixed(1)}% of rows)`,
+      },
+      {
+        name: `storage per snapshot row with order books (${model}), steady state, ${backend}`,
+        figure: steadyPerRow,
+        unit: 'bytes',
+        notes: `growth over the second ${snapshots / 2} snapshots; 14 days × ${PRODUCTS} products ≈ ${((steadyPerRow * fourteenDays) / 1e9).toFixed(1)} GB`,
       },
       {
         name: `storage per snapshot row without order books, ${backend}`,
