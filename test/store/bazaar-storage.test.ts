@@ -171,6 +171,11 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         // New snapshots of an old product continue under its number.
         await ingester(store, false).apply(payload(9, ['OLD_A']));
         assert.deepEqual(decodeBook((await store.bazaar.snapshotAt('OLD_A', T0 + 9 * STEP))!.book!), bookAt(9, 0));
+        // Down again: the old table comes back with every row (books as stored).
+        assert.equal((await migrator.migrateTo('009-upload-kind-index')).error, undefined);
+        const back = await sql<{ product_id: string; ts: number; book: Uint8Array | null }>`select product_id, ts, book from bazaar_snapshots order by product_id, ts`.execute(store.kysely);
+        assert.deepEqual(back.rows.map((r) => [r.product_id, Number(r.ts)]), [...old.filter(([id]) => id === 'OLD_A').map(([id, ts]) => [id, ts]), ['OLD_A', T0 + 9 * STEP], ['OLD_B', T0]]);
+        assert.deepEqual(decodeBook(back.rows[0]!.book!), book);
       } finally {
         await store.close();
         rmSync(dir, { recursive: true, force: true });

@@ -71,11 +71,30 @@ export function m010BazaarCompact(dialect: Dialect): Migration {
         from bazaar_snapshot_rows r join bazaar_products p on p.id = r.product`.execute(db);
     },
     async down(db: AnyDb) {
-      await sql`create table bazaar_snapshots_old as select * from bazaar_snapshots`.execute(db);
+      // The old layout (migration 002). Lossy for books: delta rows keep bytes the old code
+      // cannot read (it then stores its next book in full).
+      await withoutRowid(
+        db.schema
+          .createTable('bazaar_snapshots_old')
+          .addColumn('product_id', 'text', (c) => c.notNull())
+          .addColumn('ts', big, (c) => c.notNull())
+          .addColumn('buy_price', double, (c) => c.notNull())
+          .addColumn('sell_price', double, (c) => c.notNull())
+          .addColumn('buy_volume', big, (c) => c.notNull())
+          .addColumn('sell_volume', big, (c) => c.notNull())
+          .addColumn('buy_moving_week', big, (c) => c.notNull())
+          .addColumn('sell_moving_week', big, (c) => c.notNull())
+          .addColumn('buy_orders', 'integer', (c) => c.notNull())
+          .addColumn('sell_orders', 'integer', (c) => c.notNull())
+          .addColumn('book', blob)
+          .addPrimaryKeyConstraint('bazaar_snapshots_pk', ['product_id', 'ts']),
+      ).execute();
+      await sql`insert into bazaar_snapshots_old (product_id, ts, ${sql.raw(QUICK_COLUMNS)}, book)
+        select product_id, ts, ${sql.raw(QUICK_COLUMNS)}, book from bazaar_snapshots order by product_id, ts`.execute(db);
       await sql`drop view bazaar_snapshots`.execute(db);
       for (const table of ['bazaar_book_keyframes', 'bazaar_snapshot_rows', 'bazaar_products']) await db.schema.dropTable(table).execute();
-      // Lossy for books: delta rows keep bytes the old code cannot read (it then stores its next book in full).
       await sql`alter table bazaar_snapshots_old rename to bazaar_snapshots`.execute(db);
+      await db.schema.createIndex('bazaar_snapshots_ts').on('bazaar_snapshots').column('ts').execute();
     },
   };
 }
