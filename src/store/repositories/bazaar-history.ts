@@ -13,6 +13,7 @@ import { RESOLUTION_MS } from '../../domain/bazaar-history.ts';
 import { isFullBook } from '../../domain/bazaar-book.ts';
 import type { BazaarRollupTable, Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
+import { rowsPerProduct } from './bazaar-books.ts';
 
 type RollupTable = 'bazaar_5m' | 'bazaar_2h' | 'bazaar_1d';
 
@@ -128,8 +129,8 @@ export class BazaarHistoryRepository {
     const first = sql.join(FIRST_COLUMNS.map((c) => sql`s.${sql.ref(c)}`));
     const updates = sql.join(ROLLUP_COLUMNS.slice(2).map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
     const columns = sql.join(ROLLUP_COLUMNS.map((c) => sql.ref(c)));
-    // 5-minute rows come from the numbered snapshot rows, walked product by product (key range
-    // per product: there is no ts index; CROSS JOIN fixes that order on SQLite).
+    // 5-minute rows come from the numbered snapshot rows, walked product by product (a key range
+    // per product: there is no ts index).
     const statement = fromFive
       ? sql<never>`
       insert into ${target} (${columns})
@@ -148,8 +149,7 @@ export class BazaarHistoryRepository {
       select p.product_id, g.bucket, ${first}, g.min_buy, g.max_buy, g.min_sell, g.max_sell, g.samples
       from (
         select r.product, ${sql.raw(`(r.ts / ${size}) * ${size}`)} as bucket, min(r.ts) as first_ts, ${aggregates}
-        from bazaar_products q cross join bazaar_snapshot_rows r
-        where r.product = q.id and r.ts >= ${from} and r.ts < ${to}
+        from ${rowsPerProduct(this.dialect, sql`r.ts >= ${from} and r.ts < ${to}`)}
         group by r.product, ${sql.raw(`(r.ts / ${size}) * ${size}`)}
       ) g
       join bazaar_snapshot_rows s on s.product = g.product and s.ts = g.first_ts
@@ -173,8 +173,9 @@ export class BazaarHistoryRepository {
    * to it). `batch` bounds the rows one statement deletes, so none holds the database for long.
    */
   async deleteSnapshotsBefore(cutoff: number, batch = 50_000): Promise<number> {
+    // A scalar subquery with LIMIT: one key probe per product on both backends (never a scan).
     const products = await sql<{ id: number }>`select p.id from bazaar_products p
-      where exists (select 1 from bazaar_snapshot_rows r where r.product = p.id and r.ts < ${cutoff})`.execute(this.db);
+      where (select r.ts from bazaar_snapshot_rows r where r.product = p.id and r.ts < ${cutoff} order by r.ts limit 1) is not null`.execute(this.db);
     let deleted = 0;
     for (const { id } of products.rows) {
       const product = Number(id);

@@ -61,11 +61,12 @@ export class BazaarRepository {
 
   /** The newest stored order book of every product (full encoding): the base for storing only changed books. */
   async latestBooks(): Promise<Map<string, Uint8Array>> {
-    const newestBook = sql`(select b.ts from bazaar_snapshot_rows b where b.product = p.id and b.book is not null order by b.ts desc limit 1)`;
-    const rows = await sql<{ product_id: string; ts: number; book: Uint8Array }>`
-      select p.product_id, r.ts, r.book from bazaar_products p
-      join bazaar_snapshot_rows r on r.product = p.id and r.ts = ${newestBook}`.execute(this.db);
-    const resolved = await this.books.resolve(rows.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
+    // Two scalar subqueries per product, each a backward key-range scan that stops at the first stored book.
+    const newest = (column: 'ts' | 'book') =>
+      sql.raw(`(select b.${column} from bazaar_snapshot_rows b where b.product = p.id and b.book is not null order by b.ts desc limit 1)`);
+    const rows = await sql<{ product_id: string; ts: number | null; book: Uint8Array | null }>`
+      select p.product_id, ${newest('ts')} as ts, ${newest('book')} as book from bazaar_products p`.execute(this.db);
+    const resolved = await this.books.resolve(rows.rows.filter((r) => r.book).map((r) => ({ ...r, ts: Number(r.ts) })));
     return new Map(resolved.filter((r) => r.book).map((r) => [r.product_id, r.book!]));
   }
 

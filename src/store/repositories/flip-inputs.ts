@@ -3,10 +3,11 @@
  * recent moving-week counters, bucketed price history, the item catalog, elections and auction
  * rows for upgrade and mayor flips. No tables of its own.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
+import { rowsPerProduct } from './bazaar-books.ts';
 
 export interface SnapshotRow {
   productId: string;
@@ -78,11 +79,11 @@ export class FlipInputRepository {
   }
 
   /**
-   * Snapshot rows (the bazaar_snapshots view's columns) with ts in the window, walked product by
-   * product: rows are keyed (product, ts) with no ts index (CROSS JOIN fixes that order on SQLite).
+   * Snapshot rows (the bazaar_snapshots view's columns) matching `where`, walked product by
+   * product: rows are keyed (product, ts) with no ts index.
    */
-  private since(columns: string, where: ReturnType<typeof sql>) {
-    return sql`select ${sql.raw(columns)} from bazaar_products p cross join bazaar_snapshot_rows r where r.product = p.id and ${where}`;
+  private since(columns: string, where: RawBuilder<unknown>) {
+    return sql`select ${sql.raw(columns)} from ${rowsPerProduct(this.dialect, where)}`;
   }
 
   /** Every product's rows of the snapshots taken after `afterTs` (up to `limit` rows), oldest first. */

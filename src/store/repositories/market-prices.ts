@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
+import { rowsPerProduct } from './bazaar-books.ts';
 
 export interface LatestBazaarProduct {
   productId: string;
@@ -35,10 +36,10 @@ export class MarketPriceRepository {
   async latestBazaar(): Promise<LatestBazaarProduct[]> {
     const ts = await this.bazaar.newestTs();
     if (ts === null) return [];
-    // Product by product (rows are keyed (product, ts)); CROSS JOIN fixes that order on SQLite.
+    // Product by product (rows are keyed (product, ts), no ts index).
     const found = await sql<{ product_id: string; ts: number; buy_moving_week: number; sell_moving_week: number; book: Uint8Array | null }>`
       select p.product_id, r.ts, r.buy_moving_week, r.sell_moving_week, r.book
-      from bazaar_products p cross join bazaar_snapshot_rows r where r.product = p.id and r.ts = ${ts}`.execute(this.db);
+      from ${rowsPerProduct(this.dialect, sql`r.ts = ${ts}`)}`.execute(this.db);
     const rows = await this.bazaar.books.resolve(found.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
     const missing = rows.some((r) => !r.book);
     const books = missing ? await this.bazaar.latestBooks() : new Map<string, Uint8Array>();
