@@ -61,28 +61,90 @@ function percentile(values: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;
 }
 
-/** Bytes of a snapshots table with its indexes. */
-async function snapshotBytes(store: Store, table: 'bazaar_snapshots' | 'bench_no_books'): Promise<number> {
+/** Bytes of tables with their indexes (SQLite: every b-tree named after or attached to them). */
+async function tableBytes(store: Store, tables: string[]): Promise<number> {
   if (store.dialect === 'sqlite') {
-    const r = await sql<{ n: number }>`select sum(pgsize) as n from dbstat where name in (${table}, ${`${table}_ts`})`.execute(store.kysely);
+    const r = await sql<{ n: number }>`select sum(pgsize) as n from dbstat where name in (
+      select name from sqlite_schema where tbl_name in (${sql.join(tables)}))`.execute(store.kysely);
     return Number(r.rows[0]?.n ?? 0);
   }
-  const r = await sql<{ n: number }>`select pg_total_relation_size(${table}::regclass) as n`.execute(store.kysely);
-  return Number(r.rows[0]?.n ?? 0);
+  let total = 0;
+  for (const table of tables) {
+    const r = await sql<{ n: number }>`select pg_total_relation_size(${table}::regclass) as n`.execute(store.kysely);
+    total += Number(r.rows[0]?.n ?? 0);
+  }
+  return total;
 }
 
-/** bench_no_books: bazaar_snapshots' layout (same key, same ts index) without the book column, with the same rows. */
+/** The stored snapshots: rows, the keyframes their book deltas refer to, and the product numbers. */
+const SNAPSHOT_TABLES = ['bazaar_snapshot_rows', 'bazaar_book_keyframes', 'bazaar_products'];
+
+/** bench_no_books: bazaar_snapshot_rows' layout (same columns and key) without the book column, with the same rows. */
 async function copyWithoutBooks(store: Store): Promise<void> {
   const pgsql = store.dialect === 'postgres';
   const big = sql.raw(pgsql ? 'bigint' : 'integer');
   const dbl = sql.raw(pgsql ? 'double precision' : 'real');
   const rowid = sql.raw(pgsql ? '' : ' without rowid');
-  await sql`create table bench_no_books (product_id text not null, ts ${big} not null, buy_price ${dbl} not null, sell_price ${dbl} not null,
+  await sql`create table bench_no_books (ts ${big} not null, buy_price ${dbl} not null, sell_price ${dbl} not null,
     buy_volume ${big} not null, sell_volume ${big} not null, buy_moving_week ${big} not null, sell_moving_week ${big} not null,
-    buy_orders integer not null, sell_orders integer not null, primary key (product_id, ts))${rowid}`.execute(store.kysely);
-  await sql`insert into bench_no_books select product_id, ts, buy_price, sell_price, buy_volume, sell_volume, buy_moving_week, sell_moving_week, buy_orders, sell_orders
-    from bazaar_snapshots order by product_id, ts`.execute(store.kysely);
-  await sql`create index bench_no_books_ts on bench_no_books (ts)`.execute(store.kysely);
+    product integer not null, buy_orders integer not null, sell_orders integer not null, primary key (product, ts))${rowid}`.execute(store.kysely);
+  // In ingest order (one snapshot of every product after another), as the real table was filled.
+  await sql`insert into bench_no_books select ts, buy_price, sell_price, buy_volume, sell_volume, buy_moving_week, sell_moving_week, product, buy_orders, sell_orders
+    from bazaar_snapshot_rows order by ts, product`.execute(store.kysely);
+}
+
+/**
+ * The order-book change model of the "realistic" storage run (README, Bazaar storage). The
+ * simulator redraws every level of every book each tick (the worst case); between two real
+ * 20-second polls most levels stay put. Per tick, from the previous tick's book: the third of
+ * products with the highest moving week change their best level on both sides (amount and
+ * orders), get undercut (a new best level) with probability 0.3 or lose the best level to fills
+ * with 0.2 per side, and have 2 random deeper levels per side amended; the middle third change
+ * the best level with probability 0.5 and one deeper level with 0.2 per side; the least traded
+ * third change one level per side with probability 0.1. Prices and quick status are the
+ * simulator's (the rows' columns do not depend on the model).
+ */
+class RealisticBooks {
+  private readonly previous = new Map<string, { sell: BookLevel[]; buy: BookLevel[] }>();
+  private seed = 7;
+  private rand = () => (this.seed = (this.seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+
+  apply(payload: { products: Record<string, unknown> }): void {
+    const products = Object.values(payload.products) as Array<{ product_id: string; sell_summary: BookLevel[]; buy_summary: BookLevel[]; quick_status: { buyMovingWeek: number } }>;
+    const byWeek = [...products].sort((a, b) => b.quick_status.buyMovingWeek - a.quick_status.buyMovingWeek);
+    const tier = new Map(byWeek.map((p, i) => [p.product_id, Math.floor((i * 3) / byWeek.length)]));
+    for (const p of products) {
+      const before = this.previous.get(p.product_id);
+      if (before) {
+        const t = tier.get(p.product_id)!;
+        p.sell_summary = this.step(before.sell, t, -1);
+        p.buy_summary = this.step(before.buy, t, 1);
+      }
+      this.previous.set(p.product_id, { sell: p.sell_summary, buy: p.buy_summary });
+    }
+  }
+
+  private step(levels: BookLevel[], tier: number, dir: 1 | -1): BookLevel[] {
+    const out = levels.map((l) => ({ ...l }));
+    const amend = (i: number) => {
+      const l = out[i];
+      if (!l) return;
+      l.amount = Math.max(1, Math.round(l.amount * (0.7 + this.rand() * 0.6)));
+      l.orders = Math.max(1, l.orders + Math.floor(this.rand() * 3) - 1);
+    };
+    const deeper = () => 1 + Math.floor(this.rand() * Math.max(1, out.length - 1));
+    if (tier === 0) {
+      amend(0);
+      if (this.rand() < 0.3 && out[0]) out.unshift({ pricePerUnit: Math.max(0.1, Math.round((out[0].pricePerUnit - dir * 0.1) * 10) / 10), amount: 1 + Math.floor(this.rand() * 1000), orders: 1 });
+      else if (this.rand() < 0.2 / 0.7 && out.length > 2) out.shift();
+      amend(deeper());
+      amend(deeper());
+    } else if (tier === 1) {
+      if (this.rand() < 0.5) amend(0);
+      if (this.rand() < 0.2) amend(deeper());
+    } else if (this.rand() < 0.1) amend(Math.floor(this.rand() * out.length));
+    return out.slice(0, 30);
+  }
 }
 
 /** A 1,500-product upstream payload: the simulator's products, cloned under new ids. */
@@ -100,7 +162,7 @@ function payloadAt(market: Market, ms: number): { lastUpdated: number; success: 
 }
 
 /** Ingest CPU per 1,500-product snapshot and storage per row, with and without order books. */
-async function ingestAndStorage(backend: Backend, snapshots: number): Promise<BenchRow[]> {
+async function ingestAndStorage(backend: Backend, snapshots: number, model: 'worst case' | 'realistic'): Promise<BenchRow[]> {
   const { store, close } = await openStore(backend);
   try {
     const market = new Market({ seed: 42, auctions: 100, generationSeconds: 60, bazaarSeconds: 20 }, END - DAY);
@@ -113,11 +175,17 @@ async function ingestAndStorage(backend: Backend, snapshots: number): Promise<Be
       source: 'simulator',
     } satisfies IngestContext;
     const ingester = new BazaarIngester(ctx, { fresh: true });
+    const realistic = model === 'realistic' ? new RealisticBooks() : undefined;
     const cpu: number[] = [];
     const wall: number[] = [];
     let books = 0;
+    // Bytes after the first half: the second half's growth is the steady state (the first
+    // snapshots store every book in full and then make it a keyframe, once per product).
+    let halfBytes = 0;
     for (let i = 0; i < snapshots; i++) {
+      if (i === snapshots / 2) halfBytes = await tableBytes(store, SNAPSHOT_TABLES);
       const payload = payloadAt(market, END - DAY + i * 20_000);
+      realistic?.apply(payload);
       const c = process.cpuUsage();
       const t = performance.now();
       const result = await ingester.apply(payload);
@@ -127,26 +195,36 @@ async function ingestAndStorage(backend: Backend, snapshots: number): Promise<Be
       if (result !== 'unchanged' && i > 0) books += result.booksStored;
     }
     const rows = snapshots * PRODUCTS;
-    const withBooks = await snapshotBytes(store, 'bazaar_snapshots');
+    const bookStats = await sql<{ bytes: number; frames: number }>`select (select sum(length(book)) from bazaar_snapshot_rows) as bytes, (select count(*) from bazaar_book_keyframes) as frames`.execute(store.kysely);
+    const bookBytes = Number(bookStats.rows[0]?.bytes ?? 0);
+    const keyframeCount = Number(bookStats.rows[0]?.frames ?? 0);
+    const withBooks = await tableBytes(store, SNAPSHOT_TABLES);
     // Without books: the same rows copied into a twin table without the book column (an UPDATE
     // plus VACUUM cannot shrink PostgreSQL while other sessions hold old snapshots open).
     await copyWithoutBooks(store);
-    const withoutBooks = await snapshotBytes(store, 'bench_no_books');
+    const withoutBooks = await tableBytes(store, ['bench_no_books']);
     const perRow = withBooks / rows;
+    const steadyPerRow = (withBooks - halfBytes) / (rows / 2);
     const perRowNoBook = withoutBooks / rows;
     const fourteenDays = 14 * 4320 * PRODUCTS;
     return [
       {
-        name: `ingest one ${PRODUCTS}-product snapshot, ${backend}`,
+        name: `ingest one ${PRODUCTS}-product snapshot (${model} books), ${backend}`,
         figure: median(cpu),
         unit: 'ms CPU',
         notes: `median of ${snapshots}; p90 ${percentile(cpu, 0.9).toFixed(1)} ms CPU; wall median ${median(wall).toFixed(1)} ms; order books changed in ${((books / ((snapshots - 1) * PRODUCTS)) * 100).toFixed(0)}% of rows`,
       },
       {
-        name: `storage per snapshot row with order books, ${backend}`,
+        name: `storage per snapshot row with order books (${model}), ${backend}`,
         figure: perRow,
         unit: 'bytes',
-        notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${rows.toLocaleString('en-US')} rows, table + indexes)`,
+        notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${rows.toLocaleString('en-US')} rows: rows, keyframes, products, with indexes); mean stored book ${(bookBytes / rows).toFixed(1)} B per row, ${keyframeCount.toLocaleString('en-US')} keyframes (${((keyframeCount / rows) * 100).toFixed(1)}% of rows)`,
+      },
+      {
+        name: `storage per snapshot row with order books (${model}), steady state, ${backend}`,
+        figure: steadyPerRow,
+        unit: 'bytes',
+        notes: `growth over the second ${snapshots / 2} snapshots; 14 days × ${PRODUCTS} products ≈ ${((steadyPerRow * fourteenDays) / 1e9).toFixed(1)} GB`,
       },
       {
         name: `storage per snapshot row without order books, ${backend}`,
@@ -322,7 +400,9 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     }
     // BAZAAR_BENCH=storage or =history runs one part only.
     const part = process.env.BAZAAR_BENCH ?? 'all';
-    if (part !== 'history') rows.push(...(await ingestAndStorage(backend, options.quick ? 12 : 60)));
+    if (part !== 'history') {
+      for (const model of ['worst case', 'realistic'] as const) rows.push(...(await ingestAndStorage(backend, options.quick ? 12 : 60, model)));
+    }
     if (part !== 'storage') rows.push(...(await historyAndExport(backend, options.quick ? 4 : 20, options.quick ? 100 : 400)));
   }
   return rows;

@@ -68,7 +68,16 @@ export function encodeBook(book: OrderBook): Buffer {
   return Buffer.from(out.subarray(0, at));
 }
 
+/** True for a full book (version 1 or 2), false for a delta (bazaar-book-delta.ts). */
+export function isFullBook(data: Uint8Array): boolean {
+  return data[0] !== DELTA_MARKER;
+}
+
+/** First byte of a book delta (bazaar-book-delta.ts); like 0xF6, never the start of a raw deflate stream. */
+export const DELTA_MARKER = 0xf7;
+
 export function decodeBook(data: Uint8Array): OrderBook {
+  if (data[0] === DELTA_MARKER) throw new Error('a book delta needs its keyframe: use applyBookDelta');
   if (data[0] === V2_MARKER) return decodeV2(data);
   return decodeV1(data);
 }
@@ -102,7 +111,8 @@ function decodeV2(data: Uint8Array): OrderBook {
   return { buyOrders: levels.slice(0, buyCount), sellOffers: levels.slice(buyCount) };
 }
 
-function writeVarint(out: Buffer, at: number, value: number): number {
+/** Unsigned LEB128 varint of a non-negative integer up to 2^53; returns the position after it. */
+export function writeVarint(out: Buffer, at: number, value: number): number {
   let v = value;
   while (v >= 0x80) {
     out[at++] = (v % 0x80) | 0x80;
@@ -112,7 +122,7 @@ function writeVarint(out: Buffer, at: number, value: number): number {
   return at;
 }
 
-function readVarint(view: Buffer, pos: { at: number }): number {
+export function readVarint(view: Buffer, pos: { at: number }): number {
   let value = 0;
   let scale = 1;
   for (let i = 0; i < 8; i++) {

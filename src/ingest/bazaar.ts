@@ -3,9 +3,17 @@
  * names are inverted: `buy_summary` holds sell offers (what an instant buy fills
  * against) and `sell_summary` holds buy orders. skymarket stores buyPrice = instant-buy
  * price (lowest sell offer) and sellPrice = instant-sell price (highest buy order).
- * An order book is stored only when it differs from the product's previous one.
+ * An order book is stored only when it differs from the product's previous one, and then as a
+ * delta from the product's base book when that delta is at most half the base's size. Otherwise,
+ * if the product's last stored book was a delta (a calm book that drifted), the book becomes a
+ * new keyframe (a row of bazaar_book_keyframes) and the row gets an empty delta; if it was not
+ * (first book, or a book rewritten tick after tick), the full book is stored in the row and
+ * becomes the base, turning into a keyframe only when a delta against it is stored. So a book
+ * rewritten every tick never costs a keyframe (see README, Bazaar storage).
  */
 import { decodeBook, encodeBook, sameBook, type OrderBook } from '../domain/bazaar-book.ts';
+import { encodeBookDelta } from '../domain/bazaar-book-delta.ts';
+import type { KeyframeRow } from '../store/repositories/bazaar-books.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { SkipLog, type IngestContext } from './context.ts';
 import { check, type UpstreamProduct } from './upstream.ts';
@@ -20,6 +28,8 @@ export interface SnapshotResult {
 export class BazaarIngester {
   private lastUpdated = 0;
   private books: Map<string, OrderBook> | undefined;
+  /** per product, the book deltas are written against (none yet after a start) */
+  private readonly bases = new Map<string, Base>();
 
   constructor(
     private readonly ctx: IngestContext,
@@ -45,6 +55,9 @@ export class BazaarIngester {
     const skips = new SkipLog(this.ctx, 'bazaar');
     const rows: BazaarSnapshotsTable[] = [];
     const changedBooks = new Map<string, OrderBook>();
+    const keyframes: KeyframeRow[] = [];
+    const newBases = new Map<string, Base>();
+    const ts = payload.lastUpdated;
     for (const [key, raw] of Object.entries(payload.products)) {
       if (!check.product.Check(raw)) {
         skips.skip('invalid', { product: key });
@@ -53,19 +66,43 @@ export class BazaarIngester {
       const book = orderBook(raw);
       const previous = books.get(raw.product_id);
       const changed = !previous || !sameBook(previous, book);
-      if (changed) changedBooks.set(raw.product_id, book);
-      rows.push(snapshotRow(raw, payload.lastUpdated, changed ? encodeBook(book) : null));
+      let stored: Uint8Array | null = null;
+      if (changed) {
+        changedBooks.set(raw.product_id, book);
+        const base = this.bases.get(raw.product_id);
+        const delta = base && ts > base.ts ? encodeBookDelta(base.book, book, ts - base.ts, base.full.length / 2) : undefined;
+        if (delta) {
+          stored = delta;
+          if (!base!.keyframe) keyframes.push({ product_id: raw.product_id, ts: base!.ts, book: base!.full, decoded: base!.book });
+          if (!base!.keyframe || !base!.lastWasDelta) newBases.set(raw.product_id, { ...base!, keyframe: true, lastWasDelta: true });
+        } else if (base?.lastWasDelta) {
+          const full = encodeBook(book);
+          keyframes.push({ product_id: raw.product_id, ts, book: full, decoded: book });
+          stored = encodeBookDelta(book, book, 0);
+          // An empty delta does not count as one: should the next book be rewritten too, it goes in full into its row.
+          newBases.set(raw.product_id, { book, ts, full, keyframe: true, lastWasDelta: false });
+        } else {
+          stored = encodeBook(book);
+          newBases.set(raw.product_id, { book, ts, full: stored, keyframe: false, lastWasDelta: false });
+        }
+      }
+      rows.push(snapshotRow(raw, ts, stored));
     }
     // Marks the start of the write window (crash-consistency tests kill the process after it).
     this.ctx.logger.debug({ feed: 'bazaar', lastUpdated: payload.lastUpdated, products: rows.length }, 'writing bazaar snapshot');
-    await this.ctx.store.bazaar.insertSnapshot(rows, {
-      name: 'bazaar',
-      lastUpdated: payload.lastUpdated,
-      storedAt: this.ctx.clock.now(),
-      records: rows.length,
-      source: this.ctx.source,
-    });
+    await this.ctx.store.bazaar.insertSnapshot(
+      rows,
+      {
+        name: 'bazaar',
+        lastUpdated: payload.lastUpdated,
+        storedAt: this.ctx.clock.now(),
+        records: rows.length,
+        source: this.ctx.source,
+      },
+      keyframes,
+    );
     for (const [product, book] of changedBooks) books.set(product, book);
+    for (const [product, base] of newBases) this.bases.set(product, base);
     this.lastUpdated = payload.lastUpdated;
     this.ctx.metrics.records.inc({ feed: 'bazaar', outcome: 'stored' }, rows.length);
     this.ctx.metrics.cycles.inc({ feed: 'bazaar', outcome: 'applied' });
@@ -90,6 +127,18 @@ export class BazaarIngester {
     }
     this.lastUpdated = (await this.ctx.store.feeds.get('bazaar'))?.lastUpdated ?? 0;
   }
+}
+
+/** The book a product's deltas are written against. */
+interface Base {
+  book: OrderBook;
+  ts: number;
+  /** its full encoding */
+  full: Uint8Array;
+  /** stored in bazaar_book_keyframes (else only in its own row, in full) */
+  keyframe: boolean;
+  /** the product's last stored book was a delta */
+  lastWasDelta: boolean;
 }
 
 export function orderBook(p: UpstreamProduct): OrderBook {

@@ -105,6 +105,7 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
     while (after < until - 1) {
       const page = await repo.exportPage(source, options.productId, after, until, pageSize, options.fullOrderBook);
       if (page.length === 0) break;
+      if (source === '20s' && options.fullOrderBook) await repo.resolveExportBooks(options.productId, page);
       // One template per row, each price printed once, written straight into the page's Buffer
       // (no page-long string to build and flatten). Rows are ASCII: productId is a checked tag.
       const out = new PageBuffer(page.length * (options.fullOrderBook ? 4096 : 320));

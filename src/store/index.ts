@@ -23,6 +23,7 @@ import { LowballRepository } from './repositories/lowball.ts';
 import { ModLinkRepository } from './repositories/mod-links.ts';
 import { DataUploadRepository } from './repositories/data-uploads.ts';
 import { FlipInputRepository } from './repositories/flip-inputs.ts';
+import { BazaarBooks } from './repositories/bazaar-books.ts';
 
 export type { Dialect } from './db.ts';
 import { SessionLock } from './session-lock.ts';
@@ -51,21 +52,21 @@ export class Store {
     this.feeds = new FeedRepository(handle.db);
     this.items = new ItemRepository(handle.db, handle.dialect);
     this.auctions = new AuctionRepository(handle.db, handle.dialect, this.feeds);
-    this.bazaar = new BazaarRepository(handle.db, handle.dialect, this.feeds);
+    this.bazaar = new BazaarRepository(handle.db, handle.dialect, this.feeds, new BazaarBooks(handle.db));
     this.elections = new ElectionRepository(handle.db);
     this.auctionQueries = new AuctionQueryRepository(handle.db, handle.dialect);
     this.exportJobs = new ExportJobRepository(handle.db);
     this.accounts = new AccountRepository(handle.db);
     this.apiKeys = new ApiKeyRepository(handle.db);
     this.partners = new PartnerRepository(handle.db);
-    this.bazaarHistory = new BazaarHistoryRepository(handle.db, handle.dialect, handle);
+    this.bazaarHistory = new BazaarHistoryRepository(handle.db, handle.dialect, handle, this.bazaar);
     this.marketPrices = new MarketPriceRepository(handle.db, handle.dialect, this.bazaar);
     this.players = new PlayerRepository(handle.db, handle.dialect);
     this.playerNames = new PlayerNameRepository(handle.db);
     this.lowball = new LowballRepository(handle.db, handle.dialect);
     this.modLinks = new ModLinkRepository(handle.db);
     this.dataUploads = new DataUploadRepository(handle.db);
-    this.flipInputs = new FlipInputRepository(handle.db, handle.dialect);
+    this.flipInputs = new FlipInputRepository(handle.db, handle.dialect, this.bazaar);
   }
 
   /** Opens the database and brings its schema up to date. */

@@ -93,6 +93,29 @@ export interface BazaarSnapshotsTable {
   book: Uint8Array | null;
 }
 
+/** Products numbered once (migration 010): snapshot rows and keyframes carry `id`. */
+export interface BazaarProductsTable {
+  id: Generated<number>;
+  product_id: string;
+}
+
+/**
+ * The stored form of a snapshot (migration 010): BazaarSnapshotsTable with the product's
+ * number. `book`: null = unchanged since the product's previous row; otherwise a full book or
+ * a delta from a keyframe (domain/bazaar-book-delta.ts). Read it through the
+ * `bazaar_snapshots` view (product_id as text) or the repositories, which resolve deltas.
+ */
+export interface BazaarSnapshotRowsTable extends Omit<BazaarSnapshotsTable, 'product_id'> {
+  product: number;
+}
+
+/** Full order books that book deltas refer to, by (product number, ts). */
+export interface BazaarBookKeyframesTable {
+  product: number;
+  ts: number;
+  book: Uint8Array;
+}
+
 /** A bazaar history rollup row (bazaar_5m, bazaar_2h, bazaar_1d): one product, one bucket. */
 export interface BazaarRollupTable {
   product_id: string;
@@ -283,7 +306,11 @@ export interface Database {
   items: ItemsTable;
   auctions: AuctionsTable;
   bids: BidsTable;
+  /** a read-only view over bazaar_snapshot_rows (migration 010) */
   bazaar_snapshots: BazaarSnapshotsTable;
+  bazaar_products: BazaarProductsTable;
+  bazaar_snapshot_rows: BazaarSnapshotRowsTable;
+  bazaar_book_keyframes: BazaarBookKeyframesTable;
   elections: ElectionsTable;
   accounts: AccountsTable;
   api_keys: ApiKeysTable;

@@ -13,6 +13,7 @@ import { m004BazaarHistory } from './004-bazaar-history.ts';
 import { m005Auctions } from './005-auctions.ts';
 import { m008Mod } from './008-mod.ts';
 import { m009UploadKindIndex } from './009-upload-kind-index.ts';
+import { m010BazaarCompact } from './010-bazaar-compact.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -24,6 +25,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['005-auctions', m005Auctions],
   ['008-mod', m008Mod],
   ['009-upload-kind-index', m009UploadKindIndex],
+  ['010-bazaar-compact', m010BazaarCompact],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

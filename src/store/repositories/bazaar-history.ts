@@ -10,7 +10,10 @@ import type { Statement } from 'better-sqlite3';
 import type { DatabaseHandle, Dialect } from '../db.ts';
 import type { HistoryPoint, RollupResolution } from '../../domain/bazaar-history.ts';
 import { RESOLUTION_MS } from '../../domain/bazaar-history.ts';
+import { isFullBook } from '../../domain/bazaar-book.ts';
 import type { BazaarRollupTable, Database } from '../schema.ts';
+import type { BazaarRepository } from './bazaar.ts';
+import { rowsPerProduct } from './bazaar-books.ts';
 
 type RollupTable = 'bazaar_5m' | 'bazaar_2h' | 'bazaar_1d';
 
@@ -39,7 +42,8 @@ export class BazaarHistoryRepository {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     /** the driver under Kysely, for the export's raw reads */
-    private readonly handle?: Pick<DatabaseHandle, 'sqlite' | 'pool'>,
+    private readonly handle: Pick<DatabaseHandle, 'sqlite' | 'pool'> | undefined,
+    private readonly bazaar: BazaarRepository,
   ) {}
 
   // ---- rollup progress -------------------------------------------------------------
@@ -75,11 +79,15 @@ export class BazaarHistoryRepository {
 
   /** Time of the oldest stored 20-second snapshot. */
   async oldestSnapshot(): Promise<number | undefined> {
-    const row = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select((eb) => eb.fn.min('ts').as('ts'))
-      .executeTakeFirst();
-    return row?.ts == null ? undefined : Number(row.ts);
+    return this.firstSnapshotFrom(-Infinity);
+  }
+
+  /** The first snapshot time at or after `ts` over all products: one key probe per product (there is no ts index). */
+  private async firstSnapshotFrom(ts: number): Promise<number | undefined> {
+    const from = Number.isFinite(ts) ? sql`and r.ts >= ${ts}` : sql``;
+    const row = await sql<{ ts: number | null }>`select min((select r.ts from bazaar_snapshot_rows r where r.product = p.id ${from} order by r.ts limit 1)) as ts from bazaar_products p`.execute(this.db);
+    const first = row.rows[0]?.ts;
+    return first == null ? undefined : Number(first);
   }
 
   async oldestRollup(resolution: RollupResolution): Promise<number | undefined> {
@@ -92,8 +100,9 @@ export class BazaarHistoryRepository {
 
   /** The first time at or after `ts` with data a `resolution` rollup reads (snapshots for 5m, 5-minute rows otherwise). */
   async nextSourceTime(resolution: RollupResolution, ts: number): Promise<number | undefined> {
+    if (resolution === '5m') return this.firstSnapshotFrom(ts);
     const row = await this.db
-      .selectFrom(resolution === '5m' ? 'bazaar_snapshots' : 'bazaar_5m')
+      .selectFrom('bazaar_5m')
       .select((eb) => eb.fn.min('ts').as('ts'))
       .where('ts', '>=', ts)
       .executeTakeFirst();
@@ -113,23 +122,38 @@ export class BazaarHistoryRepository {
     if (from % size !== 0 || to % size !== 0) throw new Error(`rollup window not aligned to ${resolution}`);
     const target = sql.table(ROLLUP_TABLE[resolution]);
     const fromFive = resolution !== '5m';
-    const source = sql.table(fromFive ? 'bazaar_5m' : 'bazaar_snapshots');
     const bucket = sql`(ts / ${sql.lit(size)}) * ${sql.lit(size)}`;
     const aggregates = fromFive
       ? sql`min(min_buy) as min_buy, max(max_buy) as max_buy, min(min_sell) as min_sell, max(max_sell) as max_sell, sum(samples) as samples`
       : sql`min(buy_price) as min_buy, max(buy_price) as max_buy, min(sell_price) as min_sell, max(sell_price) as max_sell, count(*) as samples`;
     const first = sql.join(FIRST_COLUMNS.map((c) => sql`s.${sql.ref(c)}`));
     const updates = sql.join(ROLLUP_COLUMNS.slice(2).map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
-    const statement = sql<never>`
-      insert into ${target} (${sql.join(ROLLUP_COLUMNS.map((c) => sql.ref(c)))})
+    const columns = sql.join(ROLLUP_COLUMNS.map((c) => sql.ref(c)));
+    // 5-minute rows come from the numbered snapshot rows, walked product by product (a key range
+    // per product: there is no ts index).
+    const statement = fromFive
+      ? sql<never>`
+      insert into ${target} (${columns})
       select s.product_id, g.bucket, ${first}, g.min_buy, g.max_buy, g.min_sell, g.max_sell, g.samples
       from (
         select product_id, ${bucket} as bucket, min(ts) as first_ts, ${aggregates}
-        from ${source}
+        from bazaar_5m
         where ts >= ${from} and ts < ${to}
         group by product_id, ${bucket}
       ) g
-      join ${source} s on s.product_id = g.product_id and s.ts = g.first_ts
+      join bazaar_5m s on s.product_id = g.product_id and s.ts = g.first_ts
+      where true
+      on conflict (product_id, ts) do update set ${updates}`
+      : sql<never>`
+      insert into ${target} (${columns})
+      select p.product_id, g.bucket, ${first}, g.min_buy, g.max_buy, g.min_sell, g.max_sell, g.samples
+      from (
+        select r.product, ${sql.raw(`(r.ts / ${size}) * ${size}`)} as bucket, min(r.ts) as first_ts, ${aggregates}
+        from ${rowsPerProduct(this.dialect, sql`r.ts >= ${from} and r.ts < ${to}`)}
+        group by r.product, ${sql.raw(`(r.ts / ${size}) * ${size}`)}
+      ) g
+      join bazaar_snapshot_rows s on s.product = g.product and s.ts = g.first_ts
+      join bazaar_products p on p.id = g.product
       where true
       on conflict (product_id, ts) do update set ${updates}`;
     return this.db.transaction().execute(async (trx) => {
@@ -142,63 +166,83 @@ export class BazaarHistoryRepository {
   // ---- retention -------------------------------------------------------------------
 
   /**
-   * Deletes 20-second snapshots older than `cutoff`. Order books are stored only when they
-   * change, so first each product's oldest kept row gets the book it would otherwise lose.
-   * Deletes at most `batch` rows per statement so no statement holds the database for long.
+   * Deletes 20-second snapshots older than `cutoff`, product by product (a key range each:
+   * there is no ts index). Books are stored only when they change, and as deltas from a
+   * keyframe, so first each product's oldest kept row gets the full book it would otherwise
+   * lose, and of the keyframes before the cutoff only the newest stays (later deltas may refer
+   * to it). `batch` bounds the rows one statement deletes, so none holds the database for long.
    */
   async deleteSnapshotsBefore(cutoff: number, batch = 50_000): Promise<number> {
-    const oldest = await this.oldestSnapshot();
-    if (oldest === undefined || oldest >= cutoff) return 0;
-    const products = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select('product_id')
-      .distinct()
-      .where('ts', '<', cutoff)
-      .execute();
-    for (const { product_id } of products) await this.carryBookForward(product_id, cutoff);
+    // A scalar subquery with LIMIT: one key probe per product on both backends (never a scan).
+    const products = await sql<{ id: number }>`select p.id from bazaar_products p
+      where (select r.ts from bazaar_snapshot_rows r where r.product = p.id and r.ts < ${cutoff} order by r.ts limit 1) is not null`.execute(this.db);
     let deleted = 0;
-    for (;;) {
-      const oldestRows = sql`(select product_id, ts from bazaar_snapshots where ts < ${cutoff} order by ts limit ${batch})`;
-      const result = await sql`delete from bazaar_snapshots where (product_id, ts) in ${oldestRows}`.execute(this.db);
-      const n = Number(result.numAffectedRows ?? 0);
-      deleted += n;
-      if (n < batch) return deleted;
+    for (const { id } of products.rows) {
+      const product = Number(id);
+      await this.carryBookForward(product, cutoff);
+      for (;;) {
+        const oldest = await this.db
+          .selectFrom('bazaar_snapshot_rows')
+          .select('ts')
+          .where('product', '=', product)
+          .where('ts', '<', cutoff)
+          .orderBy('ts')
+          .offset(batch - 1)
+          .limit(1)
+          .executeTakeFirst();
+        const until = oldest ? Number(oldest.ts) + 1 : cutoff;
+        const result = await this.db.deleteFrom('bazaar_snapshot_rows').where('product', '=', product).where('ts', '<', until).executeTakeFirst();
+        deleted += Number(result.numDeletedRows ?? 0);
+        if (!oldest) break;
+      }
+      await sql`delete from bazaar_book_keyframes where product = ${product}
+        and ts < (select max(k.ts) from bazaar_book_keyframes k where k.product = ${product} and k.ts <= ${cutoff})`.execute(this.db);
     }
+    return deleted;
   }
 
-  private async carryBookForward(productId: string, cutoff: number): Promise<void> {
+  /** Makes the product's first row at or after `cutoff` carry a full book, unless it has one or a delta. */
+  private async carryBookForward(product: number, cutoff: number): Promise<void> {
     const firstKept = await this.db
-      .selectFrom('bazaar_snapshots')
+      .selectFrom('bazaar_snapshot_rows')
       .select(['ts', 'book'])
-      .where('product_id', '=', productId)
+      .where('product', '=', product)
       .where('ts', '>=', cutoff)
       .orderBy('ts', 'asc')
       .limit(1)
       .executeTakeFirst();
     if (!firstKept || firstKept.book) return;
-    const previous = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select('book')
-      .where('product_id', '=', productId)
-      .where('ts', '<', cutoff)
-      .where('book', 'is not', null)
-      .orderBy('ts', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    if (!previous?.book) return;
+    const full = await this.resolvedBookAt(product, cutoff - 1);
+    if (!full) return;
     await this.db
-      .updateTable('bazaar_snapshots')
-      .set({ book: previous.book })
-      .where('product_id', '=', productId)
+      .updateTable('bazaar_snapshot_rows')
+      .set({ book: full })
+      .where('product', '=', product)
       .where('ts', '=', Number(firstKept.ts))
       .execute();
+  }
+
+  /** The product's book at `ts` as a full encoding (delta resolved), if any is stored. */
+  private async resolvedBookAt(product: number, ts: number): Promise<Uint8Array | undefined> {
+    const row = await this.bazaar.bookRowAt(product, ts);
+    if (!row) return undefined;
+    const productId = await this.productIdOf(product);
+    if (productId === undefined) return undefined;
+    const [resolved] = await this.bazaar.books.resolve([{ product_id: productId, ts: row.ts, book: row.book }]);
+    return resolved?.book ?? undefined;
+  }
+
+  private async productIdOf(product: number): Promise<string | undefined> {
+    const row = await this.db.selectFrom('bazaar_products').select('product_id').where('id', '=', product).executeTakeFirst();
+    return row?.product_id;
   }
 
   // ---- reads -----------------------------------------------------------------------
 
   /** True when any snapshot or 5-minute rollup of the product is stored. */
   async productExists(productId: string): Promise<boolean> {
-    const raw = await this.db.selectFrom('bazaar_snapshots').select('ts').where('product_id', '=', productId).limit(1).executeTakeFirst();
+    const product = await this.bazaar.books.numberOf(productId);
+    const raw = product === undefined ? undefined : await this.db.selectFrom('bazaar_snapshot_rows').select('ts').where('product', '=', product).limit(1).executeTakeFirst();
     if (raw) return true;
     const rolled = await this.db.selectFrom('bazaar_5m').select('ts').where('product_id', '=', productId).limit(1).executeTakeFirst();
     return rolled !== undefined;
@@ -206,10 +250,12 @@ export class BazaarHistoryRepository {
 
   /** 20-second snapshots of one product in [from, to), oldest first. */
   async snapshots(productId: string, from: number, to: number): Promise<HistoryPoint[]> {
+    const product = await this.bazaar.books.numberOf(productId);
+    if (product === undefined) return [];
     const rows = await this.db
-      .selectFrom('bazaar_snapshots')
+      .selectFrom('bazaar_snapshot_rows')
       .select(['ts', ...FIRST_COLUMNS])
-      .where('product_id', '=', productId)
+      .where('product', '=', product)
       .where('ts', '>=', from)
       .where('ts', '<', to)
       .orderBy('ts', 'asc')
@@ -245,10 +291,12 @@ export class BazaarHistoryRepository {
 
   /** Time of the product's oldest stored 20-second snapshot. */
   async oldestSnapshotOf(productId: string): Promise<number | undefined> {
+    const product = await this.bazaar.books.numberOf(productId);
+    if (product === undefined) return undefined;
     const row = await this.db
-      .selectFrom('bazaar_snapshots')
+      .selectFrom('bazaar_snapshot_rows')
       .select('ts')
-      .where('product_id', '=', productId)
+      .where('product', '=', product)
       .orderBy('ts', 'asc')
       .limit(1)
       .executeTakeFirst();
@@ -267,8 +315,11 @@ export class BazaarHistoryRepository {
     const columns = raw
       ? `ts, ${FIRST_COLUMNS.join(', ')}, ${withBooks ? 'book' : 'null'} as book`
       : `ts, ${FIRST_COLUMNS.join(', ')}, null as book, min_buy, max_buy, min_sell, max_sell, samples`;
-    const text = `select ${columns} from ${raw ? 'bazaar_snapshots' : 'bazaar_5m'} where product_id = $1 and ts > $2 and ts < $3 order by ts limit $4`;
-    const params = [productId, after, to, limit];
+    // 20-second rows by product number (their books raw: deltas are resolved by the caller, see resolveBooks).
+    const product = raw ? await this.bazaar.books.numberOf(productId) : productId;
+    if (product === undefined) return [];
+    const text = `select ${columns} from ${raw ? 'bazaar_snapshot_rows where product' : 'bazaar_5m where product_id'} = $1 and ts > $2 and ts < $3 order by ts limit $4`;
+    const params = [product, after, to, limit];
     if (this.handle?.sqlite) {
       const sqlite = this.handle.sqlite;
       let statement = this.exportStatements.get(text);
@@ -284,23 +335,26 @@ export class BazaarHistoryRepository {
       const result = await this.handle.pool.query({ text, values: params, rowMode: 'array', types: { getTypeParser: exportTypeParser } });
       return result.rows as ExportRow[];
     }
-    const result = await sql<Record<string, unknown>>`select ${sql.raw(columns)} from ${sql.table(raw ? 'bazaar_snapshots' : 'bazaar_5m')}
-      where product_id = ${productId} and ts > ${after} and ts < ${to} order by ts limit ${limit}`.execute(this.db);
+    const result = await sql<Record<string, unknown>>`select ${sql.raw(columns)} from ${sql.raw(raw ? 'bazaar_snapshot_rows where product' : 'bazaar_5m where product_id')}
+      = ${product} and ts > ${after} and ts < ${to} order by ts limit ${limit}`.execute(this.db);
     return result.rows.map((r) => Object.values(r) as ExportRow);
   }
 
-  /** The newest stored order book at or before `ts` (books are stored only when they change). */
+  /** The newest stored order book at or before `ts` as a full encoding (books are stored only when they change). */
   async bookAt(productId: string, ts: number): Promise<Uint8Array | undefined> {
-    const row = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select('book')
-      .where('product_id', '=', productId)
-      .where('ts', '<=', ts)
-      .where('book', 'is not', null)
-      .orderBy('ts', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return row?.book ?? undefined;
+    const product = await this.bazaar.books.numberOf(productId);
+    return product === undefined ? undefined : this.resolvedBookAt(product, ts);
+  }
+
+  /**
+   * Replaces delta books in export rows (20-second rows of `productId`, ts in column 0) by their
+   * full encodings, in place: one batched keyframe read per page at most.
+   */
+  async resolveExportBooks(productId: string, rows: ExportRow[]): Promise<void> {
+    const deltas = rows.filter((r) => r[EXPORT_BOOK_COLUMN] instanceof Uint8Array && !isFullBook(r[EXPORT_BOOK_COLUMN] as Uint8Array));
+    if (deltas.length === 0) return;
+    const resolved = await this.bazaar.books.resolve(deltas.map((r) => ({ product_id: productId, ts: Number(r[0]), book: r[EXPORT_BOOK_COLUMN] as Uint8Array | null })));
+    deltas.forEach((r, i) => (r[EXPORT_BOOK_COLUMN] = resolved[i]!.book));
   }
 }
 

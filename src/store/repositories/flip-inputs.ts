@@ -3,9 +3,11 @@
  * recent moving-week counters, bucketed price history, the item catalog, elections and auction
  * rows for upgrade and mayor flips. No tables of its own.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database } from '../schema.ts';
+import type { BazaarRepository } from './bazaar.ts';
+import { rowsPerProduct } from './bazaar-books.ts';
 
 export interface SnapshotRow {
   productId: string;
@@ -68,26 +70,27 @@ export class FlipInputRepository {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly bazaar: BazaarRepository,
   ) {}
 
   /** ts of the newest stored bazaar snapshot, or null. */
   async latestSnapshotTs(): Promise<number | null> {
-    const row = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select((eb) => eb.fn.max('ts').as('ts'))
-      .executeTakeFirst();
-    return row?.ts === null || row?.ts === undefined ? null : Number(row.ts);
+    return this.bazaar.newestTs();
+  }
+
+  /**
+   * Snapshot rows (the bazaar_snapshots view's columns) matching `where`, walked product by
+   * product: rows are keyed (product, ts) with no ts index.
+   */
+  private since(columns: string, where: RawBuilder<unknown>) {
+    return sql`select ${sql.raw(columns)} from ${rowsPerProduct(this.dialect, where)}`;
   }
 
   /** Every product's rows of the snapshots taken after `afterTs` (up to `limit` rows), oldest first. */
   async snapshotsAfter(afterTs: number, limit = 200_000): Promise<SnapshotRow[]> {
-    const rows = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select(['product_id', 'ts', 'buy_price', 'sell_price', 'buy_moving_week', 'sell_moving_week', 'book'])
-      .where('ts', '>', afterTs)
-      .orderBy('ts')
-      .limit(limit)
-      .execute();
+    const query = this.since('p.product_id, r.ts, r.buy_price, r.sell_price, r.buy_moving_week, r.sell_moving_week, r.book', sql`r.ts > ${afterTs}`);
+    const result = await sql<{ product_id: string; ts: number; buy_price: number; sell_price: number; buy_moving_week: number; sell_moving_week: number; book: Uint8Array | null }>`${query} order by r.ts limit ${limit}`.execute(this.db);
+    const rows = await this.bazaar.books.resolve(result.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
     return rows.map((r) => ({
       productId: r.product_id,
       ts: Number(r.ts),
@@ -101,24 +104,17 @@ export class FlipInputRepository {
 
   /** Moving-week counters of every product since `since` (inclusive), oldest first. */
   async countersSince(since: number): Promise<Array<{ productId: string; ts: number; buyMovingWeek: number; sellMovingWeek: number }>> {
-    const rows = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select(['product_id', 'ts', 'buy_moving_week', 'sell_moving_week'])
-      .where('ts', '>=', since)
-      .orderBy('ts')
-      .execute();
+    const query = this.since('p.product_id, r.ts, r.buy_moving_week, r.sell_moving_week', sql`r.ts >= ${since}`);
+    const rows = (await sql<{ product_id: string; ts: number; buy_moving_week: number; sell_moving_week: number }>`${query} order by r.ts`.execute(this.db)).rows;
     return rows.map((r) => ({ productId: r.product_id, ts: Number(r.ts), buyMovingWeek: Number(r.buy_moving_week), sellMovingWeek: Number(r.sell_moving_week) }));
   }
 
   /** Mean instant-buy price per product and `bucketMs` bucket since `since`. */
   async priceBuckets(since: number, bucketMs: number): Promise<PriceBucket[]> {
-    const bucket = sql<number>`(ts / ${sql.lit(Math.round(bucketMs))}) * ${sql.lit(Math.round(bucketMs))}`;
-    const rows = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select(['product_id', bucket.as('bucket'), (eb) => eb.fn.avg<number>('buy_price').as('price')])
-      .where('ts', '>=', since)
-      .groupBy(['product_id', bucket])
-      .execute();
+    const size = Math.round(bucketMs);
+    const bucket = `(r.ts / ${size}) * ${size}`;
+    const query = this.since(`p.product_id, ${bucket} as bucket, avg(r.buy_price) as price`, sql`r.ts >= ${since}`);
+    const rows = (await sql<{ product_id: string; bucket: number; price: number }>`${query} group by p.product_id, ${sql.raw(bucket)}`.execute(this.db)).rows;
     return rows.map((r) => ({ productId: r.product_id, bucket: Number(r.bucket), price: Number(r.price) }));
   }
 

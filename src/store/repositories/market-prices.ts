@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
+import { rowsPerProduct } from './bazaar-books.ts';
 
 export interface LatestBazaarProduct {
   productId: string;
@@ -33,17 +34,13 @@ export class MarketPriceRepository {
 
   /** Every product of the newest bazaar snapshot, with its current order book. */
   async latestBazaar(): Promise<LatestBazaarProduct[]> {
-    const newest = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select((eb) => eb.fn.max('ts').as('ts'))
-      .executeTakeFirst();
-    const ts = newest?.ts;
-    if (ts === null || ts === undefined) return [];
-    const rows = await this.db
-      .selectFrom('bazaar_snapshots')
-      .select(['product_id', 'ts', 'buy_moving_week', 'sell_moving_week', 'book'])
-      .where('ts', '=', Number(ts))
-      .execute();
+    const ts = await this.bazaar.newestTs();
+    if (ts === null) return [];
+    // Product by product (rows are keyed (product, ts), no ts index).
+    const found = await sql<{ product_id: string; ts: number; buy_moving_week: number; sell_moving_week: number; book: Uint8Array | null }>`
+      select p.product_id, r.ts, r.buy_moving_week, r.sell_moving_week, r.book
+      from ${rowsPerProduct(this.dialect, sql`r.ts = ${ts}`)}`.execute(this.db);
+    const rows = await this.bazaar.books.resolve(found.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
     const missing = rows.some((r) => !r.book);
     const books = missing ? await this.bazaar.latestBooks() : new Map<string, Uint8Array>();
     return rows.map((r) => ({
