@@ -5,8 +5,13 @@
  * from any of its recipes, recursively (depth bound, cycle guard, memoised per pricing pass).
  *
  * One CraftEngine is one pricing pass over one PriceSource: build a new one when prices move.
+ *
+ * One plan shares one market: every branch of the tree buys from the same books, so when an
+ * ingredient appears in two branches (or at two depths) the later branch continues where the earlier
+ * one stopped (a Ledger per plan: bazaar levels, BIN listings, NPC stock and buy-order capacity taken).
  */
 import type { Currency, CurrencyCost, GameData, Recipe, RecipeType } from '../../gamedata/types.ts';
+import { Ledger, addTakes } from './ledger.ts';
 import type { PriceSource } from './prices.ts';
 
 export type FillSource = 'npc' | 'order' | 'insta' | 'auction';
@@ -64,6 +69,8 @@ const DEFAULTS = { useOrders: true, maxDepth: 12, npcStock: 640, orderWindowMinu
 const CRAFT_MARGIN = 1.01;
 const MISSING_UNIT_FALLBACK = 20_000_000;
 const UNPRICED = 1e15;
+/** memoised results kept per (item, quantity): the one computed on an untouched book plus a few others */
+const MEMO_VARIANTS = 4;
 
 interface Tranche {
   source: FillSource;
@@ -79,12 +86,36 @@ interface Node {
   /** needs a pseudo-currency without a coin value */
   unpriced: boolean;
   recipe: Recipe | null;
+  /** units this plan takes from each item's tranches; applied to the ledger when the plan is used */
+  takes: Map<string, number>;
+  /**
+   * What the result was computed from: every item whose tranches the evaluation looked at (its
+   * candidates included, chosen or not), with the units already taken from it when it began.
+   */
+  reads: Map<string, number>;
+  /** the entries of `reads` with units already taken (none: computed on an untouched book) */
+  touched: Array<[tag: string, taken: number]>;
 }
 
+/*
+ * Memoisation with a shared book. A sub-result for (item, quantity) is a function of the quantity
+ * and of how much of every item in its subtree was already taken when it was computed, nothing else
+ * (the depth bound and the cycle guard aside, which the memo has always ignored). So each memoised
+ * node keeps `reads`: the taken-units of every item its evaluation looked at, recorded at the first
+ * look in its own evaluation (a first look always precedes any taking of that item below it, so it
+ * is the value at the node's start). A memoised node is reused only when the ledger agrees on every
+ * one of those items; it then applies its `takes`, exactly as recomputing would. The result computed
+ * on an untouched book is kept preferentially, since every fresh plan (each acquisition request,
+ * each profit-list item) starts there.
+ */
 export class CraftEngine {
-  private readonly memo = new Map<string, Node>();
+  private readonly memo = new Map<string, Node[]>();
   private readonly trancheCache = new Map<string, Tranche[]>();
   private readonly options: Required<EngineOptions>;
+  /** what the current plan has taken */
+  private readonly ledger = new Ledger();
+  /** the reads of every node() being evaluated, innermost last */
+  private readonly frames: Map<string, number>[] = [];
 
   constructor(
     private readonly game: GameData,
@@ -96,13 +127,20 @@ export class CraftEngine {
 
   /** The acquisition plan for `quantity` of `tag`; `forceCraft` makes the top level craft when it can. */
   plan(tag: string, quantity: number, forceCraft = false): AcquisitionPlan {
-    return this.node(tag, quantity, 0, new Set(), forceCraft).plan;
+    return this.root(tag, quantity, forceCraft).plan;
   }
 
   /** Internal: the plan plus what the decision used (recipe, unpriced). */
   planDetail(tag: string, quantity: number, forceCraft = false): { plan: AcquisitionPlan; recipe: Recipe | null; unpriced: boolean } {
-    const n = this.node(tag, quantity, 0, new Set(), forceCraft);
+    const n = this.root(tag, quantity, forceCraft);
     return { plan: n.plan, recipe: n.recipe, unpriced: n.unpriced };
+  }
+
+  /** One plan: a fresh, untouched market. */
+  private root(tag: string, quantity: number, forceCraft: boolean): Node {
+    this.ledger.reset();
+    this.frames.length = 0;
+    return this.node(tag, quantity, 0, new Set(), forceCraft);
   }
 
   /** Every way to buy `tag` now, cheapest first (computed once per pass). */
@@ -139,14 +177,24 @@ export class CraftEngine {
     return out;
   }
 
+  /** What buying `quantity` now costs, after what this plan already took (does not take it). */
   private buy(tag: string, quantity: number): { fills: AcquisitionFill[]; filled: number; cost: number; worst: number } {
     const fills: AcquisitionFill[] = [];
     let filled = 0;
     let cost = 0;
     let worst = 0;
+    this.noteRead(tag);
+    let skip = this.ledger.takenOf(tag);
     for (const t of this.tranches(tag)) {
       if (filled >= quantity) break;
-      const take = Math.min(t.capacity, quantity - filled);
+      let capacity = t.capacity;
+      if (skip > 0) {
+        const gone = Math.min(skip, capacity);
+        skip -= gone;
+        capacity -= gone;
+        if (capacity === 0) continue;
+      }
+      const take = Math.min(capacity, quantity - filled);
       const fill: AcquisitionFill = { source: t.source, quantity: take, unitPrice: t.unitPrice, cost: round2(t.unitPrice * take) };
       if (t.source === 'auction') fill.auctionUuid = t.uuid ?? null;
       fills.push(fill);
@@ -157,12 +205,89 @@ export class CraftEngine {
     return { fills, filled, cost, worst };
   }
 
+  private noteRead(tag: string): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (frame && !frame.has(tag)) frame.set(tag, this.ledger.takenOf(tag));
+  }
+
+  /** Passes a finished node's reads to the node being evaluated around it (first look wins). */
+  private mergeReads(reads: ReadonlyMap<string, number>): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (!frame) return;
+    for (const [tag, taken] of reads) if (!frame.has(tag)) frame.set(tag, taken);
+  }
+
+  private memoHit(key: string): Node | undefined {
+    const variants = this.memo.get(key);
+    if (!variants) return undefined;
+    for (const n of variants) if (this.agrees(n)) return n;
+    return undefined;
+  }
+
+  /** The ledger holds, for every item the node read, what it held when the node was computed. */
+  private agrees(n: Node): boolean {
+    if (this.ledger.size < n.reads.size) {
+      // Cheaper from the ledger's side: the items the node saw bought are still bought as far,
+      // and nothing else it read has been bought since.
+      for (const [tag, taken] of n.touched) if (this.ledger.takenOf(tag) !== taken) return false;
+      for (const tag of this.ledger.tags()) {
+        const taken = n.reads.get(tag);
+        if (taken !== undefined && taken !== this.ledger.takenOf(tag)) return false;
+      }
+      return true;
+    }
+    for (const [tag, taken] of n.reads) if (this.ledger.takenOf(tag) !== taken) return false;
+    return true;
+  }
+
+  private remember(key: string, n: Node): void {
+    const variants = this.memo.get(key);
+    if (!variants) {
+      this.memo.set(key, [n]);
+      return;
+    }
+    // The untouched result is checked first: every fresh plan starts there.
+    if (n.touched.length === 0) variants.unshift(n);
+    else variants.push(n);
+    if (variants.length > MEMO_VARIANTS) {
+      const drop = variants.findIndex((v) => v.touched.length > 0);
+      variants.splice(drop >= 0 ? drop : 0, 1);
+    }
+  }
+
+  /**
+   * The best plan for `quantity` of `tag` given what this plan already took; on return the ledger
+   * also holds what the chosen plan takes (later branches buy after it).
+   */
   private node(tag: string, quantity: number, depth: number, stack: Set<string>, forceCraft: boolean): Node {
     const key = `${tag}|${quantity}`;
     if (!forceCraft) {
-      const hit = this.memo.get(key);
-      if (hit) return hit;
+      const hit = this.memoHit(key);
+      if (hit) {
+        this.mergeReads(hit.reads);
+        this.ledger.takeAll(hit.takes);
+        return hit;
+      }
     }
+    const frame = new Map<string, number>();
+    this.frames.push(frame);
+    let result: Node;
+    try {
+      result = this.decide(tag, quantity, depth, stack, forceCraft);
+    } finally {
+      this.frames.pop();
+    }
+    result.reads = frame;
+    result.touched = [];
+    for (const entry of frame) if (entry[1] !== 0) result.touched.push(entry);
+    this.mergeReads(frame);
+    this.ledger.takeAll(result.takes);
+    if (!forceCraft) this.remember(key, result);
+    return result;
+  }
+
+  /** Buy, craft or a hybrid, each priced against the ledger; leaves the ledger as it found it. */
+  private decide(tag: string, quantity: number, depth: number, stack: Set<string>, forceCraft: boolean): Node {
     const bought = this.buy(tag, quantity);
     const missing = quantity - bought.filled;
     const unitPenalty = bought.worst > 0 ? bought.worst * 5 : MISSING_UNIT_FALLBACK;
@@ -186,13 +311,24 @@ export class CraftEngine {
           cheapUnits += f.quantity;
           cheapCost += f.cost;
         }
-        const rest = cheapUnits > 0 && cheapUnits < quantity ? this.bestCraft(tag, quantity - cheapUnits, depth, stack) : undefined;
+        let rest: Node | undefined;
+        if (cheapUnits > 0 && cheapUnits < quantity) {
+          const checkpoint = this.ledger.checkpoint();
+          this.ledger.take(tag, cheapUnits);
+          rest = this.bestCraft(tag, quantity - cheapUnits, depth, stack);
+          this.ledger.rollback(checkpoint);
+        }
         if (rest) {
+          const takes = new Map([[tag, cheapUnits]]);
+          addTakes(takes, rest.takes);
           hybrid = {
             plan: { ...rest.plan, quantity, cost: round2(cheapCost + rest.plan.cost), purchases: cheap },
             penalty: rest.penalty,
             unpriced: rest.unpriced,
             recipe: rest.recipe,
+            takes,
+            reads: rest.reads,
+            touched: [],
           };
         }
       }
@@ -221,6 +357,9 @@ export class CraftEngine {
       penalty: buyPenalty,
       unpriced: false,
       recipe: null,
+      takes: new Map(bought.filled > 0 ? [[tag, bought.filled]] : []),
+      reads: new Map(),
+      touched: [],
     };
     // Every candidate node was built in this call, so its plan can be completed in place.
     const result = chosen;
@@ -230,7 +369,6 @@ export class CraftEngine {
     plan.craftCost = craft ? craft.plan.craftCost : 0;
     plan.craftEnough = craft ? craft.plan.craftEnough : false;
     if (bought_) plan.craftedQuantity = 0;
-    if (!forceCraft) this.memo.set(key, result);
     return result;
   }
 
@@ -240,7 +378,10 @@ export class CraftEngine {
     for (const recipe of this.game.recipes.get(tag) ?? []) {
       // Coin-only NPC offers are buy tranches, not crafts.
       if (recipe.type === 'npc_shop' && recipe.inputs.length === 0 && recipe.currencies.every((c) => c.currency === 'coins')) continue;
+      // Each recipe is priced against the same ledger; node() takes the chosen one afterwards.
+      const checkpoint = this.ledger.checkpoint();
       const node = this.craftWith(recipe, tag, quantity, depth, stack, best ? score(best) : Infinity);
+      this.ledger.rollback(checkpoint);
       if (node && (!best || score(node) < score(best))) best = node;
     }
     return best;
@@ -269,8 +410,11 @@ export class CraftEngine {
       }
     }
     const ingredients: AcquisitionPlan[] = [];
+    const takes = new Map<string, number>();
     for (const input of recipe.inputs) {
+      // Sequential: each ingredient buys after the ones before it (node() leaves its takes in the ledger).
       const sub = this.node(input.tag, input.count * crafts, depth + 1, stack, false);
+      addTakes(takes, sub.takes);
       cost += sub.plan.cost;
       penalty += sub.penalty;
       unpriced ||= sub.unpriced;
@@ -294,7 +438,7 @@ export class CraftEngine {
       durationSeconds: recipe.durationSeconds ?? null,
       currencies,
     });
-    return { plan, penalty, unpriced, recipe };
+    return { plan, penalty, unpriced, recipe, takes, reads: new Map(), touched: [] };
   }
 
   private shape(tag: string, quantity: number, p: Partial<AcquisitionPlan> & { cost: number }): AcquisitionPlan {
