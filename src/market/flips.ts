@@ -37,6 +37,7 @@ import { combinable } from '../gamedata/tables/enchant-combining.ts';
 import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts';
 import { COPPER_YIELDS, type CopperYield } from '../gamedata/tables/copper.ts';
 import { NPC_SHOP_ROWS } from '../gamedata/tables/npc-shops.ts';
+import { builtinUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
 
 const MINUTE = 60_000;
 const SOLD_OVERLAP_MS = 10 * 60_000;
@@ -76,6 +77,8 @@ export interface FlipEngineOptions {
    * (store.flipInputs.priceBuckets). The bazaar rollups (bazaar_2h) are the cheaper source at scale.
    */
   priceHistory?: (since: number, bucketMs: number) => Promise<PriceBucket[]>;
+  /** star and attribute-level costs for attribute flips (default: the built-in tables) */
+  upgradeCosts?: UpgradeCosts;
 }
 
 export interface BazaarFlipResults {
@@ -133,7 +136,29 @@ function modifiersOf(row: AuctionRow): VariantModifiers {
     hotPotatoCount: num('hot_potato_count'),
     enchantments: row.enchantments,
     attributes,
+    ...gemsOf(f),
+    petHeldItem: f['petInfo.heldItem'] || null,
+    petLevel: petLevelOf(row.itemName),
   };
+}
+
+/** Gemstones from the flattened NBT: `gems.<slot>` (or `gems.<slot>.quality`), `gems.<slot>_gem`, `gems.unlocked_slots`. */
+function gemsOf(f: Readonly<Record<string, string>>): { gems: Record<string, string>; unlockedGemSlots: string[] } {
+  const gems: Record<string, string> = {};
+  let unlockedGemSlots: string[] = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (!k.startsWith('gems.')) continue;
+    const key = k.slice('gems.'.length);
+    if (key === 'unlocked_slots') unlockedGemSlots = v.split(',').filter(Boolean);
+    else if (key.endsWith('.quality')) gems[key.slice(0, -'.quality'.length)] = v;
+    else if (!key.includes('.')) gems[key] = v;
+  }
+  return { gems, unlockedGemSlots };
+}
+
+function petLevelOf(itemName: string): number | null {
+  const m = /\[Lvl (\d+)\]/.exec(itemName);
+  return m ? Number(m[1]) : null;
 }
 
 /** A stored order book, decoded on first use (a corrupt one reads as no book: top prices only). */
@@ -169,7 +194,8 @@ class HeldProduct implements ProductMarket {
 }
 
 export class FlipEngine {
-  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>;
+  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>;
+  private readonly upgradeCosts: UpgradeCosts;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -228,6 +254,7 @@ export class FlipEngine {
       openOrdersMaxAgeMs: 2 * HOUR,
       ...options,
     };
+    this.upgradeCosts = options.upgradeCosts ?? builtinUpgradeCosts();
   }
 
   /** Tunes the windows and thresholds (tests, benchmarks); takes effect at the next computation. */
@@ -489,10 +516,19 @@ export class FlipEngine {
     const tags = [...salesPerTag].filter(([, n]) => n >= 3).map(([t]) => t);
     const active = tags.length > 0 ? await this.store.flipInputs.activeBins(tags, now) : [];
     const listings: AuctionListing[] = active.map((a) => ({ ...modifiersOf(a), uuid: a.uuid, tag: a.tag, itemName: a.itemName, price: a.price, startAt: a.at, count: a.count }));
+    // Pet items are auction items: their lowest BINs price the held-item upgrade.
+    const heldItems = [...new Set(sales.map((s) => s.petHeldItem).filter((t): t is string => !!t && !this.market.has(t)))];
+    const heldBins = new Map<string, number>();
+    for (const b of heldItems.length > 0 ? await this.store.flipInputs.activeBins(heldItems, now) : []) {
+      const unit = b.price / Math.max(1, b.count);
+      if (unit > 0 && unit < (heldBins.get(b.tag) ?? Infinity)) heldBins.set(b.tag, unit);
+    }
     const attribute = attributeFlips(this.market, listings, sales, {
       now,
       windowDays: this.opts.salesWindowMs / DAY,
       derpy: currentMayor?.toLowerCase() === 'derpy',
+      upgrades: this.upgradeCosts,
+      lowestBin: (tag) => heldBins.get(tag) ?? null,
     });
 
     // Mayor flips: bazaar products from the price buckets, auction items from their sales.
