@@ -7,7 +7,7 @@
  * at the shard's bazaar price or lowest BIN), gemstones put into a slot the item already has open
  * (the gem's bazaar product) and a pet's held item (bazaar price or lowest BIN).
  *
- * A variant ("key") is: tag, pet level and the set of attribute names (these must match: they
+ * A variant ("key") is: tag, a pet's level and rarity, the set of attribute names (these must match: they
  * cannot be bought), then stars, attribute levels, recombobulated or not, potato books,
  * enchantments, gemstones and the pet item. A listing can become a target when every upgrade is
  * an increase (nothing removed or lowered) and every upgrade has a price. Targets need at least
@@ -89,7 +89,9 @@ const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 
 /** What cannot be bought as an upgrade: variants must agree on it. */
 function baseKey(tag: string, m: VariantModifiers): string {
   const attrs = Object.keys(m.attributes).sort();
-  return `${tag}|${m.petLevel ?? ''}|${attrs.join(',')}`;
+  // A pet's rarity is part of what it is (for other items the tier moves with the recombobulator).
+  const pet = m.petLevel != null ? `${m.petLevel}:${m.tier ?? ''}` : '';
+  return `${tag}|${pet}|${attrs.join(',')}`;
 }
 
 function fullKey(tag: string, m: VariantModifiers): string {
