@@ -90,32 +90,47 @@ interface Node {
   takes: Map<string, number>;
   /**
    * What the result was computed from: every item whose tranches the evaluation looked at (its
-   * candidates included, chosen or not), with the units already taken from it when it began.
+   * candidates included, chosen or not), with the span of its tranche list the walks covered.
    */
-  reads: Map<string, number>;
+  reads: Map<string, ReadSpan>;
   /** the entries of `reads` with units already taken (none: computed on an untouched book) */
-  touched: Array<[tag: string, taken: number]>;
+  touched: Array<[tag: string, span: ReadSpan]>;
+}
+
+/** The part of one item's tranche list an evaluation walked. */
+interface ReadSpan {
+  /** units already taken when the evaluation began */
+  from: number;
+  /** the furthest unit any walk reached (exclusive) */
+  to: number;
+  /** some walk ran out of supply */
+  short: boolean;
 }
 
 /*
  * Memoisation with a shared book. A sub-result for (item, quantity) is a function of the quantity
  * and of how much of every item in its subtree was already taken when it was computed, nothing else
  * (the depth bound and the cycle guard aside, which the memo has always ignored). So each memoised
- * node keeps `reads`: the taken-units of every item its evaluation looked at, recorded at the first
+ * node keeps `reads`: for every item its evaluation looked at, the units already taken at the first
  * look in its own evaluation (a first look always precedes any taking of that item below it, so it
- * is the value at the node's start). A memoised node is reused only when the ledger agrees on every
- * one of those items; it then applies its `takes`, exactly as recomputing would. The result computed
- * on an untouched book is kept preferentially, since every fresh plan (each acquisition request,
- * each profit-list item) starts there.
+ * is the value at the node's start) and how far its walks went. A memoised node is reused only when
+ * recomputing would give the same result: for every one of those items the ledger holds the same
+ * taken-units, or a different number such that every walk, shifted by the difference, still stays
+ * inside the one tranche (same price, same source) it stayed in, without running out. It then
+ * applies its `takes`, exactly as recomputing would. The result computed on an untouched book is
+ * kept preferentially, since every fresh plan (each acquisition request, each profit-list item)
+ * starts there.
  */
 export class CraftEngine {
   private readonly memo = new Map<string, Node[]>();
   private readonly trancheCache = new Map<string, Tranche[]>();
+  /** per item: where each tranche ends, in units from the start of its list */
+  private readonly trancheEnds = new Map<string, number[]>();
   private readonly options: Required<EngineOptions>;
   /** what the current plan has taken */
   private readonly ledger = new Ledger();
   /** the reads of every node() being evaluated, innermost last */
-  private readonly frames: Map<string, number>[] = [];
+  private readonly frames: Map<string, ReadSpan>[] = [];
 
   constructor(
     private readonly game: GameData,
@@ -183,8 +198,8 @@ export class CraftEngine {
     let filled = 0;
     let cost = 0;
     let worst = 0;
-    this.noteRead(tag);
-    let skip = this.ledger.takenOf(tag);
+    const start = this.ledger.takenOf(tag);
+    let skip = start;
     for (const t of this.tranches(tag)) {
       if (filled >= quantity) break;
       let capacity = t.capacity;
@@ -202,19 +217,61 @@ export class CraftEngine {
       cost += fill.cost;
       worst = Math.max(worst, t.unitPrice);
     }
+    this.noteRead(tag, start, start + filled, filled < quantity);
     return { fills, filled, cost, worst };
   }
 
-  private noteRead(tag: string): void {
-    const frame = this.frames[this.frames.length - 1];
-    if (frame && !frame.has(tag)) frame.set(tag, this.ledger.takenOf(tag));
-  }
-
-  /** Passes a finished node's reads to the node being evaluated around it (first look wins). */
-  private mergeReads(reads: ReadonlyMap<string, number>): void {
+  private noteRead(tag: string, from: number, to: number, short: boolean): void {
     const frame = this.frames[this.frames.length - 1];
     if (!frame) return;
-    for (const [tag, taken] of reads) if (!frame.has(tag)) frame.set(tag, taken);
+    const span = frame.get(tag);
+    if (!span) frame.set(tag, { from, to, short });
+    else {
+      span.to = Math.max(span.to, to);
+      span.short ||= short;
+    }
+  }
+
+  /**
+   * Passes a finished node's reads to the node being evaluated around it (the first look's start
+   * wins). A reused node's spans are moved to where its walks run now (`relocate`).
+   */
+  private mergeReads(reads: ReadonlyMap<string, ReadSpan>, relocate: boolean): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (!frame) return;
+    for (const [tag, child] of reads) {
+      const shift = relocate ? this.ledger.takenOf(tag) - child.from : 0;
+      const span = frame.get(tag);
+      // Copied: a finished node's spans are never changed.
+      if (!span) frame.set(tag, { from: child.from + shift, to: child.to + shift, short: child.short });
+      else {
+        span.to = Math.max(span.to, child.to + shift);
+        span.short ||= child.short;
+      }
+    }
+  }
+
+  /** Walks over `span` would give the same fills with `taken` units already gone. */
+  private sameWalk(tag: string, span: ReadSpan, taken: number): boolean {
+    if (taken === span.from) return true;
+    if (span.short || span.to <= span.from) return false;
+    const shift = taken - span.from;
+    const first = Math.min(span.from, taken);
+    const last = Math.max(span.to, span.to + shift) - 1;
+    const ends = this.endsOf(tag);
+    const i = trancheAt(ends, first);
+    return i < ends.length && last < ends[i]!;
+  }
+
+  private endsOf(tag: string): number[] {
+    let ends = this.trancheEnds.get(tag);
+    if (!ends) {
+      ends = [];
+      let total = 0;
+      for (const t of this.tranches(tag)) ends.push((total += t.capacity));
+      this.trancheEnds.set(tag, ends);
+    }
+    return ends;
   }
 
   private memoHit(key: string): Node | undefined {
@@ -229,14 +286,14 @@ export class CraftEngine {
     if (this.ledger.size < n.reads.size) {
       // Cheaper from the ledger's side: the items the node saw bought are still bought as far,
       // and nothing else it read has been bought since.
-      for (const [tag, taken] of n.touched) if (this.ledger.takenOf(tag) !== taken) return false;
+      for (const [tag, span] of n.touched) if (!this.sameWalk(tag, span, this.ledger.takenOf(tag))) return false;
       for (const tag of this.ledger.tags()) {
-        const taken = n.reads.get(tag);
-        if (taken !== undefined && taken !== this.ledger.takenOf(tag)) return false;
+        const span = n.reads.get(tag);
+        if (span !== undefined && !this.sameWalk(tag, span, this.ledger.takenOf(tag))) return false;
       }
       return true;
     }
-    for (const [tag, taken] of n.reads) if (this.ledger.takenOf(tag) !== taken) return false;
+    for (const [tag, span] of n.reads) if (!this.sameWalk(tag, span, this.ledger.takenOf(tag))) return false;
     return true;
   }
 
@@ -264,12 +321,12 @@ export class CraftEngine {
     if (!forceCraft) {
       const hit = this.memoHit(key);
       if (hit) {
-        this.mergeReads(hit.reads);
+        this.mergeReads(hit.reads, true);
         this.ledger.takeAll(hit.takes);
         return hit;
       }
     }
-    const frame = new Map<string, number>();
+    const frame = new Map<string, ReadSpan>();
     this.frames.push(frame);
     let result: Node;
     try {
@@ -279,8 +336,8 @@ export class CraftEngine {
     }
     result.reads = frame;
     result.touched = [];
-    for (const entry of frame) if (entry[1] !== 0) result.touched.push(entry);
-    this.mergeReads(frame);
+    for (const entry of frame) if (entry[1].from !== 0) result.touched.push(entry);
+    this.mergeReads(frame, false);
     this.ledger.takeAll(result.takes);
     if (!forceCraft) this.remember(key, result);
     return result;
@@ -461,6 +518,18 @@ export class CraftEngine {
       currencies: p.currencies ?? [],
     };
   }
+}
+
+/** The index of the tranche holding unit `unit` (ends.length when past the last). */
+function trancheAt(ends: readonly number[], unit: number): number {
+  let lo = 0;
+  let hi = ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ends[mid]! > unit) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 function score(n: Node): number {

@@ -136,3 +136,44 @@ describe('one shared market per plan', () => {
     assert.deepEqual(rows.map((r) => [r.itemId, r.craftCost]).sort(), [['A', 100], ['B', 50], ['TOP', 200]]);
   });
 });
+
+describe('memoisation on a shared market', () => {
+  test('a warmed engine plans exactly like a fresh one (random trees, buyable intermediates)', () => {
+    let seed = 11;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return 1 + (seed % n);
+    };
+    for (let round = 0; round < 30; round++) {
+      const levels = (base: number): Array<[number, number]> => Array.from({ length: 4 }, (_, i) => [base * (1 + i * 0.5), rand(400)]);
+      const g = game([
+        craft('TOP', { LEAF: rand(100), MID1: rand(3), MID2: rand(3) }),
+        craft('MID1', { LEAF: rand(60), OTHER: rand(40) }),
+        craft('MID2', { MID1: rand(2), LEAF: rand(60) }),
+        craft('SIDE', { MID1: 1, OTHER: rand(50) }),
+      ]);
+      const prices = mapPriceSource(books(
+        quote('LEAF', levels(1)),
+        quote('OTHER', levels(2)),
+        quote('MID1', levels(rand(150))),
+        quote('MID2', levels(rand(400))),
+      ));
+      const warmed = new CraftEngine(g, prices);
+      for (const [tag, q] of [['SIDE', 2], ['MID2', 1], ['MID1', 3], ['TOP', 1], ['MID1', 1]] as const) warmed.plan(tag, q);
+      for (const [tag, q] of [['TOP', 1], ['TOP', 2], ['SIDE', 3], ['MID2', 2]] as const) {
+        assert.deepEqual(warmed.plan(tag, q), new CraftEngine(g, prices).plan(tag, q), `round ${round}: ${tag} ×${q}`);
+      }
+    }
+  });
+});
+
+test('a memoised plan that ran out of supply is reused only at the same point of the book', () => {
+  const g = game([craft('TOP', { A: 1, B: 1 }), craft('B', { A: 1 }), craft('A', { LEAF: 60 }), craft('D', { LEAF: 50, A: 1 })]);
+  const prices = mapPriceSource(books(quote('LEAF', [[1, 100]])));
+  const engine = new CraftEngine(g, prices);
+  assert.equal(engine.plan('TOP', 1).ingredients[1]!.ingredients[0]!.ingredients[0]!.shortfall, 20);
+  // The second A ran short from unit 60; from unit 50 it is short by 10, not 20.
+  const d = engine.plan('D', 1);
+  assert.equal(d.ingredients[1]!.ingredients[0]!.shortfall, 10);
+  assert.deepEqual(d, new CraftEngine(g, prices).plan('D', 1));
+});
