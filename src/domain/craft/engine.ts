@@ -126,6 +126,7 @@ export class CraftEngine {
   private readonly trancheCache = new Map<string, Tranche[]>();
   /** per item: where each tranche ends, in units from the start of its list */
   private readonly trancheEnds = new Map<string, number[]>();
+  private readonly craftableCache = new Map<string, boolean>();
   private readonly options: Required<EngineOptions>;
   /** what the current plan has taken */
   private readonly ledger = new Ledger();
@@ -317,6 +318,13 @@ export class CraftEngine {
    * also holds what the chosen plan takes (later branches buy after it).
    */
   private node(tag: string, quantity: number, depth: number, stack: Set<string>, forceCraft: boolean): Node {
+    if (!this.craftable(tag) || depth >= this.options.maxDepth || stack.has(tag)) {
+      // Buying is the only way: not memoised (a walk over a few tranches costs no more than a memo
+      // check), and its read lands in the enclosing node's frame.
+      const bought = this.decide(tag, quantity, depth, stack, forceCraft);
+      this.ledger.takeAll(bought.takes);
+      return bought;
+    }
     const key = `${tag}|${quantity}`;
     if (!forceCraft) {
       const hit = this.memoHit(key);
@@ -429,12 +437,22 @@ export class CraftEngine {
     return result;
   }
 
+  /** The item has a recipe bestCraft would try. */
+  private craftable(tag: string): boolean {
+    let known = this.craftableCache.get(tag);
+    if (known === undefined) {
+      known = (this.game.recipes.get(tag) ?? []).some((r) => !isCoinOffer(r));
+      this.craftableCache.set(tag, known);
+    }
+    return known;
+  }
+
   /** The cheapest way to craft `quantity` from any recipe (per-unit cost), or undefined without a usable recipe. */
   private bestCraft(tag: string, quantity: number, depth: number, stack: Set<string>): Node | undefined {
     let best: Node | undefined;
     for (const recipe of this.game.recipes.get(tag) ?? []) {
       // Coin-only NPC offers are buy tranches, not crafts.
-      if (recipe.type === 'npc_shop' && recipe.inputs.length === 0 && recipe.currencies.every((c) => c.currency === 'coins')) continue;
+      if (isCoinOffer(recipe)) continue;
       // Each recipe is priced against the same ledger; node() takes the chosen one afterwards.
       const checkpoint = this.ledger.checkpoint();
       const node = this.craftWith(recipe, tag, quantity, depth, stack, best ? score(best) : Infinity);
@@ -530,6 +548,10 @@ function trancheAt(ends: readonly number[], unit: number): number {
     else lo = mid + 1;
   }
   return lo;
+}
+
+function isCoinOffer(recipe: Recipe): boolean {
+  return recipe.type === 'npc_shop' && recipe.inputs.length === 0 && recipe.currencies.every((c) => c.currency === 'coins');
 }
 
 function score(n: Node): number {
