@@ -516,19 +516,27 @@ export class FlipEngine {
     const tags = [...salesPerTag].filter(([, n]) => n >= 3).map(([t]) => t);
     const active = tags.length > 0 ? await this.store.flipInputs.activeBins(tags, now) : [];
     const listings: AuctionListing[] = active.map((a) => ({ ...modifiersOf(a), uuid: a.uuid, tag: a.tag, itemName: a.itemName, price: a.price, startAt: a.at, count: a.count }));
-    // Pet items are auction items: their lowest BINs price the held-item upgrade.
-    const heldItems = [...new Set(sales.map((s) => s.petHeldItem).filter((t): t is string => !!t && !this.market.has(t)))];
-    const heldBins = new Map<string, number>();
-    for (const b of heldItems.length > 0 ? await this.store.flipInputs.activeBins(heldItems, now) : []) {
+    // Upgrades that are not bazaar products (pet items, some shards and star items) are priced at their lowest BIN.
+    const offBazaar = new Set<string>();
+    const needs = (id: string | null | undefined) => {
+      if (id && !this.market.has(id)) offBazaar.add(id);
+    };
+    for (const s of sales) {
+      needs(s.petHeldItem);
+      for (const name of Object.keys(s.attributes)) needs(this.upgradeCosts.attributeShards.get(name)?.productId);
+      if (s.stars > 0) for (const items of this.upgradeCosts.stars.get(s.tag)?.itemsPerStar ?? []) for (const id of Object.keys(items)) needs(id);
+    }
+    const offBazaarBins = new Map<string, number>();
+    for (const b of offBazaar.size > 0 ? await this.store.flipInputs.activeBins([...offBazaar], now) : []) {
       const unit = b.price / Math.max(1, b.count);
-      if (unit > 0 && unit < (heldBins.get(b.tag) ?? Infinity)) heldBins.set(b.tag, unit);
+      if (unit > 0 && unit < (offBazaarBins.get(b.tag) ?? Infinity)) offBazaarBins.set(b.tag, unit);
     }
     const attribute = attributeFlips(this.market, listings, sales, {
       now,
       windowDays: this.opts.salesWindowMs / DAY,
       derpy: currentMayor?.toLowerCase() === 'derpy',
       upgrades: this.upgradeCosts,
-      lowestBin: (tag) => heldBins.get(tag) ?? null,
+      lowestBin: (tag) => offBazaarBins.get(tag) ?? null,
     });
 
     // Mayor flips: bazaar products from the price buckets, auction items from their sales.
