@@ -115,7 +115,8 @@ export function neuNpcOffers(): NpcShopOffer[] {
   }));
 }
 
-function modifiersOf(row: AuctionRow): VariantModifiers {
+/** The variant an auction row is (attribute flips), from its flattened NBT and name. */
+export function modifiersOf(row: AuctionRow): VariantModifiers {
   const f = row.flatNbt;
   const num = (k: string) => {
     const v = Number(f[k]);
