@@ -282,11 +282,10 @@ export class CraftEngine {
     return undefined;
   }
 
-  /** The ledger holds, for every item the node read, what it held when the node was computed. */
+  /** Recomputing the node on the ledger as it is now would walk every item it read the same way. */
   private agrees(n: Node): boolean {
     if (this.ledger.size < n.reads.size) {
-      // Cheaper from the ledger's side: the items the node saw bought are still bought as far,
-      // and nothing else it read has been bought since.
+      // Cheaper from the ledger's side: only items bought before the node or since can differ.
       for (const [tag, span] of n.touched) if (!this.sameWalk(tag, span, this.ledger.takenOf(tag))) return false;
       for (const tag of this.ledger.tags()) {
         const span = n.reads.get(tag);
