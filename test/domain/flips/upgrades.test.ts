@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { attributeFlips, upgradeIngredients, type AuctionListing, type AuctionSale, type VariantModifiers } from '../../../src/domain/flips/attribute.ts';
 import { builtinUpgradeCosts, upgradeCostsFromNeu, type UpgradeCosts } from '../../../src/gamedata/upgrades.ts';
@@ -100,8 +100,9 @@ describe('upgrade pricing: stars, attributes, gemstones, pet items', () => {
 });
 
 describe('upgrade costs as game data', () => {
-  it('reads stars and attribute levelling from the real NEU constants', () => {
-    const dir = new URL('../../../../shared/data/neu-repo/constants/', import.meta.url);
+  const dir = new URL('../../../../shared/data/neu-repo/constants/', import.meta.url);
+  const skip = existsSync(new URL('essencecosts.json', dir)) ? false : 'no NEU repository in ../shared/data';
+  it('reads stars and attribute levelling from the real NEU constants', { skip }, () => {
     const read = (name: string) => JSON.parse(readFileSync(new URL(name, dir), 'utf8')) as unknown;
     const neu = upgradeCostsFromNeu(read('essencecosts.json'), read('attribute_shards.json'));
     const hyperion = neu.stars.get('HYPERION')!;
