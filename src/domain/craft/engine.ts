@@ -86,8 +86,13 @@ interface Node {
   /** needs a pseudo-currency without a coin value */
   unpriced: boolean;
   recipe: Recipe | null;
-  /** units this plan takes from each item's tranches; applied to the ledger when the plan is used */
-  takes: Map<string, number>;
+  /**
+   * What this plan takes from the market: `own` units of its own item bought directly, plus what
+   * its `parts` (the sub-plans it uses) take. Flattened into `takes` only for plans actually used.
+   */
+  own: number;
+  parts: Node[];
+  takes?: Map<string, number>;
   /**
    * What the result was computed from: every item whose tranches the evaluation looked at (its
    * candidates included, chosen or not), with the span of its tranche list the walks covered.
@@ -321,7 +326,7 @@ export class CraftEngine {
       // Buying is the only way: not memoised (a walk over a few tranches costs no more than a memo
       // check), and its read lands in the enclosing node's frame.
       const bought = this.decide(tag, quantity, depth, stack, forceCraft);
-      this.ledger.takeAll(bought.takes);
+      this.take(bought);
       return bought;
     }
     const key = `${tag}|${quantity}`;
@@ -329,7 +334,7 @@ export class CraftEngine {
       const hit = this.memoHit(key);
       if (hit) {
         this.mergeReads(hit.reads, true);
-        this.ledger.takeAll(hit.takes);
+        this.take(hit);
         return hit;
       }
     }
@@ -345,7 +350,7 @@ export class CraftEngine {
     result.touched = [];
     for (const entry of frame) if (entry[1].from !== 0) result.touched.push(entry);
     this.mergeReads(frame, false);
-    this.ledger.takeAll(result.takes);
+    this.take(result);
     if (!forceCraft) this.remember(key, result);
     return result;
   }
@@ -383,14 +388,13 @@ export class CraftEngine {
           this.ledger.rollback(checkpoint);
         }
         if (rest) {
-          const takes = new Map([[tag, cheapUnits]]);
-          addTakes(takes, rest.takes);
           hybrid = {
             plan: { ...rest.plan, quantity, cost: round2(cheapCost + rest.plan.cost), purchases: cheap },
             penalty: rest.penalty,
             unpriced: rest.unpriced,
             recipe: rest.recipe,
-            takes,
+            own: cheapUnits,
+            parts: [rest],
             reads: rest.reads,
             touched: [],
           };
@@ -421,7 +425,8 @@ export class CraftEngine {
       penalty: buyPenalty,
       unpriced: false,
       recipe: null,
-      takes: new Map(bought.filled > 0 ? [[tag, bought.filled]] : []),
+      own: bought.filled,
+      parts: [],
       reads: new Map(),
       touched: [],
     };
@@ -434,6 +439,12 @@ export class CraftEngine {
     plan.craftEnough = craft ? craft.plan.craftEnough : false;
     if (bought_) plan.craftedQuantity = 0;
     return result;
+  }
+
+  /** Takes what the plan of `n` takes from the market. */
+  private take(n: Node): void {
+    if (n.parts.length === 0) this.ledger.take(n.plan.itemId, n.own);
+    else this.ledger.takeAll(takesOf(n));
   }
 
   /** The item has a recipe bestCraft would try. */
@@ -484,11 +495,11 @@ export class CraftEngine {
       }
     }
     const ingredients: AcquisitionPlan[] = [];
-    const takes = new Map<string, number>();
+    const parts: Node[] = [];
     for (const input of recipe.inputs) {
       // Sequential: each ingredient buys after the ones before it (node() leaves its takes in the ledger).
       const sub = this.node(input.tag, input.count * crafts, depth + 1, stack, false);
-      addTakes(takes, sub.takes);
+      parts.push(sub);
       cost += sub.plan.cost;
       penalty += sub.penalty;
       unpriced ||= sub.unpriced;
@@ -512,7 +523,7 @@ export class CraftEngine {
       durationSeconds: recipe.durationSeconds ?? null,
       currencies,
     });
-    return { plan, penalty, unpriced, recipe, takes, reads: new Map(), touched: [] };
+    return { plan, penalty, unpriced, recipe, own: 0, parts, reads: new Map(), touched: [] };
   }
 
   private shape(tag: string, quantity: number, p: Partial<AcquisitionPlan> & { cost: number }): AcquisitionPlan {
@@ -547,6 +558,20 @@ function trancheAt(ends: readonly number[], unit: number): number {
     else lo = mid + 1;
   }
   return lo;
+}
+
+/** Units per item the plan of `n` takes, flattened once. */
+function takesOf(n: Node): Map<string, number> {
+  if (n.takes) return n.takes;
+  const takes = new Map<string, number>();
+  if (n.own > 0) takes.set(n.plan.itemId, n.own);
+  for (const part of n.parts) {
+    if (part.parts.length === 0) {
+      if (part.own > 0) takes.set(part.plan.itemId, (takes.get(part.plan.itemId) ?? 0) + part.own);
+    } else addTakes(takes, takesOf(part));
+  }
+  n.takes = takes;
+  return takes;
 }
 
 function isCoinOffer(recipe: Recipe): boolean {
