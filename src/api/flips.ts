@@ -12,6 +12,7 @@ import { FlipEngine } from '../market/flips.ts';
 import { tierAtLeast } from '../domain/tiers.ts';
 import { sortAttributeFlips, type AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
+import { loadUpgradeCosts } from '../gamedata/upgrades.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -179,7 +180,10 @@ function computed(reply: FastifyReply, at: number | null | undefined): void {
 }
 
 async function flips(app: FastifyInstance) {
-  const engine = new FlipEngine(app.store, app.clock, app.context.logger.child({ component: 'flips' }), { pollMs: app.context.config.flipsPollMs, npcUploadQuorum: app.context.config.npcUploadQuorum });
+  const { config } = app.context;
+  // Star and attribute-level costs from the configured game data (only two constants files are read).
+  const upgradeCosts = loadUpgradeCosts({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
+  const engine = new FlipEngine(app.store, app.clock, app.context.logger.child({ component: 'flips' }), { pollMs: config.flipsPollMs, upgradeCosts, npcUploadQuorum: config.npcUploadQuorum });
   app.decorate('flips', engine);
   app.addHook('onReady', async () => engine.start());
   app.addHook('onClose', async () => engine.stop());

@@ -37,6 +37,7 @@ import { combinable } from '../gamedata/tables/enchant-combining.ts';
 import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts';
 import { COPPER_YIELDS, type CopperYield } from '../gamedata/tables/copper.ts';
 import { NPC_SHOP_ROWS } from '../gamedata/tables/npc-shops.ts';
+import { builtinUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
 
 const MINUTE = 60_000;
 const SOLD_OVERLAP_MS = 10 * 60_000;
@@ -78,6 +79,8 @@ export interface FlipEngineOptions {
    * (store.flipInputs.priceBuckets). The bazaar rollups (bazaar_2h) are the cheaper source at scale.
    */
   priceHistory?: (since: number, bucketMs: number) => Promise<PriceBucket[]>;
+  /** star and attribute-level costs for attribute flips (default: the built-in tables) */
+  upgradeCosts?: UpgradeCosts;
 }
 
 export interface BazaarFlipResults {
@@ -114,7 +117,8 @@ export function neuNpcOffers(): NpcShopOffer[] {
   }));
 }
 
-function modifiersOf(row: AuctionRow): VariantModifiers {
+/** The variant an auction row is (attribute flips), from its flattened NBT and name. */
+export function modifiersOf(row: AuctionRow): VariantModifiers {
   const f = row.flatNbt;
   const num = (k: string) => {
     const v = Number(f[k]);
@@ -135,7 +139,29 @@ function modifiersOf(row: AuctionRow): VariantModifiers {
     hotPotatoCount: num('hot_potato_count'),
     enchantments: row.enchantments,
     attributes,
+    ...gemsOf(f),
+    petHeldItem: f['petInfo.heldItem'] || null,
+    petLevel: petLevelOf(row.itemName),
   };
+}
+
+/** Gemstones from the flattened NBT: `gems.<slot>` (or `gems.<slot>.quality`), `gems.<slot>_gem`, `gems.unlocked_slots`. */
+function gemsOf(f: Readonly<Record<string, string>>): { gems: Record<string, string>; unlockedGemSlots: string[] } {
+  const gems: Record<string, string> = {};
+  let unlockedGemSlots: string[] = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (!k.startsWith('gems.')) continue;
+    const key = k.slice('gems.'.length);
+    if (key === 'unlocked_slots') unlockedGemSlots = v.split(',').filter(Boolean);
+    else if (key.endsWith('.quality')) gems[key.slice(0, -'.quality'.length)] = v;
+    else if (!key.includes('.')) gems[key] = v;
+  }
+  return { gems, unlockedGemSlots };
+}
+
+function petLevelOf(itemName: string): number | null {
+  const m = /\[Lvl (\d+)\]/.exec(itemName);
+  return m ? Number(m[1]) : null;
 }
 
 /** A stored order book, decoded on first use (a corrupt one reads as no book: top prices only). */
@@ -171,7 +197,8 @@ class HeldProduct implements ProductMarket {
 }
 
 export class FlipEngine {
-  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>;
+  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>;
+  private readonly upgradeCosts: UpgradeCosts;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
@@ -231,6 +258,7 @@ export class FlipEngine {
       npcUploadQuorum: 2,
       ...options,
     };
+    this.upgradeCosts = options.upgradeCosts ?? builtinUpgradeCosts();
   }
 
   /** Tunes the windows and thresholds (tests, benchmarks); takes effect at the next computation. */
@@ -495,10 +523,27 @@ export class FlipEngine {
     const tags = [...salesPerTag].filter(([, n]) => n >= 3).map(([t]) => t);
     const active = tags.length > 0 ? await this.store.flipInputs.activeBins(tags, now) : [];
     const listings: AuctionListing[] = active.map((a) => ({ ...modifiersOf(a), uuid: a.uuid, tag: a.tag, itemName: a.itemName, price: a.price, startAt: a.at, count: a.count }));
+    // Upgrades that are not bazaar products (pet items, some shards and star items) are priced at their lowest BIN.
+    const offBazaar = new Set<string>();
+    const needs = (id: string | null | undefined) => {
+      if (id && !this.market.has(id)) offBazaar.add(id);
+    };
+    for (const s of sales) {
+      needs(s.petHeldItem);
+      for (const name of Object.keys(s.attributes)) needs(this.upgradeCosts.attributeShards.get(name)?.productId);
+      if (s.stars > 0) for (const items of this.upgradeCosts.stars.get(s.tag)?.itemsPerStar ?? []) for (const id of Object.keys(items)) needs(id);
+    }
+    const offBazaarBins = new Map<string, number>();
+    for (const b of offBazaar.size > 0 ? await this.store.flipInputs.activeBins([...offBazaar], now) : []) {
+      const unit = b.price / Math.max(1, b.count);
+      if (unit > 0 && unit < (offBazaarBins.get(b.tag) ?? Infinity)) offBazaarBins.set(b.tag, unit);
+    }
     const attribute = attributeFlips(this.market, listings, sales, {
       now,
       windowDays: this.opts.salesWindowMs / DAY,
       derpy: currentMayor?.toLowerCase() === 'derpy',
+      upgrades: this.upgradeCosts,
+      lowestBin: (tag) => offBazaarBins.get(tag) ?? null,
     });
 
     // Mayor flips: bazaar products from the price buckets, auction items from their sales.

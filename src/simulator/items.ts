@@ -194,7 +194,7 @@ function buildItem(spec: ItemSpec): { name: string; lore: string[]; extra: strin
   if (spec.rarityUpgrades) ea.rarity_upgrades = int(spec.rarityUpgrades);
   if (spec.hotPotatoCount) ea.hot_potato_count = int(spec.hotPotatoCount);
   if (spec.runes && def.kind !== 'rune') ea.runes = comp(Object.fromEntries(Object.entries(spec.runes).map(([k, v]) => [k, int(v)])));
-  if (spec.gems) ea.gems = comp(Object.fromEntries(Object.entries(spec.gems).map(([k, v]) => [k, str(v)])));
+  if (spec.gems) ea.gems = gemsTag(def.id, def.gemSlots ?? [], spec.gems);
   if (spec.attributes) ea.attributes = comp(Object.fromEntries(Object.entries(spec.attributes).map(([k, v]) => [k, int(v)])));
   if (def.dungeon) ea.dungeon_item_level = int(spec.upgradeLevel ?? 0);
   if (spec.upgradeLevel) ea.upgrade_level = int(spec.upgradeLevel);
@@ -294,4 +294,19 @@ export function buildItemTemplate(spec: ItemSpec): ItemTemplate {
 export function encodeItem(spec: ItemSpec, uuidHex: string, createdMs: number): { itemBytes: string; itemName: string; itemLore: string; extra: string } {
   const t = buildItemTemplate(spec);
   return { itemBytes: t.instantiate(uuidHex, createdMs), itemName: t.itemName, itemLore: t.itemLore, extra: t.extra };
+}
+
+/** Universal gem slots name their gem in `<slot>_gem` (chosen per item, no extra randomness). */
+const UNIVERSAL_GEMS: Readonly<Record<string, readonly string[]>> = { COMBAT: ['JASPER', 'SAPPHIRE'], DEFENSIVE: ['AMETHYST', 'RUBY'] };
+
+/** `gems` as real items store it: slot → quality, `<slot>_gem` for universal slots, and the unlocked slots. */
+function gemsTag(itemId: string, slots: readonly string[], gems: Readonly<Record<string, string>>): Tag {
+  const out: Record<string, Tag> = {};
+  for (const [slot, quality] of Object.entries(gems)) {
+    out[slot] = str(quality);
+    const choices = UNIVERSAL_GEMS[slot.replace(/_\d+$/, '')];
+    if (choices) out[`${slot}_gem`] = str(choices[(itemId.length + slot.length) % choices.length]!);
+  }
+  out.unlocked_slots = strList([...slots]);
+  return comp(out);
 }

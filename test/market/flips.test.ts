@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { displayName, electionLeader, mayorVariantKey, neuNpcOffers } from '../../src/market/flips.ts';
+import { displayName, electionLeader, mayorVariantKey, modifiersOf, neuNpcOffers } from '../../src/market/flips.ts';
+import { decodeAuctionItem } from '../../src/domain/nbt.ts';
+import { AUCTION_ITEMS } from '../../src/gamedata/builtin/catalog.ts';
+import { encodeItem } from '../../src/simulator/items.ts';
 import type { AuctionRow } from '../../src/store/repositories/flip-inputs.ts';
 import { NEU_SNAPSHOT } from '../../src/gamedata/tables/npc-shops.ts';
 
@@ -32,5 +35,25 @@ describe('flip engine helpers', () => {
     const flesh = offers.find((o) => o.itemTag === 'ROTTEN_FLESH' && o.costs.length === 1 && o.costs[0]!.tag === 'SKYBLOCK_COIN');
     assert.ok(flesh && flesh.costs[0]!.amount > 0 && flesh.count >= 1 && flesh.npcName.length > 0);
     assert.ok(offers.every((o) => o.count > 0 && o.costs.every((c) => Number.isFinite(c.amount))));
+  });
+});
+
+describe('attribute-flip variants from stored auctions', () => {
+  it('reads gems (with universal-slot types and unlocked slots), attributes, stars and a pet item from the item NBT', () => {
+    const valk = AUCTION_ITEMS.find((d) => d.id === 'VALKYRIE')!;
+    const encoded = encodeItem({ def: valk, count: 1, tier: valk.tier, hasUuid: true, timestampForm: 'string', upgradeLevel: 3, gems: { COMBAT_0: 'FINE' } }, '0'.repeat(32), 0);
+    const item = decodeAuctionItem(encoded.itemBytes);
+    const row: AuctionRow = { uuid: 'u', tag: 'VALKYRIE', itemName: encoded.itemName, count: 1, price: 1, at: 0, tier: 'LEGENDARY', reforge: null, enchantments: {}, flatNbt: item.flatNbt };
+    const m = modifiersOf(row);
+    assert.equal(m.stars, 3);
+    assert.equal(m.gems!.COMBAT_0, 'FINE');
+    assert.ok(['JASPER', 'SAPPHIRE'].includes(m.gems!.COMBAT_0_gem!), m.gems!.COMBAT_0_gem);
+    assert.deepEqual(m.unlockedGemSlots, [...(valk.gemSlots ?? [])]);
+    assert.equal(m.petHeldItem, null);
+    const pet = modifiersOf({ ...row, tag: 'PET_RABBIT', itemName: '[Lvl 100] Rabbit', flatNbt: { 'petInfo.heldItem': 'PET_ITEM_EXP_SHARE', 'attributes.mana_pool': '4', 'gems.JASPER_0.quality': 'PERFECT' } });
+    assert.equal(pet.petHeldItem, 'PET_ITEM_EXP_SHARE');
+    assert.equal(pet.petLevel, 100);
+    assert.deepEqual(pet.attributes, { mana_pool: 4 });
+    assert.deepEqual(pet.gems, { JASPER_0: 'PERFECT' });
   });
 });

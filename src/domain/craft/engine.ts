@@ -5,8 +5,13 @@
  * from any of its recipes, recursively (depth bound, cycle guard, memoised per pricing pass).
  *
  * One CraftEngine is one pricing pass over one PriceSource: build a new one when prices move.
+ *
+ * One plan shares one market: every branch of the tree buys from the same books, so when an
+ * ingredient appears in two branches (or at two depths) the later branch continues where the earlier
+ * one stopped (a Ledger per plan: bazaar levels, BIN listings, NPC stock and buy-order capacity taken).
  */
 import type { Currency, CurrencyCost, GameData, Recipe, RecipeType } from '../../gamedata/types.ts';
+import { Ledger, addTakes } from './ledger.ts';
 import type { PriceSource } from './prices.ts';
 
 export type FillSource = 'npc' | 'order' | 'insta' | 'auction';
@@ -64,6 +69,8 @@ const DEFAULTS = { useOrders: true, maxDepth: 12, npcStock: 640, orderWindowMinu
 const CRAFT_MARGIN = 1.01;
 const MISSING_UNIT_FALLBACK = 20_000_000;
 const UNPRICED = 1e15;
+/** memoised results kept per (item, quantity): the one computed on an untouched book plus a few others */
+const MEMO_VARIANTS = 4;
 
 interface Tranche {
   source: FillSource;
@@ -79,12 +86,57 @@ interface Node {
   /** needs a pseudo-currency without a coin value */
   unpriced: boolean;
   recipe: Recipe | null;
+  /**
+   * What this plan takes from the market: `own` units of its own item bought directly, plus what
+   * its `parts` (the sub-plans it uses) take. Flattened into `takes` only for plans actually used.
+   */
+  own: number;
+  parts: Node[];
+  takes?: Map<string, number>;
+  /**
+   * What the result was computed from: every item whose tranches the evaluation looked at (its
+   * candidates included, chosen or not), with the span of its tranche list the walks covered.
+   */
+  reads: Map<string, ReadSpan>;
+  /** the entries of `reads` with units already taken (none: computed on an untouched book) */
+  touched: Array<[tag: string, span: ReadSpan]>;
 }
 
+/** The part of one item's tranche list an evaluation walked. */
+interface ReadSpan {
+  /** units already taken when the evaluation began */
+  from: number;
+  /** the furthest unit any walk reached (exclusive) */
+  to: number;
+  /** some walk ran out of supply */
+  short: boolean;
+}
+
+/*
+ * Memoisation with a shared book. A sub-result for (item, quantity) is a function of the quantity
+ * and of how much of every item in its subtree was already taken when it was computed, nothing else
+ * (the depth bound and the cycle guard aside, which the memo has always ignored). So each memoised
+ * node keeps `reads`: for every item its evaluation looked at, the units already taken at the first
+ * look in its own evaluation (a first look always precedes any taking of that item below it, so it
+ * is the value at the node's start) and how far its walks went. A memoised node is reused only when
+ * recomputing would give the same result: for every one of those items the ledger holds the same
+ * taken-units, or a different number such that every walk, shifted by the difference, still stays
+ * inside the one tranche (same price, same source) it stayed in, without running out. It then
+ * applies its `takes`, exactly as recomputing would. The result computed on an untouched book is
+ * kept preferentially, since every fresh plan (each acquisition request, each profit-list item)
+ * starts there.
+ */
 export class CraftEngine {
-  private readonly memo = new Map<string, Node>();
+  private readonly memo = new Map<string, Node[]>();
   private readonly trancheCache = new Map<string, Tranche[]>();
+  /** per item: where each tranche ends, in units from the start of its list */
+  private readonly trancheEnds = new Map<string, number[]>();
+  private readonly craftableCache = new Map<string, boolean>();
   private readonly options: Required<EngineOptions>;
+  /** what the current plan has taken */
+  private readonly ledger = new Ledger();
+  /** the reads of every node() being evaluated, innermost last */
+  private readonly frames: Map<string, ReadSpan>[] = [];
 
   constructor(
     private readonly game: GameData,
@@ -96,13 +148,20 @@ export class CraftEngine {
 
   /** The acquisition plan for `quantity` of `tag`; `forceCraft` makes the top level craft when it can. */
   plan(tag: string, quantity: number, forceCraft = false): AcquisitionPlan {
-    return this.node(tag, quantity, 0, new Set(), forceCraft).plan;
+    return this.root(tag, quantity, forceCraft).plan;
   }
 
   /** Internal: the plan plus what the decision used (recipe, unpriced). */
   planDetail(tag: string, quantity: number, forceCraft = false): { plan: AcquisitionPlan; recipe: Recipe | null; unpriced: boolean } {
-    const n = this.node(tag, quantity, 0, new Set(), forceCraft);
+    const n = this.root(tag, quantity, forceCraft);
     return { plan: n.plan, recipe: n.recipe, unpriced: n.unpriced };
+  }
+
+  /** One plan: a fresh, untouched market. */
+  private root(tag: string, quantity: number, forceCraft: boolean): Node {
+    this.ledger.reset();
+    this.frames.length = 0;
+    return this.node(tag, quantity, 0, new Set(), forceCraft);
   }
 
   /** Every way to buy `tag` now, cheapest first (computed once per pass). */
@@ -139,14 +198,24 @@ export class CraftEngine {
     return out;
   }
 
+  /** What buying `quantity` now costs, after what this plan already took (does not take it). */
   private buy(tag: string, quantity: number): { fills: AcquisitionFill[]; filled: number; cost: number; worst: number } {
     const fills: AcquisitionFill[] = [];
     let filled = 0;
     let cost = 0;
     let worst = 0;
+    const start = this.ledger.takenOf(tag);
+    let skip = start;
     for (const t of this.tranches(tag)) {
       if (filled >= quantity) break;
-      const take = Math.min(t.capacity, quantity - filled);
+      let capacity = t.capacity;
+      if (skip > 0) {
+        const gone = Math.min(skip, capacity);
+        skip -= gone;
+        capacity -= gone;
+        if (capacity === 0) continue;
+      }
+      const take = Math.min(capacity, quantity - filled);
       const fill: AcquisitionFill = { source: t.source, quantity: take, unitPrice: t.unitPrice, cost: round2(t.unitPrice * take) };
       if (t.source === 'auction') fill.auctionUuid = t.uuid ?? null;
       fills.push(fill);
@@ -154,15 +223,140 @@ export class CraftEngine {
       cost += fill.cost;
       worst = Math.max(worst, t.unitPrice);
     }
+    this.noteRead(tag, start, start + filled, filled < quantity);
     return { fills, filled, cost, worst };
   }
 
+  private noteRead(tag: string, from: number, to: number, short: boolean): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (!frame) return;
+    const span = frame.get(tag);
+    if (!span) frame.set(tag, { from, to, short });
+    else {
+      span.to = Math.max(span.to, to);
+      span.short ||= short;
+    }
+  }
+
+  /**
+   * Passes a finished node's reads to the node being evaluated around it (the first look's start
+   * wins). A reused node's spans are moved to where its walks run now (`relocate`).
+   */
+  private mergeReads(reads: ReadonlyMap<string, ReadSpan>, relocate: boolean): void {
+    const frame = this.frames[this.frames.length - 1];
+    if (!frame) return;
+    for (const [tag, child] of reads) {
+      const shift = relocate ? this.ledger.takenOf(tag) - child.from : 0;
+      const span = frame.get(tag);
+      // Copied: a finished node's spans are never changed.
+      if (!span) frame.set(tag, { from: child.from + shift, to: child.to + shift, short: child.short });
+      else {
+        span.to = Math.max(span.to, child.to + shift);
+        span.short ||= child.short;
+      }
+    }
+  }
+
+  /** Walks over `span` would give the same fills with `taken` units already gone. */
+  private sameWalk(tag: string, span: ReadSpan, taken: number): boolean {
+    if (taken === span.from) return true;
+    if (span.short || span.to <= span.from) return false;
+    const shift = taken - span.from;
+    const first = Math.min(span.from, taken);
+    const last = Math.max(span.to, span.to + shift) - 1;
+    const ends = this.endsOf(tag);
+    const i = trancheAt(ends, first);
+    return i < ends.length && last < ends[i]!;
+  }
+
+  private endsOf(tag: string): number[] {
+    let ends = this.trancheEnds.get(tag);
+    if (!ends) {
+      ends = [];
+      let total = 0;
+      for (const t of this.tranches(tag)) ends.push((total += t.capacity));
+      this.trancheEnds.set(tag, ends);
+    }
+    return ends;
+  }
+
+  private memoHit(key: string): Node | undefined {
+    const variants = this.memo.get(key);
+    if (!variants) return undefined;
+    for (const n of variants) if (this.agrees(n)) return n;
+    return undefined;
+  }
+
+  /** Recomputing the node on the ledger as it is now would walk every item it read the same way. */
+  private agrees(n: Node): boolean {
+    if (this.ledger.size < n.reads.size) {
+      // Cheaper from the ledger's side: only items bought before the node or since can differ.
+      for (const [tag, span] of n.touched) if (!this.sameWalk(tag, span, this.ledger.takenOf(tag))) return false;
+      for (const tag of this.ledger.tags()) {
+        const span = n.reads.get(tag);
+        if (span !== undefined && !this.sameWalk(tag, span, this.ledger.takenOf(tag))) return false;
+      }
+      return true;
+    }
+    for (const [tag, span] of n.reads) if (!this.sameWalk(tag, span, this.ledger.takenOf(tag))) return false;
+    return true;
+  }
+
+  private remember(key: string, n: Node): void {
+    const variants = this.memo.get(key);
+    if (!variants) {
+      this.memo.set(key, [n]);
+      return;
+    }
+    // The untouched result is checked first: every fresh plan starts there.
+    if (n.touched.length === 0) variants.unshift(n);
+    else variants.push(n);
+    if (variants.length > MEMO_VARIANTS) {
+      const drop = variants.findIndex((v) => v.touched.length > 0);
+      variants.splice(drop >= 0 ? drop : 0, 1);
+    }
+  }
+
+  /**
+   * The best plan for `quantity` of `tag` given what this plan already took; on return the ledger
+   * also holds what the chosen plan takes (later branches buy after it).
+   */
   private node(tag: string, quantity: number, depth: number, stack: Set<string>, forceCraft: boolean): Node {
+    if (!this.craftable(tag) || depth >= this.options.maxDepth || stack.has(tag)) {
+      // Buying is the only way: not memoised (a walk over a few tranches costs no more than a memo
+      // check), and its read lands in the enclosing node's frame.
+      const bought = this.decide(tag, quantity, depth, stack, forceCraft);
+      this.take(bought);
+      return bought;
+    }
     const key = `${tag}|${quantity}`;
     if (!forceCraft) {
-      const hit = this.memo.get(key);
-      if (hit) return hit;
+      const hit = this.memoHit(key);
+      if (hit) {
+        this.mergeReads(hit.reads, true);
+        this.take(hit);
+        return hit;
+      }
     }
+    const frame = new Map<string, ReadSpan>();
+    this.frames.push(frame);
+    let result: Node;
+    try {
+      result = this.decide(tag, quantity, depth, stack, forceCraft);
+    } finally {
+      this.frames.pop();
+    }
+    result.reads = frame;
+    result.touched = [];
+    for (const entry of frame) if (entry[1].from !== 0) result.touched.push(entry);
+    this.mergeReads(frame, false);
+    this.take(result);
+    if (!forceCraft) this.remember(key, result);
+    return result;
+  }
+
+  /** Buy, craft or a hybrid, each priced against the ledger; leaves the ledger as it found it. */
+  private decide(tag: string, quantity: number, depth: number, stack: Set<string>, forceCraft: boolean): Node {
     const bought = this.buy(tag, quantity);
     const missing = quantity - bought.filled;
     const unitPenalty = bought.worst > 0 ? bought.worst * 5 : MISSING_UNIT_FALLBACK;
@@ -186,13 +380,23 @@ export class CraftEngine {
           cheapUnits += f.quantity;
           cheapCost += f.cost;
         }
-        const rest = cheapUnits > 0 && cheapUnits < quantity ? this.bestCraft(tag, quantity - cheapUnits, depth, stack) : undefined;
+        let rest: Node | undefined;
+        if (cheapUnits > 0 && cheapUnits < quantity) {
+          const checkpoint = this.ledger.checkpoint();
+          this.ledger.take(tag, cheapUnits);
+          rest = this.bestCraft(tag, quantity - cheapUnits, depth, stack);
+          this.ledger.rollback(checkpoint);
+        }
         if (rest) {
           hybrid = {
             plan: { ...rest.plan, quantity, cost: round2(cheapCost + rest.plan.cost), purchases: cheap },
             penalty: rest.penalty,
             unpriced: rest.unpriced,
             recipe: rest.recipe,
+            own: cheapUnits,
+            parts: [rest],
+            reads: rest.reads,
+            touched: [],
           };
         }
       }
@@ -221,6 +425,10 @@ export class CraftEngine {
       penalty: buyPenalty,
       unpriced: false,
       recipe: null,
+      own: bought.filled,
+      parts: [],
+      reads: new Map(),
+      touched: [],
     };
     // Every candidate node was built in this call, so its plan can be completed in place.
     const result = chosen;
@@ -230,8 +438,23 @@ export class CraftEngine {
     plan.craftCost = craft ? craft.plan.craftCost : 0;
     plan.craftEnough = craft ? craft.plan.craftEnough : false;
     if (bought_) plan.craftedQuantity = 0;
-    if (!forceCraft) this.memo.set(key, result);
     return result;
+  }
+
+  /** Takes what the plan of `n` takes from the market. */
+  private take(n: Node): void {
+    if (n.parts.length === 0) this.ledger.take(n.plan.itemId, n.own);
+    else this.ledger.takeAll(takesOf(n));
+  }
+
+  /** The item has a recipe bestCraft would try. */
+  private craftable(tag: string): boolean {
+    let known = this.craftableCache.get(tag);
+    if (known === undefined) {
+      known = (this.game.recipes.get(tag) ?? []).some((r) => !isCoinOffer(r));
+      this.craftableCache.set(tag, known);
+    }
+    return known;
   }
 
   /** The cheapest way to craft `quantity` from any recipe (per-unit cost), or undefined without a usable recipe. */
@@ -239,8 +462,11 @@ export class CraftEngine {
     let best: Node | undefined;
     for (const recipe of this.game.recipes.get(tag) ?? []) {
       // Coin-only NPC offers are buy tranches, not crafts.
-      if (recipe.type === 'npc_shop' && recipe.inputs.length === 0 && recipe.currencies.every((c) => c.currency === 'coins')) continue;
+      if (isCoinOffer(recipe)) continue;
+      // Each recipe is priced against the same ledger; node() takes the chosen one afterwards.
+      const checkpoint = this.ledger.checkpoint();
       const node = this.craftWith(recipe, tag, quantity, depth, stack, best ? score(best) : Infinity);
+      this.ledger.rollback(checkpoint);
       if (node && (!best || score(node) < score(best))) best = node;
     }
     return best;
@@ -269,8 +495,11 @@ export class CraftEngine {
       }
     }
     const ingredients: AcquisitionPlan[] = [];
+    const parts: Node[] = [];
     for (const input of recipe.inputs) {
+      // Sequential: each ingredient buys after the ones before it (node() leaves its takes in the ledger).
       const sub = this.node(input.tag, input.count * crafts, depth + 1, stack, false);
+      parts.push(sub);
       cost += sub.plan.cost;
       penalty += sub.penalty;
       unpriced ||= sub.unpriced;
@@ -294,7 +523,7 @@ export class CraftEngine {
       durationSeconds: recipe.durationSeconds ?? null,
       currencies,
     });
-    return { plan, penalty, unpriced, recipe };
+    return { plan, penalty, unpriced, recipe, own: 0, parts, reads: new Map(), touched: [] };
   }
 
   private shape(tag: string, quantity: number, p: Partial<AcquisitionPlan> & { cost: number }): AcquisitionPlan {
@@ -317,6 +546,36 @@ export class CraftEngine {
       currencies: p.currencies ?? [],
     };
   }
+}
+
+/** The index of the tranche holding unit `unit` (ends.length when past the last). */
+function trancheAt(ends: readonly number[], unit: number): number {
+  let lo = 0;
+  let hi = ends.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ends[mid]! > unit) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** Units per item the plan of `n` takes, flattened once. */
+function takesOf(n: Node): Map<string, number> {
+  if (n.takes) return n.takes;
+  const takes = new Map<string, number>();
+  if (n.own > 0) takes.set(n.plan.itemId, n.own);
+  for (const part of n.parts) {
+    if (part.parts.length === 0) {
+      if (part.own > 0) takes.set(part.plan.itemId, (takes.get(part.plan.itemId) ?? 0) + part.own);
+    } else addTakes(takes, takesOf(part));
+  }
+  n.takes = takes;
+  return takes;
+}
+
+function isCoinOffer(recipe: Recipe): boolean {
+  return recipe.type === 'npc_shop' && recipe.inputs.length === 0 && recipe.currencies.every((c) => c.currency === 'coins');
 }
 
 function score(n: Node): number {
