@@ -34,8 +34,9 @@ before(async () => {
   closeStore = opened.close;
   registry = new Registry();
   ctx = {
-    // Retries well beyond the fault rates, and a timeout below the simulator's slow delay.
-    client: new HypixelClient({ baseUrl: sim.url, retries: 8, timeoutMs: 400, backoffMs: () => 5 }),
+    // Retries well beyond the fault rates, and a timeout below the simulator's slow delay but far
+    // above a normal answer's time on a busy machine (400 ms timed out healthy answers at load ~12).
+    client: new HypixelClient({ baseUrl: sim.url, retries: 12, timeoutMs: 1500, backoffMs: () => 5 }),
     store: opened.store,
     clock,
     logger: createLogger('silent'),
@@ -56,7 +57,7 @@ async function counter(feed: string, outcome: string): Promise<number> {
 }
 
 it('counts exactly the corrupt records as skipped while request faults are retried', async () => {
-  sim.faults.set({ corruptNbt: 0.05, error: 0.15, truncate: 0.15, slow: 0.05, slowMs: 800, mixed: 0.2, swap404: 0.5, swapWindowMs: 3000 });
+  sim.faults.set({ corruptNbt: 0.05, error: 0.15, truncate: 0.15, slow: 0.05, slowMs: 3000, mixed: 0.2, swap404: 0.5, swapWindowMs: 3000 });
   const auctions = new AuctionIngester(ctx);
   const ended = new EndedIngester(ctx, (uuid) => auctions.forget(uuid));
   let expectedAuctions = 0;
