@@ -43,18 +43,21 @@ export interface NeuLoadReport {
   failed: Array<{ file: string; error: string }>;
 }
 
+/** One `constants/*.json` file of a NEU repository, parsed; undefined when absent or not JSON. */
+export function readNeuConstant(dir: string, name: string): unknown {
+  const path = join(dir, 'constants', name);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Loads a NEU repository directory. Throws when the directory is not one. */
 export function loadNeuRepository(dir: string, kind: 'directory' | 'synced' = 'directory'): GameData & { report: NeuLoadReport } {
   if (!isNeuRepository(dir)) throw new Error(`${dir} is not a NotEnoughUpdates repository (no items/ and constants/)`);
-  const constants = (name: string): unknown => {
-    const path = join(dir, 'constants', name);
-    if (!existsSync(path)) return undefined;
-    try {
-      return JSON.parse(readFileSync(path, 'utf8'));
-    } catch {
-      return undefined;
-    }
-  };
+  const constants = (name: string): unknown => readNeuConstant(dir, name);
 
   // Bazaar stock names first: they decide the tag of shards and books.
   const stockById = new Map<string, string>();

@@ -5,10 +5,8 @@
  * game-data location as the rest (GAME_DATA_DIR, then the synced copy), else the built-in tables.
  * Only the two constants files are read, so the flip engine does not load the whole repository.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { syncedGameDataPath, type GameDataLocations } from './index.ts';
-import { isNeuRepository } from './neu.ts';
+import { isNeuRepository, readNeuConstant } from './neu.ts';
 import { ATTRIBUTE_LEVELLING, ATTRIBUTE_SHARDS, STAR_COSTS } from './tables/upgrades.ts';
 
 export interface StarCost {
@@ -105,14 +103,5 @@ export function attributeKey(name: string): string {
 export function loadUpgradeCosts(locations: GameDataLocations): UpgradeCosts {
   const dir = locations.gameDataDir ?? syncedGameDataPath(locations.dataDir);
   if (!isNeuRepository(dir)) return builtinUpgradeCosts();
-  const read = (name: string): unknown => {
-    const path = join(dir, 'constants', name);
-    if (!existsSync(path)) return undefined;
-    try {
-      return JSON.parse(readFileSync(path, 'utf8'));
-    } catch {
-      return undefined;
-    }
-  };
-  return upgradeCostsFromNeu(read('essencecosts.json'), read('attribute_shards.json'));
+  return upgradeCostsFromNeu(readNeuConstant(dir, 'essencecosts.json'), readNeuConstant(dir, 'attribute_shards.json'));
 }

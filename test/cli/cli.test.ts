@@ -19,6 +19,15 @@ function tempDir(): string {
 }
 
 
+/** Spawns `node <args>`, collecting stdout and stderr in `output`; `exited` resolves with the exit code. */
+function start(args: string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run = { child, output: '', exited: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))) };
+  child.stdout.on('data', (d) => (run.output += d));
+  child.stderr.on('data', (d) => (run.output += d));
+  return run;
+}
+
 const cleanEnv = { ...process.env, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'info' };
 
 describe('skymarket CLI', () => {
@@ -50,14 +59,8 @@ describe('skymarket CLI', () => {
   it('serve answers health, then shuts down gracefully on SIGTERM', async () => {
     const dir = tempDir();
     const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], {
-      env: cleanEnv,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], cleanEnv);
+    const { child, exited } = run;
     try {
       const deadline = Date.now() + 40_000;
       let health: Response | undefined;
@@ -66,15 +69,15 @@ describe('skymarket CLI', () => {
         if (health) break;
         await new Promise((r) => setTimeout(r, 100));
       }
-      assert.ok(health, `server did not start: ${output}`);
+      assert.ok(health, `server did not start: ${run.output}`);
       assert.equal(health.status, 503);
       assert.equal(((await health.json()) as { status: string }).status, 'unavailable');
       child.kill('SIGTERM');
-      assert.equal(await exited, 0, output);
-      assert.match(output, /shutting down gracefully/);
-      assert.match(output, /skymarket stopped/);
+      assert.equal(await exited, 0, run.output);
+      assert.match(run.output, /shutting down gracefully/);
+      assert.match(run.output, /skymarket stopped/);
       // Structured JSON logs, one object per line.
-      for (const line of output.trim().split('\n').filter((l) => l.startsWith('{'))) JSON.parse(line);
+      for (const line of run.output.trim().split('\n').filter((l) => l.startsWith('{'))) JSON.parse(line);
     } finally {
       child.kill('SIGKILL');
     }
@@ -109,14 +112,8 @@ describe('skymarket CLI', () => {
 async function demoServes(entry: string): Promise<void> {
   const dir = tempDir();
   const port = await freePort();
-  const child = spawn(process.execPath, [entry, 'serve', '--demo', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], {
-    env: { ...cleanEnv, SIM_AUCTIONS: '300', SIM_BACKFILL: '30m' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const run = start([entry, 'serve', '--demo', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], { ...cleanEnv, SIM_AUCTIONS: '300', SIM_BACKFILL: '30m' });
+  const { child, exited } = run;
   try {
     const started = Date.now();
     let body: { status: string; simulated: boolean; feeds: Record<string, { records: number; source: string }> } | undefined;
@@ -128,16 +125,16 @@ async function demoServes(entry: string): Promise<void> {
       }
       await new Promise((r) => setTimeout(r, 200));
     }
-    assert.ok(body, `demo never became ready: ${output.slice(-2000)}`);
+    assert.ok(body, `demo never became ready: ${run.output.slice(-2000)}`);
     assert.equal(body.status, 'ok');
     assert.equal(body.simulated, true);
     assert.ok(body.feeds.auctions!.records >= 250, JSON.stringify(body.feeds));
     assert.equal(body.feeds.bazaar!.source, 'simulator');
-    assert.match(output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
+    assert.match(run.output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
     child.kill('SIGTERM');
-    assert.equal(await exited, 0, output.slice(-2000));
+    assert.equal(await exited, 0, run.output.slice(-2000));
   } finally {
     child.kill('SIGKILL');
   }
@@ -147,13 +144,8 @@ describe('skymarket CLI, more', () => {
 
   it('simulate serves the fake Hypixel API, marked as simulated', async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [BIN, 'simulate', '--port', String(port)], {
-      env: { ...cleanEnv, SIM_AUCTIONS: '1200' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => (output += d));
-    child.stderr.on('data', (d) => (output += d));
+    const run = start([BIN, 'simulate', '--port', String(port)], { ...cleanEnv, SIM_AUCTIONS: '1200' });
+    const { child } = run;
     try {
       let page: Response | undefined;
       const started = Date.now();
@@ -162,7 +154,7 @@ describe('skymarket CLI, more', () => {
         if (page?.status === 200) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      assert.equal(page?.status, 200, output);
+      assert.equal(page?.status, 200, run.output);
       assert.equal(page.headers.get('x-skymarket-simulated'), 'true');
       const body = (await page.json()) as { page: number; totalPages: number; auctions: unknown[] };
       assert.equal(body.page, 1);
