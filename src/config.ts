@@ -68,6 +68,8 @@ export interface Config {
   flipsPollMs: number;
   /** ms between a standby's attempts at the ingest/jobs leader lock, and a leader's checks of it (PostgreSQL) */
   leaderRetryMs: number;
+  /** worker threads that decode a cold auctions sweep beside the ingest thread (0: none) */
+  ingestDecodeWorkers: number;
   /** distinct players who must upload the same NPC shop offer before NPC flips use it */
   npcUploadQuorum: number;
 }
@@ -115,6 +117,7 @@ export const ENV_NAMES = {
   flipsPollMs: 'FLIPS_POLL_MS',
   leaderRetryMs: 'LEADER_RETRY_MS',
   npcUploadQuorum: 'NPC_UPLOAD_QUORUM',
+  ingestDecodeWorkers: 'INGEST_DECODE_WORKERS',
 } as const satisfies Record<keyof Config, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -188,6 +191,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     exportWebhookHosts: parseWebhookHosts(raw('exportWebhookHosts') ?? DEFAULTS.exportWebhookHosts),
     flipsPollMs: parseInteger(ENV_NAMES.flipsPollMs, raw('flipsPollMs'), 2000, 0, 600_000),
     leaderRetryMs: parseInteger(ENV_NAMES.leaderRetryMs, raw('leaderRetryMs'), 2000, 100, 60_000),
+    ingestDecodeWorkers: parseInteger(ENV_NAMES.ingestDecodeWorkers, raw('ingestDecodeWorkers'), 0, 0, 8),
     npcUploadQuorum: parseInteger(ENV_NAMES.npcUploadQuorum, raw('npcUploadQuorum'), 2, 1, 1000),
   };
 }

@@ -106,6 +106,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       logger,
       registry: metrics.registry,
       source: dataSource,
+      decodeWorkers: config.ingestDecodeWorkers,
     });
     const running = ingestion;
     let historyChecked = false;

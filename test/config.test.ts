@@ -17,6 +17,9 @@ describe('config', () => {
     assert.equal(c.role, 'all');
     assert.equal(c.demo, false);
     assert.deepEqual(c.corsOrigins, ['*']);
+    assert.equal(c.ingestDecodeWorkers, 0);
+    assert.equal(c.npcUploadQuorum, 2);
+    assert.deepEqual([loadConfig({ INGEST_DECODE_WORKERS: '2', NPC_UPLOAD_QUORUM: '1' }).ingestDecodeWorkers, loadConfig({ NPC_UPLOAD_QUORUM: '1' }).npcUploadQuorum], [2, 1]);
   });
 
   it('reads every variable and lets flags win', () => {
@@ -66,6 +69,8 @@ describe('config', () => {
     [{ TRUST_PROXY: 'my proxy' }, "Invalid TRUST_PROXY: expected true, false, a hop count or a comma-separated list of IPs/CIDRs, got 'my proxy'"],
     [{ DEMO: 'maybe' }, "Invalid DEMO: expected true or false, got 'maybe'"],
     [{ BODY_LIMIT: '10' }, 'Invalid BODY_LIMIT: expected an integer from 1024 to 1073741824, got 10'],
+    [{ INGEST_DECODE_WORKERS: '9' }, 'Invalid INGEST_DECODE_WORKERS: expected an integer from 0 to 8, got 9'],
+    [{ NPC_UPLOAD_QUORUM: '0' }, 'Invalid NPC_UPLOAD_QUORUM: expected an integer from 1 to 1000, got 0'],
   ];
   for (const [env, message] of invalid) {
     it(`rejects ${Object.entries(env)[0]!.join('=')} with one line naming the variable`, () => {
