@@ -239,7 +239,10 @@ const nbtText =
   (value, filter) => {
     const test = textCondition(filter, value);
     if (keys.length === 1) return (s) => test(s.flatNbt[keys[0]!]);
-    return (s) => test(keys.map((k) => s.flatNbt[k]).find((v) => v !== undefined));
+    return (s) => {
+      for (const k of keys) if (s.flatNbt[k] !== undefined) return test(s.flatNbt[k]);
+      return test(undefined);
+    };
   };
 const nbtBool =
   (key: string): Builder =>

@@ -129,8 +129,7 @@ export interface NpcShopUpload {
  * player's made-up prices cannot create flips (self-hosters with one mod user set 1).
  */
 export function npcOffersFromUploads(uploads: Iterable<NpcShopUpload>, quorum = 2): NpcShopOffer[] {
-  const out = new Map<string, NpcShopOffer>();
-  const reporters = new Map<string, Set<string>>();
+  const reported = new Map<string, { offer: NpcShopOffer; uploaders: Set<string> }>();
   const tag = (v: unknown) => typeof v === 'string' && /^[A-Z0-9_:;\-]{1,64}$/.test(v);
   const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
   for (const { body, uploader } of uploads) {
@@ -148,13 +147,12 @@ export function npcOffersFromUploads(uploads: Iterable<NpcShopUpload>, quorum = 
       if (costs.length !== o.costs.length) continue;
       const offer: NpcShopOffer = { npcName, itemTag: o.itemTag as string, count: o.count, costs };
       const key = JSON.stringify([npcName, offer.itemTag, offer.count, costs]);
-      if (!out.has(key)) out.set(key, offer);
-      const by = reporters.get(key) ?? new Set<string>();
-      by.add(uploader);
-      reporters.set(key, by);
+      const seen = reported.get(key);
+      if (seen) seen.uploaders.add(uploader);
+      else reported.set(key, { offer, uploaders: new Set([uploader]) });
     }
   }
-  return [...out.entries()].filter(([key]) => reporters.get(key)!.size >= quorum).map(([, offer]) => offer);
+  return [...reported.values()].filter((r) => r.uploaders.size >= quorum).map((r) => r.offer);
 }
 
 export function reverseNpcFlips(market: Market, offers: Iterable<NpcShopOffer>, medians: ReadonlyMap<string, number>, now: number): ReverseNpcFlip[] {
