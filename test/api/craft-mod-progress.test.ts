@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { craftRoutes } from '../../src/api/craft.ts';
-import { encodeBook } from '../../src/domain/bazaar-book.ts';
 import { progressFromUploadedState } from '../../src/domain/craft/progress.ts';
 import { filterByProgress, type ProfitableCraft } from '../../src/domain/craft/profit.ts';
 import { loadNeuRepository } from '../../src/gamedata/neu.ts';
@@ -17,7 +16,7 @@ import { validators } from '../../src/mod/messages.ts';
 import { UploadedProgress } from '../../src/mod/progress.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
-import { writeMiniRepo } from '../gamedata/helpers.ts';
+import { storeMiniRepoPrices, writeMiniRepo } from '../gamedata/helpers.ts';
 
 const UUID = '0123456789abcdef0123456789abcdef';
 const PROFILE = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
@@ -84,12 +83,7 @@ describe('profit list filtered by the mod\'s uploaded unlocks (HTTP)', () => {
     writeMiniRepo(join(dir, 'neu'));
     const game = loadNeuRepository(join(dir, 'neu'));
     t = await createTestApp({ apiRoutes: false, env: { DATA_DIR: dir }, extend: async (app) => app.register(craftRoutes, { game }) });
-    // ENCHANTED_WHEAT (needs the Wheat VI collection) is profitable at these prices.
-    const row = (product: string, offer: number) => ({
-      product_id: product, ts: t.clock.now(), buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1,
-      book: encodeBook({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] }),
-    });
-    await t.store.bazaar.insertSnapshot([row('WHEAT', 2), row('ENCHANTED_WHEAT', 1000)], { name: 'bazaar', lastUpdated: t.clock.now(), storedAt: t.clock.now(), records: 2, source: 'simulator' });
+    await storeMiniRepoPrices(t.store, t.clock.now());
   });
   after(async () => {
     await t.close();

@@ -8,14 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { craftRoutes } from '../../src/api/craft.ts';
-import { encodeBook } from '../../src/domain/bazaar-book.ts';
 import { levelFromXp, pickProfile, progressOfMember } from '../../src/domain/craft/progress.ts';
 import { loadNeuRepository } from '../../src/gamedata/neu.ts';
 import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
 import { UpstreamProfileProgress, upstreamProfileProgress } from '../../src/ingest/profiles.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { FakeUpstream } from '../helpers/fake-upstream.ts';
-import { writeMiniRepo } from '../gamedata/helpers.ts';
+import { storeMiniRepoPrices, writeMiniRepo } from '../gamedata/helpers.ts';
 
 const UUID = '0123456789abcdef0123456789abcdef';
 const OTHER = 'fedcba9876543210fedcba9876543210';
@@ -92,12 +91,7 @@ describe('profit list filtered by the player\'s profile', () => {
         });
       },
     });
-    // ENCHANTED_WHEAT (needs the Wheat VI collection) is profitable at these prices.
-    const row = (product: string, offer: number) => ({
-      product_id: product, ts: t.clock.now(), buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1,
-      book: encodeBook({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] }),
-    });
-    await t.store.bazaar.insertSnapshot([row('WHEAT', 2), row('ENCHANTED_WHEAT', 1000)], { name: 'bazaar', lastUpdated: t.clock.now(), storedAt: t.clock.now(), records: 2, source: 'simulator' });
+    await storeMiniRepoPrices(t.store, t.clock.now());
   });
   after(async () => {
     await t.close();

@@ -1,6 +1,8 @@
 /** A tiny hand-made NEU repository for loader and sync tests. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { encodeBook } from '../../src/domain/bazaar-book.ts';
+import type { Store } from '../../src/store/index.ts';
 
 export const NEU_REPO = new URL('../../../shared/data/neu-repo/', import.meta.url);
 
@@ -33,4 +35,13 @@ export function writeMiniRepo(dir: string): void {
   writeFileSync(join(dir, 'constants', 'skymart.json'), JSON.stringify({ WHEAT: { display: 'Wheat', price: 5, currency: 'copper' } }));
   writeFileSync(join(dir, 'constants', 'george.json'), JSON.stringify({ prices: { 'BEE;4': 12345 } }));
   writeFileSync(join(dir, 'constants', 'enchants.json'), JSON.stringify({ enchants: { SWORD: ['sharpness', 'PROSECUTE'] } }));
+}
+
+/** One bazaar snapshot at which the mini repository's ENCHANTED_WHEAT (needs the Wheat VI collection) is a profitable craft. */
+export async function storeMiniRepoPrices(store: Store, now: number): Promise<void> {
+  const row = (product: string, offer: number) => ({
+    product_id: product, ts: now, buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1,
+    book: encodeBook({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] }),
+  });
+  await store.bazaar.insertSnapshot([row('WHEAT', 2), row('ENCHANTED_WHEAT', 1000)], { name: 'bazaar', lastUpdated: now, storedAt: now, records: 2, source: 'simulator' });
 }
