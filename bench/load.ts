@@ -41,62 +41,50 @@ interface Demo {
   stop(): Promise<void>;
 }
 
-/** Starts `skymarket simulate` and resolves with its URL once listening. */
-async function startSimulatorProcess(auctions: number): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, 'simulate', '--port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, SIM_AUCTIONS: String(auctions), LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/**
+ * Spawns `node <args>` and resolves with its URL once it logs `<what> listening on <url>`
+ * (rejects after 2 minutes or when it exits first, with the end of its output).
+ */
+async function spawnListening(what: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (d) => (output += d));
+  const listening = new RegExp(`${what} listening on (http:\\/\\/[^"\\s]+)`);
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`simulator did not start: ${output.slice(-2000)}`)), 120_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start: ${output.slice(-2000)}`)), 120_000);
     child.stdout!.on('data', (d: Buffer) => {
       output += d;
-      const m = /simulator listening on (http:\/\/[^"\s]+)/.exec(output);
+      const m = listening.exec(output);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
       }
       if (output.length > 1_000_000) output = output.slice(-100_000);
     });
-    child.on('exit', (code) => reject(new Error(`simulator exited with ${code}: ${output.slice(-2000)}`)));
+    child.on('exit', (code) => reject(new Error(`${what} exited with ${code}: ${output.slice(-2000)}`)));
   });
   return { url, child };
+}
+
+/** Starts `skymarket simulate` and resolves with its URL once listening. */
+function startSimulatorProcess(auctions: number): Promise<{ url: string; child: ChildProcess }> {
+  return spawnListening('simulator', [BIN, 'simulate', '--port', '0', '--host', '127.0.0.1'], { ...process.env, SIM_AUCTIONS: String(auctions), LOG_LEVEL: 'info' });
 }
 
 async function startDemo(auctions: number, backfill: string, inProcess: boolean): Promise<Demo & { simulator?: ChildProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-load-'));
   const simulator = inProcess ? undefined : await startSimulatorProcess(auctions);
   if (!VIA_TSX) execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] });
-  const child = spawn(process.execPath, [...NODE_FLAGS, VIA_TSX ? BIN : DIST_CLI, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
-    env: {
-      ...process.env,
-      SIM_AUCTIONS: String(auctions),
-      SIM_BACKFILL: backfill,
-      ...(simulator ? { UPSTREAM_URL: simulator.url } : {}),
-      TRUST_PROXY: 'true',
-      RATE_LIMIT_EXEMPT: '',
-      LOG_LEVEL: 'info',
-      DATABASE_URL: '',
-      REDIS_URL: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stderr!.on('data', (d) => (output += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo did not start: ${output.slice(-2000)}`)), 120_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d;
-      const m = /skymarket listening on (http:\/\/[^"\s]+)/.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-      if (output.length > 1_000_000) output = output.slice(-100_000);
-    });
-    child.on('exit', (code) => reject(new Error(`demo exited with ${code}: ${output.slice(-2000)}`)));
+  const { url, child } = await spawnListening('skymarket', [...NODE_FLAGS, VIA_TSX ? BIN : DIST_CLI, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
+    ...process.env,
+    SIM_AUCTIONS: String(auctions),
+    SIM_BACKFILL: backfill,
+    ...(simulator ? { UPSTREAM_URL: simulator.url } : {}),
+    TRUST_PROXY: 'true',
+    RATE_LIMIT_EXEMPT: '',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: '',
+    REDIS_URL: '',
   });
   return {
     url,
@@ -127,10 +115,15 @@ function memoryOf(pid: number): { peak: number; current: number } | undefined {
   }
 }
 
+/** The service's Prometheus text ('' when it does not answer). */
+async function metricsText(base: string): Promise<string> {
+  const res = await request(`${base}/metrics`).catch(() => undefined);
+  return res ? await res.body.text() : '';
+}
+
 /** Main-thread GC pause time so far, ms (prom-client's nodejs_gc_duration_seconds, all kinds). */
 async function gcMs(base: string): Promise<number> {
-  const res = await request(`${base}/metrics`).catch(() => undefined);
-  const text = res ? await res.body.text() : '';
+  const text = await metricsText(base);
   let total = 0;
   for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)/gm)) total += Number(m[1]);
   return total * 1000;
@@ -145,8 +138,7 @@ function cpuMsOf(pid: number): number {
 
 /** The server's own JS heap figure (prom-client's nodejs_heap_size_used_bytes), MB. */
 async function heapUsedMb(base: string): Promise<number | undefined> {
-  const res = await request(`${base}/metrics`).catch(() => undefined);
-  const text = res ? await res.body.text() : '';
+  const text = await metricsText(base);
   const m = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e\+\d+)?)/m.exec(text);
   return m ? Math.round(Number(m[1]) / 1048576) : undefined;
 }
