@@ -184,7 +184,7 @@ export function starsOf(s: FilterSubject): number {
   return numOf(s.flatNbt['upgrade_level'] ?? s.flatNbt['dungeon_item_level']);
 }
 
-export function petLevelOf(s: FilterSubject): number {
+export function petLevelOf(s: Pick<FilterSubject, 'flatNbt'>): number {
   const type = s.flatNbt['petInfo.type'];
   if (type === undefined) return 0;
   return petLevel(type, s.flatNbt['petInfo.tier'] ?? 'COMMON', numOf(s.flatNbt['petInfo.exp']));

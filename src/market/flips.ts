@@ -38,6 +38,7 @@ import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts'
 import { COPPER_YIELDS, type CopperYield } from '../gamedata/tables/copper.ts';
 import { NPC_SHOP_ROWS } from '../gamedata/tables/npc-shops.ts';
 import { builtinUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
+import { petLevelOf as filterPetLevel } from '../domain/filters.ts';
 
 const MINUTE = 60_000;
 const SOLD_OVERLAP_MS = 10 * 60_000;
@@ -141,7 +142,7 @@ export function modifiersOf(row: AuctionRow): VariantModifiers {
     attributes,
     ...gemsOf(f),
     petHeldItem: f['petInfo.heldItem'] || null,
-    petLevel: petLevelOf(row.itemName),
+    petLevel: petLevelOf(row),
   };
 }
 
@@ -159,8 +160,13 @@ function gemsOf(f: Readonly<Record<string, string>>): { gems: Record<string, str
   return { gems, unlockedGemSlots };
 }
 
-function petLevelOf(itemName: string): number | null {
-  const m = /\[Lvl (\d+)\]/.exec(itemName);
+/**
+ * A pet's level from its XP, as the `PetLevel` filter computes it, so that flips and filters agree; the
+ * `[Lvl N]` of the name only when the item carries no pet data.
+ */
+function petLevelOf(row: AuctionRow): number | null {
+  if (row.flatNbt['petInfo.type'] !== undefined) return filterPetLevel({ flatNbt: row.flatNbt });
+  const m = /\[Lvl (\d+)\]/.exec(row.itemName);
   return m ? Number(m[1]) : null;
 }
 
@@ -612,13 +618,12 @@ export class FlipEngine {
 
 /**
  * Sales of one tag compared across mayor terms must be the same thing: tier, stars, recombobulation,
- * potato books, enchantments, attributes and pet level (from the name) make the variant; reforges do not.
+ * potato books, enchantments, attributes and pet level make the variant; reforges do not.
  */
 export function mayorVariantKey(row: AuctionRow): string {
   const m = modifiersOf(row);
   const sorted = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}${v}`).join(',');
-  const pet = /\[Lvl (\d+)\]/.exec(row.itemName)?.[1] ?? '';
-  return [row.tag, m.tier ?? '', m.stars, m.rarityUpgrades, m.hotPotatoCount, sorted(m.enchantments), sorted(m.attributes), pet].join('|');
+  return [row.tag, m.tier ?? '', m.stars, m.rarityUpgrades, m.hotPotatoCount, sorted(m.enchantments), sorted(m.attributes), m.petLevel ?? ''].join('|');
 }
 
 /** Sales a mayor term needs before an auction item's term median counts (see docs/flips.md). */

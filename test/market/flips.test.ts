@@ -56,4 +56,15 @@ describe('attribute-flip variants from stored auctions', () => {
     assert.deepEqual(pet.attributes, { mana_pool: 4 });
     assert.deepEqual(pet.gems, { JASPER_0: 'PERFECT' });
   });
+
+  it("takes a pet's level from its XP as the PetLevel filter does, the name only without pet data", () => {
+    const row = (itemName: string, flatNbt: Record<string, string>): AuctionRow => ({ uuid: 'u', tag: 'PET_RABBIT', itemName, count: 1, price: 1, at: 0, tier: 'LEGENDARY', reforge: null, enchantments: {}, flatNbt });
+    const petInfo = (exp: number) => ({ 'petInfo.type': 'RABBIT', 'petInfo.tier': 'LEGENDARY', 'petInfo.exp': String(exp) });
+    // A name that disagrees with the XP (renamed, stale lore) must not decide the variant.
+    assert.equal(modifiersOf(row('[Lvl 100] Rabbit', petInfo(0))).petLevel, 1);
+    assert.equal(modifiersOf(row('[Lvl 1] Rabbit', petInfo(25_353_230))).petLevel, 100);
+    assert.equal(modifiersOf(row('[Lvl 37] Rabbit', {})).petLevel, 37);
+    assert.equal(modifiersOf(row('Rabbit', {})).petLevel, null);
+    assert.equal(mayorVariantKey(row('[Lvl 100] Rabbit', petInfo(0))), mayorVariantKey(row('[Lvl 1] Rabbit', petInfo(0))));
+  });
 });
