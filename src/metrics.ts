@@ -63,8 +63,10 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     else byStatus.set(status, { labels: { method, route, status: String(status) }, n: 1 });
   };
 
-  // Durations wait the same way (route → method) and are added to the histogram when it is read.
+  // Durations wait the same way (route → method) and are added to the histogram when it is read,
+  // in the order their labels first came (the order observe() would have created them in).
   const pendingDurations = new Map<string, Map<string, PendingDurations>>();
+  const durationsInOrder: PendingDurations[] = [];
   const httpDuration: Histogram<'method' | 'route'> = new Histogram({
     name: 'skymarket_http_request_duration_seconds',
     help: 'Time to answer HTTP requests, by route template',
@@ -72,13 +74,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     buckets: DURATION_BUCKETS,
     registers: [registry],
     collect() {
-      for (const byMethod of pendingDurations.values()) {
-        for (const entry of byMethod.values()) {
-          if (entry.n > 0) addDurations(this, entry);
-          entry.buckets.fill(0);
-          entry.sum = 0;
-          entry.n = 0;
-        }
+      for (const entry of durationsInOrder) {
+        if (entry.n === 0) continue;
+        addDurations(this, entry);
+        entry.buckets.fill(0);
+        entry.sum = 0;
+        entry.n = 0;
       }
     },
   });
@@ -92,7 +93,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       let byMethod = pendingDurations.get(route);
       if (!byMethod) pendingDurations.set(route, (byMethod = new Map()));
       let entry = byMethod.get(method);
-      if (!entry) byMethod.set(method, (entry = { labels: { method, route }, buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0), sum: 0, n: 0 }));
+      if (!entry) {
+        entry = { labels: { method, route }, buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0), sum: 0, n: 0 };
+        byMethod.set(method, entry);
+        durationsInOrder.push(entry);
+      }
       let i = 0;
       while (i < DURATION_BUCKETS.length && seconds > (DURATION_BUCKETS[i] as number)) i++;
       entry.buckets[i] = (entry.buckets[i] as number) + 1;
