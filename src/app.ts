@@ -17,6 +17,7 @@ import { openapiPlugin } from './http/openapi.ts';
 import { authPlugin } from './http/auth.ts';
 import { limitsPlugin } from './http/limits.ts';
 import { shutdownPlugin } from './http/shutdown.ts';
+import { StoredResponses } from './http/stored-responses.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes } from './api/craft.ts';
@@ -45,18 +46,24 @@ declare module 'fastify' {
     context: AppContext;
     store: Store;
     clock: Clock;
+    /** routes add their stored-Buffer answers here (http/stored-responses.ts) */
+    storedResponses: StoredResponses;
   }
 }
 
 export interface BuildOptions {
   /** mount the /api data routes (role api/all); ingest and jobs roles serve only health and metrics */
   apiRoutes?: boolean;
+  /** false: no stored-response fast path in front of Fastify (tests compare both paths) */
+  storedResponses?: boolean;
 }
 
 export async function buildApp(context: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = context;
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const storedResponses = new StoredResponses();
   const app = Fastify({
+    serverFactory: storedResponses.serverFactory(),
     loggerInstance: context.logger as FastifyBaseLogger,
     // A log line per request costs ~30% throughput; only when debugging.
     logController: new LogController({ disableRequestLogging: !verbose }),
@@ -73,25 +80,28 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('context', context);
   app.decorate('store', context.store);
   app.decorate('clock', context.clock);
+  app.decorate('storedResponses', storedResponses);
 
   await app.register(errorsPlugin);
   await app.register(shutdownPlugin);
   await app.register(contentTypesPlugin);
   await app.register(cachingPlugin);
+  const exposedHeaders = [
+    'Retry-After',
+    'ETag',
+    'X-Rate-Limit-Limit',
+    'X-Rate-Limit-Remaining',
+    'X-Rate-Limit-Reset',
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+    'X-Craft-Filter',
+  ].join(', '); // joined once here, not per response
+  const anyOrigin = config.corsOrigins.includes('*');
   await app.register(cors, {
-    origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+    origin: anyOrigin ? '*' : config.corsOrigins,
     methods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    exposedHeaders: [
-      'Retry-After',
-      'ETag',
-      'X-Rate-Limit-Limit',
-      'X-Rate-Limit-Remaining',
-      'X-Rate-Limit-Reset',
-      'X-RateLimit-Limit',
-      'X-RateLimit-Remaining',
-      'X-RateLimit-Reset',
-      'X-Craft-Filter',
-    ].join(', '), // joined once here, not per response
+    exposedHeaders,
   });
   await app.register(metricsPlugin, { metrics: context.metrics });
   await app.register(openapiPlugin);
@@ -106,6 +116,18 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(craftRoutes, { progress: upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
     await app.register(modAreaRoutes);
     await app.register(flipRoutes);
+  }
+
+  // The fast path writes what these plugins would; it stays off where it could not match them
+  // (CORS origin lists reflect the request's Origin; request logging logs every request).
+  if (options.storedResponses !== false && anyOrigin && !verbose) {
+    storedResponses.enable({
+      corsHeaders: { 'access-control-allow-origin': '*', 'access-control-expose-headers': exposedHeaders },
+      exemptPeer: app.exemptPeer,
+      etagOf: app.responseEtag,
+      closing: app.isClosing,
+      record: (method, route, status, seconds) => context.metrics.recordRequest(method, route, status, seconds),
+    });
   }
 
   return app;

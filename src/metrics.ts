@@ -10,6 +10,22 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route'>;
   /** Counts one answered request in `httpRequests` (cheaper per call than its inc()). */
   countRequest(method: string, route: string, status: number): void;
+  /**
+   * Counts one answered request and records its duration in `httpDuration`: the same
+   * figures as countRequest plus httpDuration.observe, without prom-client's per-call
+   * label validation and hashing.
+   */
+  recordRequest(method: string, route: string, status: number, seconds: number): void;
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** Durations of one route and method not yet added to the histogram: counts per bucket (last: above all bounds). */
+interface PendingDurations {
+  labels: { method: string; route: string };
+  buckets: number[];
+  sum: number;
+  n: number;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -37,24 +53,86 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       }
     },
   });
+  const countRequest = (method: string, route: string, status: number): void => {
+    let byMethod = pending.get(route);
+    if (!byMethod) pending.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    const entry = byStatus.get(status);
+    if (entry) entry.n++;
+    else byStatus.set(status, { labels: { method, route, status: String(status) }, n: 1 });
+  };
+
+  // Durations wait the same way (route → method) and are added to the histogram when it is read,
+  // in the order their labels first came (the order observe() would have created them in).
+  const pendingDurations = new Map<string, Map<string, PendingDurations>>();
+  const durationsInOrder: PendingDurations[] = [];
+  const httpDuration: Histogram<'method' | 'route'> = new Histogram({
+    name: 'skymarket_http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by route template',
+    labelNames: ['method', 'route'],
+    buckets: DURATION_BUCKETS,
+    registers: [registry],
+    collect() {
+      for (const entry of durationsInOrder) {
+        if (entry.n === 0) continue;
+        addDurations(this, entry);
+        entry.buckets.fill(0);
+        entry.sum = 0;
+        entry.n = 0;
+      }
+    },
+  });
+
   return {
     registry,
     httpRequests,
-    countRequest(method, route, status) {
-      let byMethod = pending.get(route);
-      if (!byMethod) pending.set(route, (byMethod = new Map()));
-      let byStatus = byMethod.get(method);
-      if (!byStatus) byMethod.set(method, (byStatus = new Map()));
-      const entry = byStatus.get(status);
-      if (entry) entry.n++;
-      else byStatus.set(status, { labels: { method, route, status: String(status) }, n: 1 });
+    countRequest,
+    recordRequest(method, route, status, seconds) {
+      countRequest(method, route, status);
+      let byMethod = pendingDurations.get(route);
+      if (!byMethod) pendingDurations.set(route, (byMethod = new Map()));
+      let entry = byMethod.get(method);
+      if (!entry) {
+        entry = { labels: { method, route }, buckets: new Array<number>(DURATION_BUCKETS.length + 1).fill(0), sum: 0, n: 0 };
+        byMethod.set(method, entry);
+        durationsInOrder.push(entry);
+      }
+      let i = 0;
+      while (i < DURATION_BUCKETS.length && seconds > (DURATION_BUCKETS[i] as number)) i++;
+      entry.buckets[i] = (entry.buckets[i] as number) + 1;
+      entry.sum += seconds;
+      entry.n++;
     },
-    httpDuration: new Histogram({
-      name: 'skymarket_http_request_duration_seconds',
-      help: 'Time to answer HTTP requests, by route template',
-      labelNames: ['method', 'route'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
+    httpDuration,
   };
+}
+
+/** prom-client's per-label-set histogram state (histogram.js: createBaseValues); it has no public bulk add. */
+interface HistogramValues {
+  labels: Record<string, string>;
+  bucketValues: Record<number, number>;
+  sum: number;
+  count: number;
+}
+
+/**
+ * Adds pending durations to the histogram's values for their labels, as that many observe()
+ * calls would: each bound counts the observations up to it, `count` and `sum` all of them.
+ */
+function addDurations(histogram: Histogram<'method' | 'route'>, pending: PendingDurations): void {
+  const { hashMap } = histogram as unknown as { hashMap: Record<string, HistogramValues> };
+  const find = () => Object.values(hashMap).find((v) => v.labels.method === pending.labels.method && v.labels.route === pending.labels.route);
+  let found = find();
+  if (!found) {
+    histogram.zero(pending.labels);
+    found = find();
+    if (!found) throw new Error('prom-client histogram internals changed: no values after zero()');
+  }
+  const values = found;
+  DURATION_BUCKETS.forEach((bound, i) => {
+    values.bucketValues[bound] = (values.bucketValues[bound] ?? 0) + (pending.buckets[i] as number);
+  });
+  values.sum += pending.sum;
+  values.count += pending.n;
 }

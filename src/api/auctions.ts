@@ -344,6 +344,23 @@ export async function auctionsRoutes(app: FastifyInstance) {
     binCache.set(tag, { version, validUntil, body });
     return body;
   }
+  const BIN_ROUTE = '/api/auctions/tag/:itemTag/active/bin';
+  const BIN_CACHE_SECONDS = 10;
+  const JSON_TYPE = 'application/json; charset=utf-8';
+  // Requests without a query string skip Fastify (http/stored-responses.ts) while the handler's
+  // hot path below would send the stored body.
+  app.storedResponses.add({
+    url: BIN_ROUTE,
+    prefix: '/api/auctions/tag/',
+    suffix: '/active/bin',
+    cacheSeconds: BIN_CACHE_SECONDS,
+    contentType: JSON_TYPE,
+    body(raw) {
+      if (!isValidTag(raw)) return undefined;
+      const tag = normalizeTag(raw);
+      return view.isReady() && view.hasTag(tag) ? currentBinBody(tag) : undefined;
+    },
+  });
   /** True when the query holds nothing but `page` and credentials: no filter to compile. */
   const onlyControls = (query: Record<string, unknown>): boolean => {
     for (const key in query) if (key !== 'page' && !CONTROL.includes(key)) return false;
@@ -351,7 +368,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
   };
 
   app.get<{ Params: { itemTag: string }; Querystring: { page?: number } & Record<string, unknown> }>(
-    '/api/auctions/tag/:itemTag/active/bin',
+    BIN_ROUTE,
     {
       schema: {
         tags: TAGS,
@@ -360,7 +377,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
         querystring: filterQuery({ page: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 0 })) }),
         response: { 200: Type.Array(Type.Ref('SaveAuction')), ...problemResponses(400, 404) },
       },
-      config: { cache: 10 },
+      config: { cache: BIN_CACHE_SECONDS },
     },
     (request, reply) => {
       const tag = parseTag(request.params.itemTag);
@@ -370,7 +387,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       if (page === 0 && onlyControls(request.query) && view.isReady() && view.hasTag(tag)) {
         const body = currentBinBody(tag);
         if (body) {
-          reply.type('application/json; charset=utf-8').send(body);
+          reply.type(JSON_TYPE).send(body);
           return;
         }
       }
@@ -378,7 +395,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
         const filter = await compileQuery(store, request.query, ['page', ...CONTROL]);
         await view.ready();
         await requireKnownTag(tag);
-        if (filter.names.length === 0 && page === 0) return reply.type('application/json; charset=utf-8').send(await lowestBinBody(tag));
+        if (filter.names.length === 0 && page === 0) return reply.type(JSON_TYPE).send(await lowestBinBody(tag));
         return withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT));
       })();
     },

@@ -13,6 +13,13 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { routeFacts } from './route-config.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** the strong ETag this plugin gives a body under a content type (remembered, see above) */
+    responseEtag(type: string, payload: string | Buffer): string;
+  }
+}
+
 /** String bodies up to this length have their ETags remembered. */
 const MEMO_MAX_LENGTH = 4096;
 const MEMO_MAX_ENTRIES = 1000;
@@ -47,6 +54,9 @@ export const cachingPlugin = fp(
       byBuffer.set(payload, { type, etag });
       return etag;
     }
+
+    // The stored-response fast path (stored-responses.ts) gives its bytes the same ETag.
+    app.decorate('responseEtag', etagOf);
 
     // Callback style: no promise per response.
     app.addHook('onSend', (request, reply, payload, done) => {

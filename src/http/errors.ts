@@ -138,14 +138,18 @@ function unsafeNumber(part: 'query' | 'params', values: unknown): HttpProblem | 
   if (!values || typeof values !== 'object') return undefined;
   for (const name in values) {
     const value = (values as Record<string, unknown>)[name];
-    const numbers = Array.isArray(value) ? value : [value];
-    if (numbers.some((n) => typeof n === 'number' && (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n))))) {
+    // No array or closure per parameter: this runs on every request.
+    if (Array.isArray(value) ? value.some(isUnsafeNumber) : isUnsafeNumber(value)) {
       return new HttpProblem(400, 'invalid_parameters', `${part}.${name} must be a finite number (integers within ±2^53)`, {
         errors: { [`${part}.${name}`]: ['must be a finite number (integers within ±2^53)'] },
       });
     }
   }
   return undefined;
+}
+
+function isUnsafeNumber(n: unknown): boolean {
+  return typeof n === 'number' && (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n)));
 }
 
 function slugForStatus(status: number): string {

@@ -35,6 +35,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** the shared ioredis client when REDIS_URL is set, else null; closed with the app */
     redis: Redis | null;
+    /** true when requests from this peer address skip the limits whatever they carry (no proxy trusted, RATE_LIMIT_EXEMPT) */
+    exemptPeer(remoteAddress: string | undefined): boolean;
   }
   interface FastifyRequest {
     /** the address the rate limits count against (after TRUST_PROXY), set by the limits plugin */
@@ -308,6 +310,14 @@ export const limitsPlugin = fp(
         { 'Retry-After': String(retryAfter) },
       );
     }
+
+    // For the stored-response fast path (stored-responses.ts): the peer is the client only
+    // when no proxy is trusted; then the same exemption as below.
+    const proxyTrusted = config.trustProxy !== false && config.trustProxy !== 0;
+    app.decorate('exemptPeer', (remoteAddress: string | undefined): boolean => {
+      if (proxyTrusted || remoteAddress === undefined || config.rateLimitExempt.length === 0) return false;
+      return isExempt(normalizeIp(remoteAddress));
+    });
 
     // Callback style: exempt routes and clients pass without a promise per request.
     app.addHook('onRequest', (request, reply, done) => {

@@ -13,8 +13,7 @@ export const metricsPlugin = fp(
       if (!facts.config.noMetrics) {
         // The template (/api/auction/:auctionUuid), never the raw URL: bounded label values.
         const route = facts.url ?? 'unmatched';
-        metrics.countRequest(request.method, route, reply.statusCode);
-        metrics.httpDuration.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+        metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
       }
       done();
     });

@@ -7,12 +7,20 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** true once close() has started: responses then say Connection: close */
+    isClosing(): boolean;
+  }
+}
+
 export const shutdownPlugin = fp(
   async function shutdown(app: FastifyInstance) {
     let closing = false;
     app.addHook('preClose', async () => {
       closing = true;
     });
+    app.decorate('isClosing', () => closing);
     app.addHook('onSend', (_request, reply, payload, done) => {
       if (closing) reply.header('connection', 'close');
       done(null, payload);

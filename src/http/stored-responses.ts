@@ -1,0 +1,140 @@
+/**
+ * A fast path in front of Fastify for GET requests a route answers with a stored Buffer
+ * (the unfiltered lowest-BIN page): the bytes and headers are written straight to the
+ * node:http response, skipping Fastify's request and reply objects and the hooks.
+ *
+ * It only takes requests whose answer it knows to be exactly the normal path's: same
+ * status, body and headers, counted the same in /metrics. Everything else goes to Fastify
+ * unchanged: any query string, another method (HEAD, OPTIONS), content negotiation
+ * (an Accept other than none, `*\/*` or `application/json`), If-None-Match, account
+ * credentials, a request body, a client the rate limits apply to (or any trusted proxy,
+ * since the client address then comes from proxy headers), CORS origins other than `*`,
+ * request logging (debug/trace), and everything once the app is closing.
+ * test/http/stored-responses.test.ts compares both paths over a matrix of requests.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FastifyServerOptions } from 'fastify';
+
+/** A route whose GET answers may be served from a stored Buffer. */
+export interface StoredRoute {
+  /** the route template, as metrics label it */
+  url: string;
+  /** the path before and after the one parameter: `/api/auctions/tag/` + tag + `/active/bin` */
+  prefix: string;
+  suffix: string;
+  /** `Cache-Control: public, max-age=N`, as the route's `config.cache` */
+  cacheSeconds: number;
+  contentType: string;
+  /** the stored body for the raw parameter, only when the route's handler would send exactly it */
+  body(param: string): Buffer | undefined;
+}
+
+/** What the fast path needs from the app's plugins, set once they are registered. */
+export interface StoredResponseContext {
+  /** static CORS headers of every response (origin `*`) */
+  corsHeaders: Readonly<Record<string, string>>;
+  /** true when a request from this peer is neither rate limited nor possibly behind a proxy */
+  exemptPeer(remoteAddress: string | undefined): boolean;
+  /** the ETag the caching plugin gives these bytes under this content type */
+  etagOf(contentType: string, body: Buffer): string;
+  /** true once the app is closing (Connection: close, 503 for new requests) */
+  closing(): boolean;
+  /** counts the answered request in /metrics as the metrics plugin would */
+  record(method: string, route: string, status: number, seconds: number): void;
+}
+
+/** Only plain tag-like parameters: no percent-encoding, no characters the router treats specially. */
+const PARAM = /^[A-Za-z0-9_-]{1,64}$/;
+
+export class StoredResponses {
+  private readonly routes: StoredRoute[] = [];
+  private context: StoredResponseContext | undefined;
+  /** requests answered by the fast path (tests check that it was taken) */
+  served = 0;
+
+  /** Adds a route. Without a context (see `enable`) the fast path stays off. */
+  add(route: StoredRoute): void {
+    this.routes.push(route);
+  }
+
+  enable(context: StoredResponseContext): void {
+    this.context = context;
+  }
+
+  disable(): void {
+    this.context = undefined;
+  }
+
+  /** Answers the request from a stored Buffer when it can; false: leave it to Fastify. */
+  serve(req: IncomingMessage, res: ServerResponse): boolean {
+    const context = this.context;
+    if (context === undefined || req.method !== 'GET') return false;
+    const url = req.url;
+    if (url === undefined || url.includes('?')) return false;
+    const { headers } = req;
+    if (
+      headers.authorization !== undefined ||
+      headers.identitytoken !== undefined ||
+      headers.googletoken !== undefined ||
+      headers['if-none-match'] !== undefined ||
+      headers['content-length'] !== undefined ||
+      headers['transfer-encoding'] !== undefined
+    ) {
+      return false;
+    }
+    const accept = headers.accept;
+    if (accept !== undefined && accept !== '*/*' && accept !== 'application/json') return false;
+    for (const route of this.routes) {
+      if (!url.startsWith(route.prefix) || !url.endsWith(route.suffix)) continue;
+      const param = url.slice(route.prefix.length, url.length - route.suffix.length);
+      if (!PARAM.test(param)) return false;
+      if (context.closing() || !context.exemptPeer(req.socket.remoteAddress)) return false;
+      const started = performance.now();
+      const body = route.body(param);
+      if (body === undefined) return false;
+      res.writeHead(200, this.headersOf(route, body, context));
+      res.end(body);
+      this.served++;
+      context.record('GET', route.url, 200, (performance.now() - started) / 1000);
+      return true;
+    }
+    return false;
+  }
+
+  /** Response headers per stored Buffer, built once: a body is served many times until its data changes. */
+  private readonly headers = new WeakMap<Buffer, { route: StoredRoute; context: StoredResponseContext; values: Readonly<Record<string, string>> }>();
+
+  private headersOf(route: StoredRoute, body: Buffer, context: StoredResponseContext): Readonly<Record<string, string>> {
+    const known = this.headers.get(body);
+    if (known !== undefined && known.route === route && known.context === context) return known.values;
+    // In the order the normal path sets them (CORS in onRequest, the type in the handler,
+    // caching in onSend, the length last); Node adds Date and Connection the same way to both.
+    // writeHead reads the object without changing it, so one object serves every response.
+    const values = Object.freeze({
+      ...context.corsHeaders,
+      'content-type': route.contentType,
+      'cache-control': `public, max-age=${route.cacheSeconds}`,
+      vary: 'Accept',
+      etag: context.etagOf(route.contentType, body),
+      'content-length': String(body.length),
+    });
+    this.headers.set(body, { route, context, values });
+    return values;
+  }
+
+  /** Fastify's `serverFactory`: the HTTP/1 server Fastify would build, with this fast path in front. */
+  serverFactory(): NonNullable<FastifyServerOptions['serverFactory']> {
+    return (handler, options) => {
+      const server: Server = createServer((req, res) => {
+        if (!this.serve(req, res)) handler(req, res);
+      });
+      // The settings fastify/lib/server.js gives its own HTTP/1 server.
+      const opts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };
+      if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
+      if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
+      server.setTimeout(opts.connectionTimeout ?? 0);
+      if ((opts.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
+      return server;
+    };
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The stored-response fast path (src/http/stored-responses.ts) answers exactly as the normal
+ * path: two apps on one store, one with the fast path and one without, get the same requests
+ * over real sockets and must give the same status, headers (all but Date) and body, and the
+ * same request counts in /metrics. The fast path's own counter shows which requests it took,
+ * so a case that silently stops using it (or starts using it) fails too.
+ */
+import assert from 'node:assert/strict';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { StoredResponses, type StoredResponseContext } from '../../src/http/stored-responses.ts';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { listing, storeGeneration } from '../helpers/auctions.ts';
+
+interface Answer {
+  status: number;
+  /** raw header lines without Date: name and value, in the order sent */
+  headers: string[];
+  body: string;
+}
+
+interface Target {
+  t: TestApp;
+  base: string;
+  agent: Agent;
+}
+
+async function listen(t: TestApp): Promise<Target> {
+  const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return { t, base, agent: new Agent({ keepAlive: true }) };
+}
+
+function send(target: Target, path: string, method = 'GET', headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    // `path` as given (a URL string would drop an empty `?`).
+    const { hostname, port } = new URL(target.base);
+    const req = httpRequest({ hostname, port, path, method, headers, agent: target.agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const lines: string[] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) {
+          if (res.rawHeaders[i]?.toLowerCase() !== 'date') lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+        }
+        resolve({ status: res.statusCode ?? 0, headers: lines, body: Buffer.concat(chunks).toString() });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function header(answer: Answer, name: string): string | undefined {
+  const line = answer.headers.find((l) => l.toLowerCase().startsWith(`${name}:`));
+  return line?.slice(name.length + 2);
+}
+
+async function metricLines(target: Target, route: string): Promise<string[]> {
+  const text = (await send(target, '/metrics')).body;
+  // Counts only: durations differ between any two runs.
+  return text.split('\n').filter((l) => l.includes(`route="${route}"`) && (l.startsWith('skymarket_http_requests_total') || l.includes('_duration_seconds_count')));
+}
+
+const BIN = '/api/auctions/tag/:itemTag/active/bin';
+
+describe('stored-response fast path', () => {
+  const targets: Target[] = [];
+  let fast: Target;
+  let normal: Target;
+  let etag = '';
+
+  before(async () => {
+    const first = await createTestApp();
+    const now = first.clock.now();
+    await storeGeneration(first.store, now, [
+      listing(now, { tag: 'EQ_ITEM', starting_bid: 300 }),
+      listing(now, { tag: 'EQ_ITEM', starting_bid: 100, tier: 'EPIC' }),
+      listing(now, { tag: 'EQ_ITEM', starting_bid: 200, bin: false }),
+    ]);
+    const second = await createTestApp({ store: first.store, storedResponses: false });
+    fast = await listen(first);
+    normal = await listen(second);
+    targets.push(fast, normal);
+    // The first request of a tag builds the stored body (normal path on both).
+    const warm = await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin');
+    assert.equal(warm.status, 200);
+    assert.equal((await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin')).status, 200);
+    etag = header(warm, 'etag') ?? '';
+    assert.ok(etag);
+  });
+  after(async () => {
+    for (const target of targets) {
+      target.agent.destroy();
+      await target.t.close();
+    }
+  });
+
+  const cases: Array<{ name: string; path: string; method?: string; headers?: Record<string, string>; fastPath: boolean }> = [
+    { name: 'plain GET', path: '/api/auctions/tag/EQ_ITEM/active/bin', fastPath: true },
+    { name: 'lower-case tag', path: '/api/auctions/tag/eq_item/active/bin', fastPath: true },
+    { name: 'Accept */*', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: '*/*' }, fastPath: true },
+    { name: 'Accept application/json', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'application/json' }, fastPath: true },
+    { name: 'an Origin', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { origin: 'https://example.org' }, fastPath: true },
+    { name: 'Accept text/json', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/json' }, fastPath: false },
+    { name: 'Accept text/plain', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/plain' }, fastPath: false },
+    { name: 'Accept text/html', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/html' }, fastPath: false },
+    { name: 'Accept application/json with q', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'application/json;q=0.9, text/plain' }, fastPath: false },
+    { name: 'matching If-None-Match (304)', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { 'if-none-match': 'ETAG' }, fastPath: false },
+    { name: 'other If-None-Match', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { 'if-none-match': '"other"' }, fastPath: false },
+    { name: 'page=0', path: '/api/auctions/tag/EQ_ITEM/active/bin?page=0', fastPath: false },
+    { name: 'page=1', path: '/api/auctions/tag/EQ_ITEM/active/bin?page=1', fastPath: false },
+    { name: 'filters', path: '/api/auctions/tag/EQ_ITEM/active/bin?Rarity=EPIC&Bin=true', fastPath: false },
+    { name: 'malformed filter', path: '/api/auctions/tag/EQ_ITEM/active/bin?Rarity=NOPE', fastPath: false },
+    { name: 'empty query', path: '/api/auctions/tag/EQ_ITEM/active/bin?', fastPath: false },
+    { name: 'trailing slash', path: '/api/auctions/tag/EQ_ITEM/active/bin/', fastPath: false },
+    { name: 'HEAD', path: '/api/auctions/tag/EQ_ITEM/active/bin', method: 'HEAD', fastPath: false },
+    { name: 'OPTIONS preflight', path: '/api/auctions/tag/EQ_ITEM/active/bin', method: 'OPTIONS', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET' }, fastPath: false },
+    { name: 'invalid Bearer token', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { authorization: 'Bearer not-a-token' }, fastPath: false },
+    { name: 'malformed Authorization', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { authorization: 'Basic abc' }, fastPath: false },
+    { name: 'IdentityToken', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { identitytoken: 'x' }, fastPath: false },
+    { name: 'unknown tag (404)', path: '/api/auctions/tag/NO_SUCH_ITEM/active/bin', fastPath: false },
+    { name: 'invalid tag (400)', path: '/api/auctions/tag/BAD%20TAG/active/bin', fastPath: false },
+    { name: 'encoded tag', path: '/api/auctions/tag/EQ%5FITEM/active/bin', fastPath: false },
+    { name: 'tag never requested (no stored body yet)', path: '/api/auctions/tag/HYPERION/active/bin', fastPath: false },
+  ];
+
+  for (const c of cases) {
+    it(`${c.name}: same answer from both paths, ${c.fastPath ? 'fast path taken' : 'left to Fastify'}`, async () => {
+      const headers = Object.fromEntries(Object.entries(c.headers ?? {}).map(([k, v]) => [k, v === 'ETAG' ? etag : v]));
+      const servedBefore = fast.t.app.storedResponses.served;
+      const a = await send(fast, c.path, c.method, headers);
+      const b = await send(normal, c.path, c.method, headers);
+      assert.equal(fast.t.app.storedResponses.served - servedBefore, c.fastPath ? 1 : 0, 'fast path taken or not');
+      assert.equal(normal.t.app.storedResponses.served, 0);
+      assert.deepEqual(a, b);
+    });
+  }
+
+  it('a 200 from the fast path carries CORS, caching and the ETag, and /metrics counts match', async () => {
+    const a = await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin');
+    assert.equal(a.status, 200);
+    assert.deepEqual(
+      a.headers.map((l) => l.split(':')[0]?.toLowerCase()),
+      ['access-control-allow-origin', 'access-control-expose-headers', 'content-type', 'cache-control', 'vary', 'etag', 'content-length', 'connection', 'keep-alive'],
+    );
+    assert.equal(header(a, 'etag'), etag);
+    assert.deepEqual((JSON.parse(a.body) as Array<{ startingBid: number }>).map((x) => x.startingBid), [100, 300]);
+    await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin');
+    const counted = await metricLines(fast, BIN);
+    assert.ok(counted.some((l) => l.includes('status="200"')));
+    assert.deepEqual(counted, await metricLines(normal, BIN));
+  });
+});
+
+describe('stored-response fast path, where it stays off', () => {
+  it('rate-limited clients (no exemption) get the normal path, with the same limit headers and 429s', async () => {
+    const first = await createTestApp({ env: { RATE_LIMIT_EXEMPT: '' } });
+    const now = first.clock.now();
+    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
+    const second = await createTestApp({ store: first.store, env: { RATE_LIMIT_EXEMPT: '' }, storedResponses: false });
+    const fast = await listen(first);
+    const normal = await listen(second);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 32; i++) {
+        const a = await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin');
+        const b = await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin');
+        assert.deepEqual(a, b, `request ${i + 1}`);
+        statuses.push(a.status);
+      }
+      assert.equal(first.app.storedResponses.served, 0);
+      assert.ok(statuses.includes(200) && statuses.includes(429), 'both admitted and refused requests compared');
+      assert.ok(header(await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin'), 'x-rate-limit-limit'));
+    } finally {
+      fast.agent.destroy();
+      normal.agent.destroy();
+      await second.close();
+      await first.close();
+    }
+  });
+
+  it('a CORS origin list (the Origin is reflected) keeps every request on the normal path', async () => {
+    const env = { CORS_ORIGINS: 'https://a.example' };
+    const first = await createTestApp({ env });
+    const now = first.clock.now();
+    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
+    const second = await createTestApp({ store: first.store, env, storedResponses: false });
+    const fast = await listen(first);
+    const normal = await listen(second);
+    try {
+      for (const origin of [undefined, 'https://a.example', 'https://b.example']) {
+        const headers: Record<string, string> = origin ? { origin } : {};
+        for (let i = 0; i < 2; i++) {
+          assert.deepEqual(await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin', 'GET', headers), await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin', 'GET', headers));
+        }
+      }
+      assert.equal(first.app.storedResponses.served, 0);
+    } finally {
+      fast.agent.destroy();
+      normal.agent.destroy();
+      await second.close();
+      await first.close();
+    }
+  });
+});
+
+describe('StoredResponses.serve', () => {
+  const body = Buffer.from('[1,2]');
+  function setup(over: Partial<StoredResponseContext> = {}) {
+    const stored = new StoredResponses();
+    stored.add({ url: '/t/:x/end', prefix: '/t/', suffix: '/end', cacheSeconds: 5, contentType: 'application/json; charset=utf-8', body: (x) => (x === 'A' ? body : undefined) });
+    const recorded: unknown[][] = [];
+    stored.enable({
+      corsHeaders: { 'access-control-allow-origin': '*' },
+      exemptPeer: (address) => address === '127.0.0.1',
+      etagOf: () => '"e"',
+      closing: () => false,
+      record: (...args) => recorded.push(args),
+      ...over,
+    });
+    return { stored, recorded };
+  }
+  function fakeRequest(url: string, remoteAddress = '127.0.0.1', method = 'GET') {
+    const written: { status?: number; headers?: Record<string, string>; body?: Buffer } = {};
+    const req = { method, url, headers: {} as IncomingHttpHeaders, socket: { remoteAddress } as Socket };
+    const res = {
+      writeHead(status: number, headers: Record<string, string>) {
+        written.status = status;
+        written.headers = headers;
+      },
+      end(b: Buffer) {
+        written.body = b;
+      },
+    };
+    return { req: req as never, res: res as never, written };
+  }
+
+  it('writes the stored body with its headers and records the request', () => {
+    const { stored, recorded } = setup();
+    const { req, res, written } = fakeRequest('/t/A/end');
+    assert.equal(stored.serve(req, res), true);
+    assert.equal(written.status, 200);
+    assert.deepEqual(written.headers, {
+      'access-control-allow-origin': '*',
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'public, max-age=5',
+      vary: 'Accept',
+      etag: '"e"',
+      'content-length': '5',
+    });
+    assert.equal(written.body, body);
+    assert.equal(recorded.length, 1);
+    assert.deepEqual(recorded[0]?.slice(0, 3), ['GET', '/t/:x/end', 200]);
+  });
+
+  it('declines once the app is closing, for limited peers, without a stored body, and when disabled', () => {
+    assert.equal(setup({ closing: () => true }).stored.serve(fakeRequest('/t/A/end').req, fakeRequest('/t/A/end').res), false);
+    const { stored, recorded } = setup();
+    assert.equal(stored.serve(fakeRequest('/t/A/end', '10.0.0.1').req, fakeRequest('/t/A/end').res), false);
+    assert.equal(stored.serve(fakeRequest('/t/B/end').req, fakeRequest('/t/B/end').res), false);
+    assert.equal(stored.serve(fakeRequest('/t/A/end', '127.0.0.1', 'POST').req, fakeRequest('/t/A/end').res), false);
+    assert.equal(recorded.length, 0);
+    stored.disable();
+    assert.equal(stored.serve(fakeRequest('/t/A/end').req, fakeRequest('/t/A/end').res), false);
+  });
+});
