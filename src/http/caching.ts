@@ -68,7 +68,10 @@ export const cachingPlugin = fp(
       }
       if (reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return done(null, payload);
       reply.header('cache-control', `public, max-age=${cache}`);
-      reply.header('vary', 'Accept');
+      // Keep what CORS put there: with an origin list it varies by Origin, and a shared cache
+      // must not hand one origin's answer (its Access-Control-Allow-Origin) to another.
+      const vary = reply.getHeader('vary');
+      reply.header('vary', vary === undefined || vary === '' ? 'Accept' : `${String(vary)}, Accept`);
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
       const etag = etagOf(String(reply.getHeader('content-type') ?? ''), payload);
       reply.header('etag', etag);

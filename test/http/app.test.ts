@@ -302,6 +302,21 @@ describe('HTTP foundation', () => {
       assert.equal(res.statusCode, 204);
       assert.equal(res.headers['access-control-allow-origin'], '*');
     });
+
+    it('with an origin list, cacheable answers vary by Origin as well as Accept', async () => {
+      const listed = await createTestApp({ env: { CORS_ORIGINS: 'https://a.example' } });
+      try {
+        const res = await listed.app.inject({ url: '/api/version', headers: { origin: 'https://a.example' } });
+        assert.equal(res.statusCode, 200);
+        assert.equal(res.headers['access-control-allow-origin'], 'https://a.example');
+        assert.match(String(res.headers['cache-control']), /^public/);
+        // A shared cache keyed without Origin would give this answer to another origin.
+        assert.deepEqual(String(res.headers.vary).split(/,\s*/).sort(), ['Accept', 'Origin']);
+        assert.equal((await t.app.inject('/api/version')).headers.vary, 'Accept');
+      } finally {
+        await listed.close();
+      }
+    });
   });
 
   describe('metrics', () => {
