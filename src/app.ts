@@ -124,6 +124,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     storedResponses.enable({
       corsHeaders: { 'access-control-allow-origin': '*', 'access-control-expose-headers': exposedHeaders },
       exemptPeer: app.exemptPeer,
+      countPeerRequest: app.countPeerRequest,
       etagOf: app.responseEtag,
       closing: app.isClosing,
       record: (method, route, status, seconds) => context.metrics.recordRequest(method, route, status, seconds),

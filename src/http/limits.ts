@@ -20,6 +20,7 @@
  * Also the reusable special limiters: a cost-based limiter (bazaar export), a fixed delay
  * (archive overview) and a queue cap (archive export).
  */
+import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -37,6 +38,11 @@ declare module 'fastify' {
     redis: Redis | null;
     /** true when requests from this peer address skip the limits whatever they carry (no proxy trusted, RATE_LIMIT_EXEMPT) */
     exemptPeer(remoteAddress: string | undefined): boolean;
+    /**
+     * Counts a request without credentials from its peer (no proxy trusted; null otherwise)
+     * ahead of Fastify: its limit headers when admitted, else null (the normal path answers).
+     */
+    countPeerRequest: ((raw: IncomingMessage) => Promise<Record<string, string> | null>) | null;
   }
   interface FastifyRequest {
     /** the address the rate limits count against (after TRUST_PROXY), set by the limits plugin */
@@ -185,16 +191,29 @@ export function clientIpResolver(trustProxy: TrustProxy): (request: FastifyReque
 // ---------------------------------------------------------------------------------------
 // The plugin
 
-function setLimitHeaders(reply: FastifyReply, result: WindowResult): void {
+/** The limit headers of an answer, for the longest window's result (both spellings). */
+export function limitHeaders(result: WindowResult): Record<string, string> {
   const remaining = String(Math.max(0, result.spec.points - result.consumed));
   const reset = new Date(result.resetAt).toISOString();
-  reply.header('X-Rate-Limit-Limit', result.spec.id);
-  reply.header('X-Rate-Limit-Remaining', remaining);
-  reply.header('X-Rate-Limit-Reset', reset);
-  reply.header('X-RateLimit-Limit', result.spec.id);
-  reply.header('X-RateLimit-Remaining', remaining);
-  reply.header('X-RateLimit-Reset', reset);
+  // Lower case, as Fastify sends the names it is given (the fast path writes these as they are).
+  return {
+    'x-rate-limit-limit': result.spec.id,
+    'x-rate-limit-remaining': remaining,
+    'x-rate-limit-reset': reset,
+    'x-ratelimit-limit': result.spec.id,
+    'x-ratelimit-remaining': remaining,
+    'x-ratelimit-reset': reset,
+  };
 }
+
+/**
+ * A request's count against the windows and the ban list, made either by the limits hook or,
+ * ahead of Fastify, by the stored-response fast path (which then leaves the request on the
+ * raw message, so that the hook decides its answer without counting it twice).
+ */
+type Count = { banned: boolean; results: WindowResult[] } | { unavailable: unknown };
+const COUNTED = Symbol('skymarket.limitCount');
+type Counted = { [COUNTED]?: Count };
 
 export interface BlockedBody {
   error: 'blocked';
@@ -259,6 +278,17 @@ export const limitsPlugin = fp(
       return hit;
     };
 
+    async function count(key: string, ip: string): Promise<Count> {
+      try {
+        const [banned, results] = await Promise.all([isBanned(ip), Promise.all(windows.map((w) => w.consume(key)))]);
+        return { banned, results };
+      } catch (err) {
+        return { unavailable: err };
+      }
+    }
+
+    const longestOf = (results: WindowResult[]): WindowResult | undefined => results.find((r) => r.spec === longest.spec) ?? results[results.length - 1];
+
     async function limit(request: FastifyRequest, reply: FastifyReply, ip: string): Promise<void> {
       // A Premium+ account with a valid token counts as itself, not as its IP, and is never banned.
       const hasToken = request.headers.authorization !== undefined || request.headers.identitytoken !== undefined || request.headers.googletoken !== undefined;
@@ -266,15 +296,15 @@ export const limitsPlugin = fp(
       const premiumPlus = account?.tier === 'premium_plus';
       const key = premiumPlus && account ? `account:${account.id}` : `ip:${ip}`;
 
-      let results: WindowResult[];
-      let banned: boolean;
-      try {
-        [banned, results] = await Promise.all([isBanned(ip), Promise.all(windows.map((w) => w.consume(key)))]);
-      } catch (err) {
+      // Counted already by the fast path: only for requests without credentials, so under `ip:`.
+      const counted = (request.raw as Counted)[COUNTED] ?? (await count(key, ip));
+      if ('unavailable' in counted) {
         // The counter store is unreachable: serve rather than fail every request.
+        const err = counted.unavailable;
         request.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'rate limiter unavailable; request not counted');
         return;
       }
+      const { banned, results } = counted;
       if (banned) {
         if (!premiumPlus) {
           reply.code(403).type('application/json').serializer(JSON.stringify).send(blockedBody(ip));
@@ -284,8 +314,8 @@ export const limitsPlugin = fp(
         await Promise.all([bans.delete(ip), violations.delete(ip)]).catch(() => {});
         request.log.info({ account: account?.id }, 'IP unblocked by a Premium+ account');
       }
-      const longestResult = results.find((r) => r.spec === longest.spec) ?? results[results.length - 1];
-      if (longestResult) setLimitHeaders(reply, longestResult);
+      const longestResult = longestOf(results);
+      if (longestResult) reply.headers(limitHeaders(longestResult));
       const exceeded = results.filter((r) => r.exceeded);
       if (exceeded.length === 0) return;
       // A refused request is not charged to any window: the windows count admitted requests, so a
@@ -318,6 +348,19 @@ export const limitsPlugin = fp(
       if (proxyTrusted || remoteAddress === undefined || config.rateLimitExempt.length === 0) return false;
       return isExempt(normalizeIp(remoteAddress));
     });
+    // Also for the fast path: a limited client without credentials, counted as the hook below
+    // counts it; the limit headers when it is admitted, else null and the count stays on the
+    // message for the normal path's answer (429, 403, or served uncounted when the store is down).
+    app.decorate('countPeerRequest', proxyTrusted
+      ? null
+      : async (raw: IncomingMessage): Promise<Record<string, string> | null> => {
+          const ip = normalizeIp(raw.socket.remoteAddress ?? '');
+          const counted = await count(`ip:${ip}`, ip);
+          (raw as Counted)[COUNTED] = counted;
+          if ('unavailable' in counted || counted.banned || counted.results.some((r) => r.exceeded)) return null;
+          const longestResult = longestOf(counted.results);
+          return longestResult ? limitHeaders(longestResult) : null;
+        });
 
     // Callback style: exempt routes and clients pass without a promise per request.
     app.addHook('onRequest', (request, reply, done) => {

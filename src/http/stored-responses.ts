@@ -7,9 +7,11 @@
  * status, body and headers, counted the same in /metrics. Everything else goes to Fastify
  * unchanged: any query string, another method (HEAD, OPTIONS), content negotiation
  * (an Accept other than none, `*\/*` or `application/json`), If-None-Match, account
- * credentials, a request body, a client the rate limits apply to (or any trusted proxy,
- * since the client address then comes from proxy headers), CORS origins other than `*`,
- * request logging (debug/trace), and everything once the app is closing.
+ * credentials, a request body, any client when a proxy is trusted (the client address then
+ * comes from proxy headers), CORS origins other than `*`, request logging (debug/trace),
+ * and everything once the app is closing. A rate-limited client is counted here exactly as
+ * the limits hook counts it; only an admitted request is answered here (with the same limit
+ * headers), a refused one goes to Fastify carrying its count (429/403, counted once).
  * test/http/stored-responses.test.ts compares both paths over a matrix of requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -35,6 +37,12 @@ export interface StoredResponseContext {
   corsHeaders: Readonly<Record<string, string>>;
   /** true when a request from this peer is neither rate limited nor possibly behind a proxy */
   exemptPeer(remoteAddress: string | undefined): boolean;
+  /**
+   * Counts a request from a limited peer as the limits hook would: its limit headers when
+   * admitted, else null (the count stays on the message and the normal path answers).
+   * null when the peer is not the client (a proxy is trusted): then limited peers go to Fastify.
+   */
+  countPeerRequest: ((req: IncomingMessage) => Promise<Record<string, string> | null>) | null;
   /** the ETag the caching plugin gives these bytes under this content type */
   etagOf(contentType: string, body: Buffer): string;
   /** true once the app is closing (Connection: close, 503 for new requests) */
@@ -65,8 +73,12 @@ export class StoredResponses {
     this.context = undefined;
   }
 
-  /** Answers the request from a stored Buffer when it can; false: leave it to Fastify. */
-  serve(req: IncomingMessage, res: ServerResponse): boolean {
+  /**
+   * Answers the request from a stored Buffer when it can; false: leave it to Fastify. For a
+   * rate-limited client the answer waits for its count, and `fallback` (Fastify) gets the
+   * request when it is refused or the stored body went away meanwhile.
+   */
+  serve(req: IncomingMessage, res: ServerResponse, fallback?: (req: IncomingMessage, res: ServerResponse) => void): boolean {
     const context = this.context;
     if (context === undefined || req.method !== 'GET') return false;
     const url = req.url;
@@ -88,14 +100,33 @@ export class StoredResponses {
       if (!url.startsWith(route.prefix) || !url.endsWith(route.suffix)) continue;
       const param = url.slice(route.prefix.length, url.length - route.suffix.length);
       if (!PARAM.test(param)) return false;
-      if (context.closing() || !context.exemptPeer(req.socket.remoteAddress)) return false;
+      if (context.closing()) return false;
       const started = performance.now();
-      const body = route.body(param);
-      if (body === undefined) return false;
-      res.writeHead(200, this.headersOf(route, body, context));
-      res.end(body);
-      this.served++;
-      context.record('GET', route.url, 200, (performance.now() - started) / 1000);
+      if (context.exemptPeer(req.socket.remoteAddress)) {
+        const body = route.body(param);
+        if (body === undefined) return false;
+        res.writeHead(200, this.headersOf(route, body, context));
+        res.end(body);
+        this.served++;
+        context.record('GET', route.url, 200, (performance.now() - started) / 1000);
+        return true;
+      }
+      const count = context.countPeerRequest;
+      // Counting is the one side effect: only once it is sure the route has a stored answer.
+      if (count === null || fallback === undefined || route.body(param) === undefined) return false;
+      count(req).then(
+        (limits) => {
+          const body = limits === null || context.closing() ? undefined : route.body(param);
+          if (limits === null || body === undefined) return fallback(req, res);
+          // The normal path's order: CORS (onRequest), the limits (onRequest), then the rest.
+          const stored = this.headersOf(route, body, context);
+          res.writeHead(200, { ...context.corsHeaders, ...limits, ...stored });
+          res.end(body);
+          this.served++;
+          context.record('GET', route.url, 200, (performance.now() - started) / 1000);
+        },
+        () => fallback(req, res),
+      );
       return true;
     }
     return false;
@@ -126,7 +157,7 @@ export class StoredResponses {
   serverFactory(): NonNullable<FastifyServerOptions['serverFactory']> {
     return (handler, options) => {
       const server: Server = createServer((req, res) => {
-        if (!this.serve(req, res)) handler(req, res);
+        if (!this.serve(req, res, handler)) handler(req, res);
       });
       // The settings fastify/lib/server.js gives its own HTTP/1 server.
       const opts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };

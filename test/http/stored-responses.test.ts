@@ -153,8 +153,8 @@ describe('stored-response fast path', () => {
   });
 });
 
-describe('stored-response fast path, where it stays off', () => {
-  it('rate-limited clients (no exemption) get the normal path, with the same limit headers and 429s', async () => {
+describe('stored-response fast path for rate-limited clients', () => {
+  it('admitted requests take the fast path with the same limit headers; refused ones get the same 429s and 403s, counted once', async () => {
     const first = await createTestApp({ env: { RATE_LIMIT_EXEMPT: '' } });
     const now = first.clock.now();
     await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
@@ -163,15 +163,71 @@ describe('stored-response fast path, where it stays off', () => {
     const normal = await listen(second);
     try {
       const statuses: number[] = [];
-      for (let i = 0; i < 32; i++) {
+      // The first request builds the stored body (normal path); then 29 admitted, then refused.
+      for (let i = 0; i < 34; i++) {
+        const servedBefore = first.app.storedResponses.served;
+        const a = await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin');
+        const b = await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin');
+        assert.deepEqual(a, b, `request ${i + 1}`);
+        assert.equal(first.app.storedResponses.served - servedBefore, i > 0 && a.status === 200 ? 1 : 0, `request ${i + 1}: fast path only for admitted requests`);
+        statuses.push(a.status);
+      }
+      // Counted once per request: exactly 30 admitted in the 10 s window on both.
+      assert.deepEqual(statuses, [...Array<number>(30).fill(200), ...Array<number>(4).fill(429)]);
+      assert.equal(first.app.storedResponses.served, 29);
+      assert.ok(header(await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin'), 'retry-after'));
+      // Other routes and the minute window see the same counts on both apps.
+      assert.deepEqual(await send(fast, '/api/version'), await send(normal, '/api/version'));
+    } finally {
+      fast.agent.destroy();
+      normal.agent.destroy();
+      await second.close();
+      await first.close();
+    }
+  });
+
+  it('a banned client gets the same 403 from both, never the stored body', async () => {
+    const env = { RATE_LIMIT_EXEMPT: '', RATE_LIMIT_BAN_THRESHOLD: '2' };
+    const first = await createTestApp({ env });
+    const now = first.clock.now();
+    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
+    const second = await createTestApp({ store: first.store, env, storedResponses: false });
+    const fast = await listen(first);
+    const normal = await listen(second);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 36; i++) {
         const a = await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin');
         const b = await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin');
         assert.deepEqual(a, b, `request ${i + 1}`);
         statuses.push(a.status);
       }
+      assert.equal(statuses[statuses.length - 1], 403, statuses.join(','));
+      assert.ok(statuses.includes(429));
+    } finally {
+      fast.agent.destroy();
+      normal.agent.destroy();
+      await second.close();
+      await first.close();
+    }
+  });
+});
+
+describe('stored-response fast path, where it stays off', () => {
+  it('behind a trusted proxy (the client comes from proxy headers) every request takes the normal path', async () => {
+    const env = { RATE_LIMIT_EXEMPT: '', TRUST_PROXY: 'true' };
+    const first = await createTestApp({ env });
+    const now = first.clock.now();
+    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
+    const second = await createTestApp({ store: first.store, env, storedResponses: false });
+    const fast = await listen(first);
+    const normal = await listen(second);
+    try {
+      for (let i = 0; i < 4; i++) {
+        const headers = { 'x-forwarded-for': `203.0.113.${i % 2}` };
+        assert.deepEqual(await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin', 'GET', headers), await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin', 'GET', headers));
+      }
       assert.equal(first.app.storedResponses.served, 0);
-      assert.ok(statuses.includes(200) && statuses.includes(429), 'both admitted and refused requests compared');
-      assert.ok(header(await send(fast, '/api/auctions/tag/EQ_ITEM/active/bin'), 'x-rate-limit-limit'));
     } finally {
       fast.agent.destroy();
       normal.agent.destroy();
@@ -207,13 +263,14 @@ describe('stored-response fast path, where it stays off', () => {
 
 describe('StoredResponses.serve', () => {
   const body = Buffer.from('[1,2]');
-  function setup(over: Partial<StoredResponseContext> = {}) {
+  function setup(over: Partial<StoredResponseContext> = {}, bodyOf: (x: string) => Buffer | undefined = (x) => (x === 'A' ? body : undefined)) {
     const stored = new StoredResponses();
-    stored.add({ url: '/t/:x/end', prefix: '/t/', suffix: '/end', cacheSeconds: 5, contentType: 'application/json; charset=utf-8', body: (x) => (x === 'A' ? body : undefined) });
+    stored.add({ url: '/t/:x/end', prefix: '/t/', suffix: '/end', cacheSeconds: 5, contentType: 'application/json; charset=utf-8', body: bodyOf });
     const recorded: unknown[][] = [];
     stored.enable({
       corsHeaders: { 'access-control-allow-origin': '*' },
       exemptPeer: (address) => address === '127.0.0.1',
+      countPeerRequest: null,
       etagOf: () => '"e"',
       closing: () => false,
       record: (...args) => recorded.push(args),
@@ -252,6 +309,46 @@ describe('StoredResponses.serve', () => {
     assert.equal(written.body, body);
     assert.equal(recorded.length, 1);
     assert.deepEqual(recorded[0]?.slice(0, 3), ['GET', '/t/:x/end', 200]);
+  });
+
+  it('for a limited peer: counts first, then writes CORS, limit and stored headers, or hands the request to Fastify', async () => {
+    let stored = 'A';
+    const verdicts: Array<Record<string, string> | null | Error> = [{ 'x-rate-limit-limit': '1m' }, null, new Error('store down'), { 'x-rate-limit-limit': '1m' }];
+    const counted: unknown[] = [];
+    const { stored: fast, recorded } = setup({
+      countPeerRequest: async (req) => {
+        counted.push(req);
+        const verdict = verdicts.shift();
+        if (verdict instanceof Error) throw verdict;
+        if (verdict === undefined) throw new Error('counted more often than requested');
+        // The view may change while the count is pending (the last case).
+        if (verdicts.length === 0) stored = 'gone';
+        return verdict;
+      },
+    }, (x) => (x === stored ? body : undefined));
+    const fellBack: unknown[] = [];
+    const fallback = (req: unknown) => void fellBack.push(req);
+    const settle = () => new Promise((r) => setImmediate(r));
+
+    const admitted = fakeRequest('/t/A/end', '10.0.0.1');
+    assert.equal(fast.serve(admitted.req, admitted.res, fallback), true);
+    await settle();
+    assert.deepEqual(Object.keys(admitted.written.headers ?? {}), ['access-control-allow-origin', 'x-rate-limit-limit', 'content-type', 'cache-control', 'vary', 'etag', 'content-length']);
+    assert.equal(admitted.written.body, body);
+    for (const verdict of ['refused', 'store down', 'body gone meanwhile']) {
+      const r = fakeRequest('/t/A/end', '10.0.0.1');
+      assert.equal(fast.serve(r.req, r.res, fallback), true, verdict);
+      await settle();
+      assert.equal(r.written.status, undefined, verdict);
+      assert.equal(fellBack[fellBack.length - 1], r.req, verdict);
+    }
+    assert.equal(fellBack.length, 3);
+    assert.equal(counted.length, 4);
+    assert.equal(recorded.length, 1);
+    // Nothing is counted for a tag without a stored body, or without a fallback to hand refusals to.
+    assert.equal(fast.serve(fakeRequest('/t/B/end', '10.0.0.1').req, fakeRequest('/t/B/end').res, fallback), false);
+    assert.equal(fast.serve(fakeRequest('/t/gone/end', '10.0.0.1').req, fakeRequest('/t/gone/end').res), false);
+    assert.equal(counted.length, 4);
   });
 
   it('declines once the app is closing, for limited peers, without a stored body, and when disabled', () => {
