@@ -9,6 +9,7 @@ import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import { realSleep, SkipLog, type IngestContext } from './context.ts';
 import { DecodePool } from './decode-pool.ts';
 import { prepareAuctionRecord, type PreparedRecord } from './prepare-auction.ts';
+import { BodyBuffer } from './hypixel-client.ts';
 import { linkAccountsFromBids } from './link-bids.ts';
 import { scanAuctionPage, type ScannedAuction } from './page-scan.ts';
 import { check, type AuctionPage } from './upstream.ts';
@@ -70,6 +71,8 @@ export class AuctionIngester {
   /** numbers each crawl attempt, for TrackedAuction.seenIn */
   private attempts = 0;
   private lastGeneration = 0;
+  /** page 0's body buffer while polling for a new generation */
+  private probe = new BodyBuffer();
   private readonly pool: DecodePool | undefined;
 
   constructor(
@@ -215,10 +218,15 @@ export class AuctionIngester {
     prepare: (page: ScannedPage, attempt: number) => Promise<T>,
   ): Promise<{ lastUpdated: number; attempt: number; pages: T[] } | 'unchanged'> {
     for (let restart = 0; restart < CRAWL_RESTARTS; restart++) {
-      const first = await this.fetchPage(0);
+      const probe = this.probe;
+      const first = await this.fetchPage(0, undefined, probe);
       if (first.lastUpdated <= this.lastGeneration) return 'unchanged';
-      // Pages of an abandoned attempt may still be in preparation: each marks with its own number.
+      // Pages of an abandoned attempt may still be in preparation: each marks with its own number,
+      // and reads its own body buffers, which a later attempt never reuses. Page 0's buffer goes
+      // with this attempt; the next probe gets a new one.
+      this.probe = new BodyBuffer();
       const attempt = ++this.attempts;
+      const pageBytes = Math.ceil(probe.length * 1.25);
       try {
         // A few workers each fetch a page and prepare it before fetching the next. Fetching
         // every page at once let bodies pile up faster than they were decoded: on a cold
@@ -227,10 +235,12 @@ export class AuctionIngester {
         let next = 1;
         let failed = false;
         const worker = async (): Promise<void> => {
+          // One body buffer per worker, reused for each of its pages once the page is prepared.
+          const body = new BodyBuffer(pageBytes);
           while (!failed && next < first.totalPages) {
             const page = next++;
             try {
-              pages[page] = await prepare(await this.fetchPage(page, first.lastUpdated), attempt);
+              pages[page] = await prepare(await this.fetchPage(page, first.lastUpdated, body), attempt);
             } catch (err) {
               failed = true;
               throw err;
@@ -309,13 +319,16 @@ export class AuctionIngester {
     return out;
   }
 
-  /** One page of generation `expected` (any generation for page 0). */
-  private async fetchPage(page: number, expected?: number): Promise<ScannedPage> {
+  /**
+   * One page of generation `expected` (any generation for page 0), received into `body`:
+   * the page's scanned auctions read that buffer, so it must not be reused until they are prepared.
+   */
+  private async fetchPage(page: number, expected: number | undefined, body: BodyBuffer): Promise<ScannedPage> {
     const sleep = this.ctx.sleep ?? realSleep;
     let problem = '';
     for (let attempt = 1; attempt <= PAGE_ATTEMPTS; attempt++) {
       // The body is scanned rather than parsed (page-scan.ts); a broken structure is retried as bad JSON.
-      const res = await this.ctx.client.getWith(`/v2/skyblock/auctions?page=${page}`, [404], scanAuctionPage);
+      const res = await this.ctx.client.getWith(`/v2/skyblock/auctions?page=${page}`, [404], scanAuctionPage, body);
       const { envelope, auctions } = res.body;
       if (res.status === 404) {
         problem = 'not found (generation swap in progress?)';

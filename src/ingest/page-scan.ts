@@ -51,6 +51,10 @@ export class PageScanError extends Error {
 }
 
 const QUOTE = 0x22;
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
 const BACKSLASH = 0x5c;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
@@ -96,7 +100,20 @@ function finish(scanner: Scanner, end: number, envelope: Record<string, unknown>
   return { envelope, auctions };
 }
 
+/** Nesting deeper than this inside one value is rejected as a broken page. */
+const MAX_DEPTH = 1 << 16;
+
+function deeper(stack: Uint8Array, at: number): Uint8Array {
+  if (stack.length >= MAX_DEPTH) throw new PageScanError('nested too deeply', at);
+  const grown = new Uint8Array(stack.length * 2);
+  grown.set(stack);
+  return grown;
+}
+
 class Scanner {
+  /** closers expected while skipping a nested value (see skipValue) */
+  private stack: Uint8Array = new Uint8Array(64);
+
   constructor(readonly body: Buffer) {}
 
   skipWs(i: number): number {
@@ -144,19 +161,23 @@ class Scanner {
     const c = b[i];
     if (c === QUOTE) return this.skipString(i);
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      const stack: number[] = [c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET];
+      // The closers still expected, on a stack the scanner keeps (no array per value).
+      let stack = this.stack;
+      let depth = 0;
+      stack[depth++] = c === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
       let k = i + 1;
-      while (stack.length > 0) {
+      while (depth > 0) {
         if (k >= b.length) throw new PageScanError('unterminated object or array', i);
         const d = b[k]!;
         if (d === QUOTE) {
           k = this.skipString(k);
           continue;
         }
-        if (d === OPEN_BRACE) stack.push(CLOSE_BRACE);
-        else if (d === OPEN_BRACKET) stack.push(CLOSE_BRACKET);
-        else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
-          if (stack.pop() !== d) throw new PageScanError('mismatched bracket', k);
+        if (d === OPEN_BRACE || d === OPEN_BRACKET) {
+          if (depth === stack.length) stack = this.stack = deeper(stack, k);
+          stack[depth++] = d === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
+        } else if (d === CLOSE_BRACE || d === CLOSE_BRACKET) {
+          if (stack[--depth] !== d) throw new PageScanError('mismatched bracket', k);
         }
         k++;
       }
@@ -210,8 +231,10 @@ class Scanner {
         const keyEnd = this.skipString(i);
         const keyLength = keyEnd - i - 2;
         const keyAt = i + 1;
-        i = this.skipWs(this.expect(this.skipWs(keyEnd), COLON, "expected ':' in an auction"));
-        const valueEnd = this.skipValue(i);
+        // Upstream pages have no whitespace between tokens: the checks for it are skipped then.
+        i = b[keyEnd] === COLON ? keyEnd + 1 : this.expect(this.skipWs(keyEnd), COLON, "expected ':' in an auction");
+        if (b[i] !== QUOTE && isWs(b[i]!)) i = this.skipWs(i);
+        const valueEnd = b[i] === QUOTE ? this.skipString(i) : this.skipValue(i);
         // Only the three fields the diff needs are read; everything else is skipped unread.
         if (keyLength === 4 && this.is(keyAt, 'uuid') && b[i] === QUOTE) {
           uuid = this.hex32(i + 1, valueEnd - 1);
@@ -220,9 +243,9 @@ class Scanner {
         } else if (keyLength === 5 && this.is(keyAt, 'start')) {
           begun = this.number(i, valueEnd);
         }
-        i = this.skipWs(valueEnd);
+        i = b[valueEnd] === COMMA ? valueEnd : this.skipWs(valueEnd);
         if (b[i] === COMMA) {
-          i = this.skipWs(i + 1);
+          i = b[i + 1] === QUOTE ? i + 1 : this.skipWs(i + 1);
           continue;
         }
         break;

@@ -65,3 +65,53 @@ describe('upstream client', () => {
     await dead.close();
   });
 });
+
+describe('upstream client receiving into a reused buffer', () => {
+  it('receives bodies with and without Content-Length into one BodyBuffer, growing it as needed', async () => {
+    const { createServer } = await import('node:http');
+    const { BodyBuffer } = await import('../../src/ingest/hypixel-client.ts');
+    // /small has a Content-Length; /chunked streams 40 parts without one (chunked transfer encoding).
+    const parts = Array.from({ length: 40 }, (_, i) => `"${String(i).padStart(2, '0')}${'y'.repeat(2000)}"`);
+    const server = createServer((req, res) => {
+      if (req.url === '/small') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"n":1}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      let i = 0;
+      const next = () => {
+        if (i === parts.length) {
+          res.end(']');
+          return;
+        }
+        res.write((i > 0 ? ',' : '') + parts[i++]!);
+        setImmediate(next);
+      };
+      next();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (typeof address !== 'object' || !address) throw new Error('no address');
+    const client = new HypixelClient({ baseUrl: `http://127.0.0.1:${address.port}`, retries: 0, timeoutMs: 5000 });
+    try {
+      const into = new BodyBuffer(4);
+      const parse = (raw: Buffer) => JSON.parse(raw.toString('utf8')) as unknown;
+      assert.deepEqual((await client.getWith('/small', [], parse, into)).body, { n: 1 });
+      const big = await client.getWith('/chunked', [], parse, into);
+      assert.deepEqual(big.body, parts.map((p) => JSON.parse(p) as string));
+      assert.equal(big.bytes, into.length);
+      // The same buffer again: a shorter body replaces the longer one entirely.
+      assert.deepEqual((await client.getWith('/small', [], parse, into)).body, { n: 1 });
+      assert.equal(into.length, 7);
+      // Without a buffer of the caller's, each body gets its own.
+      const own = await client.getWith('/chunked', [], (raw) => raw, undefined);
+      assert.equal(own.body.length, big.bytes);
+      assert.notEqual(own.body.buffer, into.view().buffer);
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

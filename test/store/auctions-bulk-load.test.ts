@@ -78,3 +78,38 @@ describeEachBackend('auctions: a cold generation loads before building its index
     assert.deepEqual(await store.auctions.countByState(), {});
   });
 });
+
+describeEachBackend('auctions: departed auctions leave the active set in set-based statements', (fixture) => {
+  it('marks those that ended with bids sold (price, buyer, time), expires the rest, and leaves a sold one alone', async () => {
+    const { store } = fixture();
+    await emptyAuctions(store);
+    const rows = generation(7);
+    await store.auctions.applyGeneration({ listings: rows, bids: [], departed: [], feed: { ...feed, records: rows.length } });
+    // The ended feed sold rows[6] first: a later generation must not re-mark it.
+    await store.auctions.recordSales([{ ...rows[6]!, state: 'sold', sold_price: 77, buyer: 'e'.repeat(32), sold_at: T + 1 }], [], { ...feed, name: 'auctions_ended', lastUpdated: T + 1 });
+    const buyer = (i: number) => i.toString(16).repeat(32);
+    await store.auctions.applyGeneration({
+      listings: [],
+      bids: [],
+      departed: [
+        { uuid: rows[0]!.uuid, sale: { price: 1_000, buyer: buyer(1), at: T + 10 } },
+        { uuid: rows[1]!.uuid, sale: { price: 2_000, buyer: buyer(2), at: T + 20 } },
+        { uuid: rows[2]!.uuid },
+        { uuid: rows[3]!.uuid },
+        { uuid: rows[6]!.uuid, sale: { price: 9, buyer: buyer(9), at: T + 90 } },
+      ],
+      feed: { ...feed, lastUpdated: T + 60_000, records: 2 },
+    });
+    const state = async (i: number) => {
+      const row = await store.auctions.get(rows[i]!.uuid);
+      return { state: row?.state, price: row?.sold_price == null ? null : Number(row.sold_price), buyer: row?.buyer ?? null, at: row?.sold_at == null ? null : Number(row.sold_at) };
+    };
+    assert.deepEqual(await state(0), { state: 'sold', price: 1_000, buyer: buyer(1), at: T + 10 });
+    assert.deepEqual(await state(1), { state: 'sold', price: 2_000, buyer: buyer(2), at: T + 20 });
+    assert.deepEqual(await state(2), { state: 'expired', price: null, buyer: null, at: null });
+    assert.deepEqual(await state(3), { state: 'expired', price: null, buyer: null, at: null });
+    assert.deepEqual(await state(4), { state: 'active', price: null, buyer: null, at: null });
+    assert.deepEqual(await state(6), { state: 'sold', price: 77, buyer: 'e'.repeat(32), at: T + 1 });
+    assert.deepEqual(await store.auctions.countByState(), { active: 2, sold: 3, expired: 2 });
+  });
+});
