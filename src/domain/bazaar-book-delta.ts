@@ -55,6 +55,23 @@ export function deltaAge(data: Uint8Array): number {
   return readVarint(view, { at: 2 });
 }
 
+/**
+ * The same delta stored `laterMs` later (a book carried forward to a later row): the ops do
+ * not depend on the age, so only the age field changes and it still names the same keyframe.
+ */
+export function reageBookDelta(data: Uint8Array, laterMs: number): Buffer {
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const pos = { at: 2 };
+  const age = deltaAge(view);
+  readVarint(view, pos);
+  const out = Buffer.allocUnsafe(view.length + 10);
+  out[0] = view[0]!;
+  out[1] = view[1]!;
+  let at = writeVarint(out, 2, age + Math.max(0, Math.round(laterMs)));
+  at += view.copy(out, at, pos.at);
+  return Buffer.from(out.subarray(0, at));
+}
+
 /** The book a delta describes, given its keyframe. Throws on corrupt or mismatched data. */
 export function applyBookDelta(keyframe: OrderBook, data: Uint8Array): OrderBook {
   const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);

@@ -68,7 +68,7 @@ describeEachBackend('compact bazaar storage', (fixture) => {
     const ing = ingester(store);
     for (let t = 0; t < TICKS; t++) await ing.apply(payload(t, PRODUCTS));
 
-    const stored = await store.kysely.selectFrom('bazaar_snapshot_rows').select(['book', 'ts']).execute();
+    const stored = await store.kysely.selectFrom('bazaar_recent_rows').select(['book', 'ts']).execute();
     assert.equal(stored.length, TICKS * PRODUCTS.length);
     assert.ok(stored.every((r) => r.book), 'every book changed');
     const fullRows = stored.filter((r) => isFullBook(r.book!));
@@ -122,7 +122,7 @@ describeEachBackend('compact bazaar storage', (fixture) => {
     const deleted = await store.bazaarHistory.deleteSnapshotsBefore(cutoff, 7);
     assert.equal(deleted, 40 + 20);
     assert.equal(await store.bazaarHistory.oldestSnapshot(), T0 + 40 * STEP);
-    const left = await store.kysely.selectFrom('bazaar_snapshot_rows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const left = await store.kysely.selectFrom('bazaar_recent_rows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(left.n), 20 + 10);
     for (const t of [40, 41, 47, TICKS - 1]) {
       assert.deepEqual(decodeBook((await store.bazaar.snapshotAt('ALPHA', T0 + t * STEP))!.book!), bookAt(t, 0), `ALPHA at ${t}`);
