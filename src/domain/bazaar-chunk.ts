@@ -14,7 +14,10 @@
  *     mode 2: f64 LE each (anything else: fractions, huge values, NaN)
  *   then per row the stored book, as it was stored in its row: varint 0 = null (unchanged
  *   since the product's previous row), else varint length + 1 and the bytes (a full book or a
- *   delta from a keyframe, domain/bazaar-book.ts and bazaar-book-delta.ts).
+ *   delta from a keyframe, domain/bazaar-book.ts and bazaar-book-delta.ts), then the book
+ *   carried into the window the same way (0 = none): the book in effect at the first row when
+ *   that row stores none, so the book at any time is found without reading earlier windows. It
+ *   is kept apart from the rows, which read exactly as they were stored.
  * Pure: no I/O.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -53,9 +56,15 @@ export function chunkStart(ts: number): number {
   return Math.floor(ts / CHUNK_MS) * CHUNK_MS;
 }
 
-/** Packs rows (strictly rising ts, non-negative integer ts) into a chunk payload. */
-export function encodeChunk(rows: readonly ChunkRow[]): Buffer {
-  let capacity = 16 + rows.length * (10 + CHUNK_COLUMNS.length * 10);
+/** A chunk's rows and the book carried into its window (in effect at the first row, stored as of the first row's ts). */
+export interface Chunk {
+  rows: ChunkRow[];
+  carried: Uint8Array | null;
+}
+
+/** Packs rows (strictly rising ts, non-negative integer ts) and the carried book into a chunk payload. */
+export function encodeChunk(rows: readonly ChunkRow[], carried: Uint8Array | null = null): Buffer {
+  let capacity = 26 + (carried?.length ?? 0) + rows.length * (10 + CHUNK_COLUMNS.length * 10);
   for (const r of rows) capacity += 10 + (r.book?.length ?? 0);
   const out = Buffer.allocUnsafe(capacity);
   let at = writeVarint(out, 0, rows.length);
@@ -82,14 +91,14 @@ export function encodeChunk(rows: readonly ChunkRow[]): Buffer {
       previous = v;
     }
   }
-  for (const r of rows) {
-    if (!r.book) {
+  for (const book of [...rows.map((r) => r.book), carried]) {
+    if (!book) {
       out[at++] = 0;
       continue;
     }
-    at = writeVarint(out, at, r.book.length + 1);
-    out.set(r.book, at);
-    at += r.book.length;
+    at = writeVarint(out, at, book.length + 1);
+    out.set(book, at);
+    at += book.length;
   }
   const packed = deflateRawSync(out.subarray(0, at));
   const payload = Buffer.allocUnsafe(1 + packed.length);
@@ -100,6 +109,11 @@ export function encodeChunk(rows: readonly ChunkRow[]): Buffer {
 
 /** The rows of a chunk payload, oldest first. Throws on corrupt data. */
 export function decodeChunk(payload: Uint8Array): ChunkRow[] {
+  return decodeChunkWithCarry(payload).rows;
+}
+
+/** The rows of a chunk payload and the book carried into its window. Throws on corrupt data. */
+export function decodeChunkWithCarry(payload: Uint8Array): Chunk {
   if (payload.length < 2 || payload[0] !== VERSION) throw new Error('unknown bazaar chunk encoding');
   const view = inflateRawSync(payload.subarray(1), { maxOutputLength: MAX_INFLATED });
   const pos = { at: 0 };
@@ -128,15 +142,18 @@ export function decodeChunk(payload: Uint8Array): ChunkRow[] {
       r[column] = mode === TENTHS ? previous / 10 : previous;
     }
   }
-  for (const r of rows) {
+  const readBook = (): Uint8Array | null => {
     const length = readVarint(view, pos);
-    if (length === 0) continue;
+    if (length === 0) return null;
     if (pos.at + length - 1 > view.length) throw new Error('truncated bazaar chunk');
-    r.book = Buffer.from(view.subarray(pos.at, pos.at + length - 1));
+    const book = Buffer.from(view.subarray(pos.at, pos.at + length - 1));
     pos.at += length - 1;
-  }
+    return book;
+  };
+  for (const r of rows) r.book = readBook();
+  const carried = readBook();
   if (pos.at !== view.length) throw new Error('corrupt bazaar chunk: trailing bytes');
-  return rows;
+  return { rows, carried };
 }
 
 function columnMode(rows: readonly ChunkRow[], column: (typeof CHUNK_COLUMNS)[number]): number {

@@ -115,7 +115,8 @@ export interface BazaarSnapshotChunksTable {
   product: number;
   /** window start (a multiple of CHUNK_MS), UTC epoch ms */
   start: number;
-  /** ts of the window's newest row */
+  /** ts of the window's oldest and newest rows */
+  first_ts: number;
   last_ts: number;
   row_count: number;
   payload: Uint8Array;

@@ -58,6 +58,7 @@ export function m011BazaarChunks(dialect: Dialect): Migration {
       await db.schema
         .createTable('bazaar_snapshot_chunks')
         .addColumn('start', big, (c) => c.notNull())
+        .addColumn('first_ts', big, (c) => c.notNull())
         .addColumn('last_ts', big, (c) => c.notNull())
         .addColumn('product', 'integer', (c) => c.notNull())
         .addColumn('row_count', 'integer', (c) => c.notNull())

@@ -6,16 +6,17 @@
  * in both — the same upstream snapshot stored again after its window was packed — reads once,
  * from the chunk, as "the first copy stored wins" did before).
  *
- * Books are carried as stored (null = unchanged, a full book, or a delta naming its keyframe by
- * age); the first row of every chunk carries the book in effect (a full book copied, or the
- * delta re-aged), so the book at any time is found in the recent rows or at most one chunk back.
+ * Books are kept as stored (null = unchanged, a full book, or a delta naming its keyframe by
+ * age); every chunk whose first row stores no book carries the book in effect there (a full
+ * book copied, or the delta re-aged), apart from its rows, so the book at any time is found in
+ * the recent rows or one chunk back, and rows read exactly as they were stored.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import { isFullBook } from '../../domain/bazaar-book.ts';
 import { reageBookDelta } from '../../domain/bazaar-book-delta.ts';
-import { CHUNK_MS, chunkStart, decodeChunk, encodeChunk, type ChunkRow } from '../../domain/bazaar-chunk.ts';
+import { CHUNK_MS, chunkStart, decodeChunk, decodeChunkWithCarry, encodeChunk, type Chunk, type ChunkRow } from '../../domain/bazaar-chunk.ts';
 import type { BazaarSnapshotChunksTable, BazaarSnapshotRowsTable, Database } from '../schema.ts';
 
 export interface StoredRow extends ChunkRow {
@@ -51,8 +52,8 @@ const RECENT: BulkSpec<BazaarSnapshotRowsTable> = {
 
 const CHUNKS: BulkSpec<BazaarSnapshotChunksTable> = {
   table: 'bazaar_snapshot_chunks',
-  columns: { start: 'int8', last_ts: 'int8', product: 'int4', row_count: 'int4', payload: 'bytea' },
-  conflict: { target: ['product', 'start'], update: ['last_ts', 'row_count', 'payload'] },
+  columns: { start: 'int8', first_ts: 'int8', last_ts: 'int8', product: 'int4', row_count: 'int4', payload: 'bytea' },
+  conflict: { target: ['product', 'start'], update: ['first_ts', 'last_ts', 'row_count', 'payload'] },
 };
 
 /** Ranges up to this long read every product's chunks in one statement; longer ones product by product (bounded memory). */
@@ -119,11 +120,14 @@ export class BazaarRows {
       const chunks = await sql<{ start: number; payload: Uint8Array }>`select start, payload from bazaar_snapshot_chunks
         where product = ${product} and start < ${before} and last_ts > ${fromRecent ? fromRecent.ts : -1} order by start desc limit 4`.execute(db);
       for (const c of chunks.rows) {
-        const rows = decodeChunk(c.payload);
-        for (let i = rows.length - 1; i >= 0; i--) {
+        const { rows, carried } = decodeChunkWithCarry(c.payload);
+        let found: StoredBook | undefined;
+        for (let i = rows.length - 1; i >= 0 && !found; i--) {
           const r = rows[i]!;
-          if (r.ts <= ts && r.book) return fromRecent && fromRecent.ts > r.ts ? fromRecent : { ts: r.ts, book: r.book };
+          if (r.ts <= ts && r.book) found = { ts: r.ts, book: r.book };
         }
+        if (!found && carried && rows[0] && rows[0].ts <= ts) found = { ts: rows[0].ts, book: carried };
+        if (found) return fromRecent && fromRecent.ts > found.ts ? fromRecent : found;
       }
       if (chunks.rows.length < 4) return fromRecent;
       before = Number(chunks.rows[chunks.rows.length - 1]!.start);
@@ -132,10 +136,9 @@ export class BazaarRows {
 
   /** One product's oldest row time. */
   async oldestOf(product: number): Promise<number | undefined> {
-    const chunk = await sql<{ payload: Uint8Array }>`select payload from bazaar_snapshot_chunks where product = ${product} order by start limit 1`.execute(this.db);
+    const chunk = await sql<{ ts: number }>`select first_ts as ts from bazaar_snapshot_chunks where product = ${product} order by start limit 1`.execute(this.db);
     const recent = await sql<{ ts: number }>`select ts from bazaar_recent_rows where product = ${product} order by ts limit 1`.execute(this.db);
-    const first = chunk.rows[0] ? decodeChunk(chunk.rows[0].payload)[0]?.ts : undefined;
-    const times = [first, recent.rows[0] ? Number(recent.rows[0].ts) : undefined].filter((t): t is number => t !== undefined);
+    const times = [chunk.rows[0]?.ts, recent.rows[0]?.ts].filter((t) => t !== undefined).map(Number);
     return times.length > 0 ? Math.min(...times) : undefined;
   }
 
@@ -197,14 +200,14 @@ export class BazaarRows {
   }
 
   /**
-   * The first row time at or after `ts` over all products, or a time up to one chunk window
-   * before it (a chunk's start stands in for its first row): callers use it to skip empty
-   * stretches, where starting a little early costs nothing.
+   * The first row time at or after `ts` over all products; when `ts` falls inside a chunk's
+   * window, `ts` itself may stand in for that chunk's first row after it (callers use this to
+   * skip empty stretches, where starting a little early costs nothing). Exact for -Infinity.
    */
   async firstFrom(ts: number): Promise<number | undefined> {
     const bound = Number.isFinite(ts) ? ts : -1;
     const recent = await sql<{ ts: number | null }>`select min(ts) as ts from bazaar_recent_rows where ts >= ${bound}`.execute(this.db);
-    const chunks = await sql<{ ts: number | null }>`select min((select c.start from bazaar_snapshot_chunks c
+    const chunks = await sql<{ ts: number | null }>`select min((select c.first_ts from bazaar_snapshot_chunks c
       where c.product = p.id and c.start > ${bound - CHUNK_MS} and c.last_ts >= ${bound} order by c.start limit 1)) as ts from bazaar_products p`.execute(this.db);
     const times = [recent.rows[0]?.ts, chunks.rows[0]?.ts].filter((t) => t !== null && t !== undefined).map((t) => Math.max(Number(t), bound));
     return times.length > 0 ? Math.min(...times) : undefined;
@@ -248,28 +251,32 @@ export class BazaarRows {
           if (!list) byProduct.set(r.product, (list = []));
           list.push(r);
         }
-        const existing = new Map<number, ChunkRow[]>();
+        const existing = new Map<number, Chunk>();
         const products = [...byProduct.keys()];
         for (let i = 0; i < products.length; i += 500) {
           const some = products.slice(i, i + 500);
           const found = await trx.selectFrom('bazaar_snapshot_chunks').select(['product', 'payload']).where('start', '=', start).where('product', 'in', some).execute();
-          for (const c of found) existing.set(Number(c.product), decodeChunk(c.payload));
+          for (const c of found) existing.set(Number(c.product), decodeChunkWithCarry(c.payload));
         }
         const chunks: BazaarSnapshotChunksTable[] = [];
         for (const [product, fresh] of byProduct) {
-          const merged = mergeByTs(existing.get(product)?.map((r) => ({ ...r, product })) ?? [], fresh.sort((a, b) => a.ts - b.ts), Infinity);
+          const old = existing.get(product);
+          const merged = mergeByTs(old?.rows.map((r) => ({ ...r, product })) ?? [], fresh.sort((a, b) => a.ts - b.ts), Infinity);
           const first = merged[0]!;
+          let carried: Uint8Array | null = null;
           if (!first.book) {
-            const inEffect = known.get(product) ?? (await this.bookAtOrBefore(product, first.ts - 1, trx));
-            if (inEffect) first.book = carryTo(inEffect, first.ts);
+            const inEffect = old?.carried && old.rows[0]?.ts === first.ts ? { ts: first.ts, book: old.carried } : (known.get(product) ?? (await this.bookAtOrBefore(product, first.ts - 1, trx)));
+            if (inEffect) carried = carryTo(inEffect, first.ts);
           }
+          let newest: StoredBook | undefined = carried ? { ts: first.ts, book: carried } : undefined;
           for (let i = merged.length - 1; i >= 0; i--) {
             if (merged[i]!.book) {
-              next.set(product, { ts: merged[i]!.ts, book: merged[i]!.book! });
+              newest = { ts: merged[i]!.ts, book: merged[i]!.book! };
               break;
             }
           }
-          chunks.push({ product, start, last_ts: merged[merged.length - 1]!.ts, row_count: merged.length, payload: encodeChunk(merged) });
+          if (newest) next.set(product, newest);
+          chunks.push({ product, start, first_ts: first.ts, last_ts: merged[merged.length - 1]!.ts, row_count: merged.length, payload: encodeChunk(merged, carried) });
         }
         await bulkInsert(trx, this.dialect, CHUNKS, chunks);
         return taken.length;
@@ -318,7 +325,8 @@ export class BazaarRows {
       const where = this.db.deleteFrom('bazaar_snapshot_chunks').where('product', '=', product).where('start', '=', Number(straddling.start));
       if (kept.length === 0) await where.execute();
       else if (kept.length < rows.length) {
-        await bulkInsert(this.db, this.dialect, CHUNKS, [{ product, start: Number(straddling.start), last_ts: kept[kept.length - 1]!.ts, row_count: kept.length, payload: encodeChunk(kept) }]);
+        // The kept part carries the book in effect at its first row (set below from `inEffect`).
+        await bulkInsert(this.db, this.dialect, CHUNKS, [{ product, start: Number(straddling.start), first_ts: kept[0]!.ts, last_ts: kept[kept.length - 1]!.ts, row_count: kept.length, payload: encodeChunk(kept) }]);
       }
     }
     for (;;) {
@@ -352,13 +360,13 @@ export class BazaarRows {
   private async carryToFirstRow(product: number, cutoff: number, inEffect: StoredBook): Promise<void> {
     const chunk = await this.db.selectFrom('bazaar_snapshot_chunks').select(['start', 'payload']).where('product', '=', product).where('start', '>', cutoff - CHUNK_MS).orderBy('start').limit(1).executeTakeFirst();
     const recent = await this.db.selectFrom('bazaar_recent_rows').select(['ts', 'book']).where('product', '=', product).where('ts', '>=', cutoff).orderBy('ts').limit(1).executeTakeFirst();
-    const chunkRows = chunk ? decodeChunk(chunk.payload) : [];
-    const firstPacked = chunkRows.find((r) => r.ts >= cutoff);
-    if (firstPacked && (!recent || firstPacked.ts <= Number(recent.ts))) {
-      if (firstPacked.book) return;
-      firstPacked.book = carryTo(inEffect, firstPacked.ts);
-      const last = chunkRows[chunkRows.length - 1]!;
-      await bulkInsert(this.db, this.dialect, CHUNKS, [{ product, start: Number(chunk!.start), last_ts: last.ts, row_count: chunkRows.length, payload: encodeChunk(chunkRows) }]);
+    const packed = chunk ? decodeChunkWithCarry(chunk.payload) : undefined;
+    const firstPacked = packed?.rows[0];
+    if (packed && firstPacked && (!recent || firstPacked.ts <= Number(recent.ts))) {
+      if (firstPacked.book || packed.carried) return;
+      const last = packed.rows[packed.rows.length - 1]!;
+      const payload = encodeChunk(packed.rows, carryTo(inEffect, firstPacked.ts));
+      await bulkInsert(this.db, this.dialect, CHUNKS, [{ product, start: Number(chunk!.start), first_ts: firstPacked.ts, last_ts: last.ts, row_count: packed.rows.length, payload }]);
     } else if (recent && !recent.book) {
       await this.db.updateTable('bazaar_recent_rows').set({ book: carryTo(inEffect, Number(recent.ts)) }).where('product', '=', product).where('ts', '=', Number(recent.ts)).execute();
     }
