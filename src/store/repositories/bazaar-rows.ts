@@ -56,12 +56,23 @@ const CHUNKS: BulkSpec<BazaarSnapshotChunksTable> = {
   conflict: { target: ['product', 'start'], update: ['first_ts', 'last_ts', 'row_count', 'payload'] },
 };
 
+/** Rows one compaction transaction takes at most, unless one window holds more (a window is never split). */
+const PACK_ROWS = 20_000;
+
 /** Ranges up to this long read every product's chunks in one statement; longer ones product by product (bounded memory). */
 const ONE_STATEMENT_RANGE = 2 * 60 * 60 * 1000;
 
 type Db = Kysely<Database>;
 
 export class BazaarRows {
+  /**
+   * Per product, the book in effect at the end of the window packed last (null: none stored),
+   * valid for the window starting at `carriedFor`: the next run's first rows need it, and
+   * looking it up costs two reads per product.
+   */
+  private carried = new Map<number, StoredBook | null>();
+  private carriedFor = NaN;
+
   constructor(
     private readonly db: Db,
     private readonly dialect: Dialect,
@@ -114,24 +125,23 @@ export class BazaarRows {
     const recent = await sql<{ ts: number; book: Uint8Array }>`select ts, book from bazaar_recent_rows
       where product = ${product} and ts <= ${ts} and book is not null order by ts desc limit 1`.execute(db);
     const fromRecent = recent.rows[0] ? { ts: Number(recent.rows[0].ts), book: recent.rows[0].book } : undefined;
-    let before = ts + 1;
-    // Normally one chunk: each carries its book in effect in its first row.
-    for (;;) {
-      const chunks = await sql<{ start: number; payload: Uint8Array }>`select start, payload from bazaar_snapshot_chunks
-        where product = ${product} and start < ${before} and last_ts > ${fromRecent ? fromRecent.ts : -1} order by start desc limit 4`.execute(db);
-      for (const c of chunks.rows) {
-        const { rows, carried } = decodeChunkWithCarry(c.payload);
-        let found: StoredBook | undefined;
-        for (let i = rows.length - 1; i >= 0 && !found; i--) {
-          const r = rows[i]!;
-          if (r.ts <= ts && r.book) found = { ts: r.ts, book: r.book };
-        }
-        if (!found && carried && rows[0] && rows[0].ts <= ts) found = { ts: rows[0].ts, book: carried };
-        if (found) return fromRecent && fromRecent.ts > found.ts ? fromRecent : found;
+    // The chunk holding `ts` decides: a chunk has the book in effect at its first row (stored or
+    // carried) whenever any book was stored before, so no earlier chunk is ever read. Its
+    // predecessor is needed only when `ts` falls before the chunk's first row.
+    const chunks = await sql<{ payload: Uint8Array }>`select payload from bazaar_snapshot_chunks
+      where product = ${product} and start <= ${ts} and last_ts > ${fromRecent ? fromRecent.ts : -1} order by start desc limit 2`.execute(db);
+    for (const c of chunks.rows) {
+      const { rows, carried } = decodeChunkWithCarry(c.payload);
+      if (!rows[0] || rows[0].ts > ts) continue;
+      let found: StoredBook | undefined;
+      for (let i = rows.length - 1; i >= 0 && !found; i--) {
+        const r = rows[i]!;
+        if (r.ts <= ts && r.book) found = { ts: r.ts, book: r.book };
       }
-      if (chunks.rows.length < 4) return fromRecent;
-      before = Number(chunks.rows[chunks.rows.length - 1]!.start);
+      if (!found && carried) found = { ts: rows[0].ts, book: carried };
+      return found && (!fromRecent || found.ts >= fromRecent.ts) ? found : fromRecent;
     }
+    return fromRecent;
   }
 
   /** One product's oldest row time. */
@@ -224,71 +234,108 @@ export class BazaarRows {
 
   /**
    * Packs every window of recent rows that ends at or before `before` into chunks, oldest window
-   * first, one transaction per window (the recent rows are deleted and the chunks written
-   * together: a crash leaves either). A window that already has chunks (a snapshot stored late)
-   * is merged into them. Re-running is harmless; after downtime it catches up. Returns the
+   * first. The recent rows are deleted and the chunks written in one transaction (a crash leaves
+   * either); a transaction packs one window, or several small ones (catching up on sparse
+   * history) up to about PACK_ROWS rows. A window that already has chunks (a snapshot stored
+   * late) is merged into them. Re-running is harmless; after downtime it catches up. Returns the
    * windows and rows packed.
    */
   async compact(before: number): Promise<{ windows: number; rows: number }> {
     let windows = 0;
     let rows = 0;
-    // Books in effect at the end of the window just packed, for the next window's first rows.
-    let carried = new Map<number, StoredBook>();
-    let carriedFor = NaN;
+    // Seek from where the last window ended: PostgreSQL's index still holds the deleted rows until
+    // vacuum, and min(ts) over the whole table would step over all of them every window.
+    let cursor = -1;
     for (;;) {
-      const oldest = (await sql<{ ts: number | null }>`select min(ts) as ts from bazaar_recent_rows`.execute(this.db)).rows[0]?.ts;
-      if (oldest === null || oldest === undefined) break;
-      const start = chunkStart(Number(oldest));
-      if (start + CHUNK_MS > before) break;
-      const known = carriedFor === start ? carried : new Map<number, StoredBook>();
-      const next = new Map<number, StoredBook>();
-      const moved = await this.db.transaction().execute(async (trx) => {
-        const taken = (await sql<StoredRow>`delete from bazaar_recent_rows where ts >= ${start} and ts < ${start + CHUNK_MS}
-          returning ${sql.raw(ROW_COLUMNS)}`.execute(trx)).rows.map(normalize);
-        const byProduct = new Map<number, StoredRow[]>();
-        for (const r of taken) {
-          let list = byProduct.get(r.product);
-          if (!list) byProduct.set(r.product, (list = []));
-          list.push(r);
+      const first = await this.nextWindow(cursor, before);
+      if (first === undefined) break;
+      // Remembered books hold only for the window right after the last one packed: a late row in an
+      // older window is packed first (oldest first) and so resets them.
+      const known = this.carriedFor === first ? new Map(this.carried) : new Map<number, StoredBook | null>();
+      const done = await this.db.transaction().execute(async (trx) => {
+        let start: number | undefined = first;
+        let taken = 0;
+        let count = 0;
+        while (start !== undefined) {
+          taken += await this.packWindow(trx, start, known);
+          count++;
+          cursor = start + CHUNK_MS;
+          if (taken >= PACK_ROWS) break;
+          start = await this.nextWindow(cursor, before, trx);
+          // Books remembered from the window just packed hold for the next one only if adjacent.
+          if (start !== undefined && start !== cursor) known.clear();
         }
-        const existing = new Map<number, Chunk>();
-        const products = [...byProduct.keys()];
-        for (let i = 0; i < products.length; i += 500) {
-          const some = products.slice(i, i + 500);
-          const found = await trx.selectFrom('bazaar_snapshot_chunks').select(['product', 'payload']).where('start', '=', start).where('product', 'in', some).execute();
-          for (const c of found) existing.set(Number(c.product), decodeChunkWithCarry(c.payload));
-        }
-        const chunks: BazaarSnapshotChunksTable[] = [];
-        for (const [product, fresh] of byProduct) {
-          const old = existing.get(product);
-          const merged = mergeByTs(old?.rows.map((r) => ({ ...r, product })) ?? [], fresh.sort((a, b) => a.ts - b.ts), Infinity);
-          const first = merged[0]!;
-          let carried: Uint8Array | null = null;
-          if (!first.book) {
-            const inEffect = old?.carried && old.rows[0]?.ts === first.ts ? { ts: first.ts, book: old.carried } : (known.get(product) ?? (await this.bookAtOrBefore(product, first.ts - 1, trx)));
-            if (inEffect) carried = carryTo(inEffect, first.ts);
-          }
-          let newest: StoredBook | undefined = carried ? { ts: first.ts, book: carried } : undefined;
-          for (let i = merged.length - 1; i >= 0; i--) {
-            if (merged[i]!.book) {
-              newest = { ts: merged[i]!.ts, book: merged[i]!.book! };
-              break;
-            }
-          }
-          if (newest) next.set(product, newest);
-          chunks.push({ product, start, first_ts: first.ts, last_ts: merged[merged.length - 1]!.ts, row_count: merged.length, payload: encodeChunk(merged, carried) });
-        }
-        await bulkInsert(trx, this.dialect, CHUNKS, chunks);
-        return taken.length;
+        return { taken, count };
       });
-      carried = next;
-      carriedFor = start + CHUNK_MS;
-      windows++;
-      rows += moved;
-      // SQLite statements run on the event loop: let requests in between windows.
+      this.carried = known;
+      this.carriedFor = cursor;
+      windows += done.count;
+      rows += done.taken;
+      // SQLite statements run on the event loop: let requests in between transactions.
       await new Promise((resolve) => setImmediate(resolve));
     }
     return { windows, rows };
+  }
+
+  /** Start of the oldest window with recent rows at or after `from` that ends by `before`. */
+  private async nextWindow(from: number, before: number, db: Db = this.db): Promise<number | undefined> {
+    const oldest = (await sql<{ ts: number | null }>`select min(ts) as ts from bazaar_recent_rows where ts >= ${from}`.execute(db)).rows[0]?.ts;
+    if (oldest === null || oldest === undefined) return undefined;
+    const start = chunkStart(Number(oldest));
+    return start + CHUNK_MS <= before ? start : undefined;
+  }
+
+  /**
+   * Moves one window's recent rows into its chunks (inside `trx`); `known` holds, per product,
+   * the book in effect before the window where already known, and is updated to the end of it.
+   */
+  private async packWindow(trx: Db, start: number, known: Map<number, StoredBook | null>): Promise<number> {
+    // PostgreSQL: DELETE … RETURNING takes exactly the rows it deletes (a snapshot committed
+    // meanwhile stays for the next run). SQLite serialises writers, so the transaction's own
+    // read is the same set, and a plain delete after it costs half of RETURNING.
+    const window = sql`ts >= ${start} and ts < ${start + CHUNK_MS}`;
+    let taken: StoredRow[];
+    if (this.dialect === 'postgres') {
+      taken = (await sql<StoredRow>`delete from bazaar_recent_rows where ${window} returning ${sql.raw(ROW_COLUMNS)}`.execute(trx)).rows.map(normalize);
+    } else {
+      taken = (await sql<StoredRow>`select ${sql.raw(ROW_COLUMNS)} from bazaar_recent_rows where ${window}`.execute(trx)).rows.map(normalize);
+      await sql`delete from bazaar_recent_rows where ${window}`.execute(trx);
+    }
+    const byProduct = new Map<number, StoredRow[]>();
+    for (const r of taken) {
+      let list = byProduct.get(r.product);
+      if (!list) byProduct.set(r.product, (list = []));
+      list.push(r);
+    }
+    const existing = new Map<number, Chunk>();
+    const products = [...byProduct.keys()];
+    for (let i = 0; i < products.length; i += 500) {
+      const some = products.slice(i, i + 500);
+      const found = await trx.selectFrom('bazaar_snapshot_chunks').select(['product', 'payload']).where('start', '=', start).where('product', 'in', some).execute();
+      for (const c of found) existing.set(Number(c.product), decodeChunkWithCarry(c.payload));
+    }
+    const chunks: BazaarSnapshotChunksTable[] = [];
+    for (const [product, fresh] of byProduct) {
+      const old = existing.get(product);
+      const merged = mergeByTs(old?.rows.map((r) => ({ ...r, product })) ?? [], fresh.sort((a, b) => a.ts - b.ts), Infinity);
+      const first = merged[0]!;
+      let carried: Uint8Array | null = null;
+      if (!first.book) {
+        const inEffect = old?.carried && old.rows[0]?.ts === first.ts ? { ts: first.ts, book: old.carried } : known.has(product) ? known.get(product) : await this.bookAtOrBefore(product, first.ts - 1, trx);
+        if (inEffect) carried = carryTo(inEffect, first.ts);
+      }
+      let newest: StoredBook | undefined = carried ? { ts: first.ts, book: carried } : undefined;
+      for (let i = merged.length - 1; i >= 0; i--) {
+        if (merged[i]!.book) {
+          newest = { ts: merged[i]!.ts, book: merged[i]!.book! };
+          break;
+        }
+      }
+      known.set(product, newest ?? null);
+      chunks.push({ product, start, first_ts: first.ts, last_ts: merged[merged.length - 1]!.ts, row_count: merged.length, payload: encodeChunk(merged, carried) });
+    }
+    await bulkInsert(trx, this.dialect, CHUNKS, chunks);
+    return taken.length;
   }
 
   // ---- retention -------------------------------------------------------------------
