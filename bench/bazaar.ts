@@ -6,8 +6,10 @@
  * Scale: a 1,500-product snapshot is the simulator's 413 products cloned under new ids.
  * 14 days × 1,500 products (90.7 M rows) is too slow to backfill on the 2-core VM, so the
  * latency part backfills 14 days × K products at full 20-second resolution (K = 20, quick: 4)
- * and storage is extrapolated from measured bytes per row. Every lookup is a primary-key
- * range scan on (product_id, ts), so its cost grows with log(rows), not with the product count.
+ * and storage is extrapolated from measured bytes per row. One product's lookups are key-range
+ * scans by product (chunks and recent rows), so their cost grows with log(rows), not with the
+ * product count. The latency part's "rollup catch-up" includes packing the backfilled 14 days
+ * into chunks (the history job's compaction), as after migration 011.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
