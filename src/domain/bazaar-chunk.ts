@@ -107,13 +107,16 @@ export function encodeChunk(rows: readonly ChunkRow[], carried: Uint8Array | nul
   return payload;
 }
 
-/** The rows of a chunk payload, oldest first. Throws on corrupt data. */
-export function decodeChunk(payload: Uint8Array): ChunkRow[] {
-  return decodeChunkWithCarry(payload).rows;
+/**
+ * The rows of a chunk payload, oldest first; `withBooks` false leaves every book null (saves
+ * copying them out when the reader does not want them). Throws on corrupt data.
+ */
+export function decodeChunk(payload: Uint8Array, withBooks = true): ChunkRow[] {
+  return decodeChunkWithCarry(payload, withBooks).rows;
 }
 
 /** The rows of a chunk payload and the book carried into its window. Throws on corrupt data. */
-export function decodeChunkWithCarry(payload: Uint8Array): Chunk {
+export function decodeChunkWithCarry(payload: Uint8Array, withBooks = true): Chunk {
   if (payload.length < 2 || payload[0] !== VERSION) throw new Error('unknown bazaar chunk encoding');
   const view = inflateRawSync(payload.subarray(1), { maxOutputLength: MAX_INFLATED });
   const pos = { at: 0 };
@@ -146,7 +149,7 @@ export function decodeChunkWithCarry(payload: Uint8Array): Chunk {
     const length = readVarint(view, pos);
     if (length === 0) return null;
     if (pos.at + length - 1 > view.length) throw new Error('truncated bazaar chunk');
-    const book = Buffer.from(view.subarray(pos.at, pos.at + length - 1));
+    const book = withBooks ? Buffer.from(view.subarray(pos.at, pos.at + length - 1)) : null;
     pos.at += length - 1;
     return book;
   };

@@ -28,10 +28,12 @@ export class BazaarBooks {
 
   /** Numbers of `productIds`, numbering new products (safe against a concurrent writer). */
   async numbersFor(productIds: Iterable<string>, db: Kysely<Database> = this.db): Promise<Map<string, number>> {
-    const missing = [...new Set(productIds)].filter((id) => !this.numbers.has(id));
-    if (missing.length > 0) {
-      for (let i = 0; i < missing.length; i += 500) {
-        const chunk = missing.slice(i, i + 500);
+    const missing = new Set<string>();
+    for (const id of productIds) if (!this.numbers.has(id)) missing.add(id);
+    if (missing.size > 0) {
+      const ids = [...missing];
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
         await db.insertInto('bazaar_products').values(chunk.map((product_id) => ({ product_id }))).onConflict((oc) => oc.column('product_id').doNothing()).execute();
       }
       await this.loadNumbers(db);

@@ -275,7 +275,7 @@ export class BazaarHistoryRepository {
       // 20-second rows from chunks and recent rows (their books raw: deltas are resolved by the caller, see resolveExportBooks).
       const product = await this.bazaar.books.numberOf(productId);
       if (product === undefined) return [];
-      const rows = await this.bazaar.rows.range(product, after + 1, to, limit);
+      const rows = await this.bazaar.rows.range(product, after + 1, to, limit, withBooks);
       return rows.map((r) => [r.ts, r.buy_price, r.sell_price, r.buy_volume, r.sell_volume, r.buy_moving_week, r.sell_moving_week, r.buy_orders, r.sell_orders, withBooks ? r.book : null]);
     }
     const columns = `ts, ${FIRST_COLUMNS.join(', ')}, null as book, min_buy, max_buy, min_sell, max_sell, samples`;

@@ -85,8 +85,8 @@ export class BazaarRows {
 
   // ---- one product -----------------------------------------------------------------
 
-  /** One product's rows with ts in [from, to), oldest first, at most `limit`. */
-  async range(product: number, from: number, to: number, limit = Infinity, db: Db = this.db): Promise<StoredRow[]> {
+  /** One product's rows with ts in [from, to), oldest first, at most `limit` (books null unless `withBooks`). */
+  async range(product: number, from: number, to: number, limit = Infinity, withBooks = true, db: Db = this.db): Promise<StoredRow[]> {
     if (to <= from || limit <= 0) return [];
     const packed: StoredRow[] = [];
     let after = from - CHUNK_MS;
@@ -94,11 +94,17 @@ export class BazaarRows {
       const batch = 32;
       const chunks = await sql<{ start: number; payload: Uint8Array }>`select start, payload from bazaar_snapshot_chunks
         where product = ${product} and start > ${after} and start < ${to} order by start limit ${batch}`.execute(db);
-      for (const c of chunks.rows) for (const r of decodeChunk(c.payload)) if (r.ts >= from && r.ts < to) packed.push({ ...r, product });
+      for (const c of chunks.rows) {
+        for (const r of decodeChunk(c.payload, withBooks) as StoredRow[]) {
+          if (r.ts < from || r.ts >= to) continue;
+          r.product = product;
+          packed.push(r);
+        }
+      }
       if (chunks.rows.length < batch || packed.length >= limit) break;
       after = Number(chunks.rows[chunks.rows.length - 1]!.start);
     }
-    const recent = await sql<StoredRow>`select ${sql.raw(ROW_COLUMNS)} from bazaar_recent_rows
+    const recent = await sql<StoredRow>`select ${sql.raw(withBooks ? ROW_COLUMNS : ROW_COLUMNS.replace('book', 'null as book'))} from bazaar_recent_rows
       where product = ${product} and ts >= ${from} and ts < ${to} order by ts ${Number.isFinite(limit) ? sql`limit ${limit}` : sql``}`.execute(db);
     return mergeByTs(packed, recent.rows.map(normalize), limit);
   }
@@ -173,10 +179,11 @@ export class BazaarRows {
     const recentKeys = new Set(recent.map((r) => rowKey(r.product, r.ts)));
     const shadowed = new Set<string>();
     const visitChunk = (product: number, payload: Uint8Array) => {
-      for (const r of decodeChunk(payload)) {
+      for (const r of decodeChunk(payload) as StoredRow[]) {
         if (r.ts < from || r.ts >= to) continue;
         if (recentKeys.size > 0 && recentKeys.has(rowKey(product, r.ts))) shadowed.add(rowKey(product, r.ts));
-        visit({ ...r, product });
+        r.product = product;
+        visit(r);
       }
     };
     if (to - from <= ONE_STATEMENT_RANGE) {

@@ -33,10 +33,20 @@ export class BazaarRepository {
   async insertSnapshot(rows: BazaarSnapshotsTable[], feed: FeedState, keyframes: KeyframeRow[] = []): Promise<void> {
     // Numbered outside the transaction: a number handed out is never taken back.
     const numbers = await this.books.numbersFor(rows.map((r) => r.product_id));
-    const stored = rows.map((r) => {
-      const { product_id, ...rest } = r;
-      return { ...rest, product: numbers.get(product_id)! };
-    });
+    // Built field by field: object rest/spread per row showed up in the ingest profile.
+    const stored = rows.map((r) => ({
+      ts: r.ts,
+      buy_price: r.buy_price,
+      sell_price: r.sell_price,
+      buy_volume: r.buy_volume,
+      sell_volume: r.sell_volume,
+      buy_moving_week: r.buy_moving_week,
+      sell_moving_week: r.sell_moving_week,
+      buy_orders: r.buy_orders,
+      sell_orders: r.sell_orders,
+      product: numbers.get(r.product_id)!,
+      book: r.book,
+    }));
     const frames = keyframes.map((k) => ({ ts: k.ts, product: numbers.get(k.product_id)!, book: k.book }));
     await this.db.transaction().execute(async (trx) => {
       if (frames.length > 0) await bulkInsert(trx, this.dialect, KEYFRAMES, frames);
