@@ -117,24 +117,19 @@ export class BazaarHistoryRepository {
   async rollup(resolution: RollupResolution, from: number, to: number, doneGuard?: number): Promise<number> {
     const size = RESOLUTION_MS[resolution];
     if (from % size !== 0 || to % size !== 0) throw new Error(`rollup window not aligned to ${resolution}`);
+    // 5-minute rows are aggregated here from the snapshot rows (recent rows and chunks alike).
+    if (resolution === '5m') return this.rollupSnapshots(from, to, doneGuard);
     const target = sql.table(ROLLUP_TABLE[resolution]);
-    const fromFive = resolution !== '5m';
     const bucket = sql`(ts / ${sql.lit(size)}) * ${sql.lit(size)}`;
-    const aggregates = fromFive
-      ? sql`min(min_buy) as min_buy, max(max_buy) as max_buy, min(min_sell) as min_sell, max(max_sell) as max_sell, sum(samples) as samples`
-      : sql`min(buy_price) as min_buy, max(buy_price) as max_buy, min(sell_price) as min_sell, max(sell_price) as max_sell, count(*) as samples`;
     const first = sql.join(FIRST_COLUMNS.map((c) => sql`s.${sql.ref(c)}`));
     const updates = sql.join(ROLLUP_COLUMNS.slice(2).map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
     const columns = sql.join(ROLLUP_COLUMNS.map((c) => sql.ref(c)));
-    // 5-minute rows come from the numbered snapshot rows, walked product by product (a key range
-    // per product: there is no ts index).
-    // 5-minute rows are aggregated here from the snapshot rows (recent rows and chunks alike).
-    if (!fromFive) return this.rollupSnapshots(from, to, doneGuard);
     const statement = sql<never>`
       insert into ${target} (${columns})
       select s.product_id, g.bucket, ${first}, g.min_buy, g.max_buy, g.min_sell, g.max_sell, g.samples
       from (
-        select product_id, ${bucket} as bucket, min(ts) as first_ts, ${aggregates}
+        select product_id, ${bucket} as bucket, min(ts) as first_ts,
+          min(min_buy) as min_buy, max(max_buy) as max_buy, min(min_sell) as min_sell, max(max_sell) as max_sell, sum(samples) as samples
         from bazaar_5m
         where ts >= ${from} and ts < ${to}
         group by product_id, ${bucket}
