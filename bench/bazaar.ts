@@ -12,6 +12,7 @@
  * into chunks (the history job's compaction), as after migration 011.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -83,15 +84,17 @@ async function tableBytes(store: Store, tables: string[]): Promise<number> {
 const PACKED_TABLES = ['bazaar_snapshot_chunks', 'bazaar_book_keyframes', 'bazaar_products'];
 
 /** Bytes of chunk payloads as stored, and re-encoded without their books (what the books cost). */
-async function payloadBytes(store: Store): Promise<{ payload: number; withoutBooks: number; chunks: number }> {
+async function payloadBytes(store: Store): Promise<{ payload: number; inflated: number; withoutBooks: number; chunks: number }> {
   const rows = await store.kysely.selectFrom('bazaar_snapshot_chunks').select('payload').execute();
   let payload = 0;
+  let inflated = 0;
   let withoutBooks = 0;
   for (const r of rows) {
     payload += r.payload.length;
+    inflated += 1 + inflateRawSync(r.payload.subarray(1)).length;
     withoutBooks += encodeChunk(decodeChunk(r.payload).map((c) => ({ ...c, book: null }))).length;
   }
-  return { payload, withoutBooks, chunks: rows.length };
+  return { payload, inflated, withoutBooks, chunks: rows.length };
 }
 
 /**
@@ -230,7 +233,7 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
         name: `storage per packed snapshot row with order books (${model}), ${backend}`,
         figure: perRow,
         unit: 'bytes',
-        notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${packed.toLocaleString('en-US')} packed rows in ${payloads.chunks.toLocaleString('en-US')} chunks: chunks, keyframes, products, with indexes); payload ${(payloads.payload / packed).toFixed(1)} B per row, ${(payloads.withoutBooks / packed).toFixed(1)} B of it without books; ${keyframeCount.toLocaleString('en-US')} keyframes (${((keyframeCount / (packed + recentRows)) * 100).toFixed(1)}% of rows); recent rows table ${(recentBytes / 1e6).toFixed(1)} MB for ${recentRows.toLocaleString('en-US')} unpacked rows (bounded: the open window)`,
+        notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${packed.toLocaleString('en-US')} packed rows in ${payloads.chunks.toLocaleString('en-US')} chunks: chunks, keyframes, products, with indexes); payload ${(payloads.payload / packed).toFixed(1)} B per row (${(payloads.inflated / packed).toFixed(1)} B before deflate), ${(payloads.withoutBooks / packed).toFixed(1)} B of it without books; ${keyframeCount.toLocaleString('en-US')} keyframes (${((keyframeCount / (packed + recentRows)) * 100).toFixed(1)}% of rows); recent rows table ${(recentBytes / 1e6).toFixed(1)} MB for ${recentRows.toLocaleString('en-US')} unpacked rows (bounded: the open window)`,
       },
       {
         name: `storage per packed snapshot row with order books (${model}), steady state, ${backend}`,
