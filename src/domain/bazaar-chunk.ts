@@ -115,8 +115,19 @@ export function decodeChunk(payload: Uint8Array, withBooks = true): ChunkRow[] {
   return decodeChunkWithCarry(payload, withBooks).rows;
 }
 
-/** The rows of a chunk payload and the book carried into its window. Throws on corrupt data. */
-export function decodeChunkWithCarry(payload: Uint8Array, withBooks = true): Chunk {
+/**
+ * Only the times and prices of a chunk's rows (the other columns read as 0, books as null): for
+ * readers of long ranges that need nothing else, at a fraction of the decoding.
+ */
+export function decodeChunkPrices(payload: Uint8Array): ChunkRow[] {
+  return decodeChunkWithCarry(payload, false, 2).rows;
+}
+
+/**
+ * The rows of a chunk payload and the book carried into its window. Throws on corrupt data.
+ * `columns` < all stops after the first `columns` numeric columns (books are then not read).
+ */
+export function decodeChunkWithCarry(payload: Uint8Array, withBooks = true, columns: number = CHUNK_COLUMNS.length): Chunk {
   if (payload.length < 2 || payload[0] !== VERSION) throw new Error('unknown bazaar chunk encoding');
   const view = inflateRawSync(payload.subarray(1), { maxOutputLength: MAX_INFLATED });
   const pos = { at: 0 };
@@ -128,7 +139,7 @@ export function decodeChunkWithCarry(payload: Uint8Array, withBooks = true): Chu
     ts += readVarint(view, pos);
     rows[i] = { ts, buy_price: 0, sell_price: 0, buy_volume: 0, sell_volume: 0, buy_moving_week: 0, sell_moving_week: 0, buy_orders: 0, sell_orders: 0, book: null };
   }
-  for (const column of CHUNK_COLUMNS) {
+  for (const column of CHUNK_COLUMNS.slice(0, columns)) {
     if (pos.at >= view.length) throw new Error('truncated bazaar chunk');
     const mode = view[pos.at++]!;
     if (mode > FLOATS) throw new Error('corrupt bazaar chunk: column mode');
@@ -145,6 +156,7 @@ export function decodeChunkWithCarry(payload: Uint8Array, withBooks = true): Chu
       r[column] = mode === TENTHS ? previous / 10 : previous;
     }
   }
+  if (columns < CHUNK_COLUMNS.length) return { rows, carried: null };
   const readBook = (): Uint8Array | null => {
     const length = readVarint(view, pos);
     if (length === 0) return null;

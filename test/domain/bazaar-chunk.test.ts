@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { deflateRawSync } from 'node:zlib';
 import { encodeBook, type OrderBook } from '../../src/domain/bazaar-book.ts';
 import { applyBookDelta, deltaAge, encodeBookDelta, reageBookDelta } from '../../src/domain/bazaar-book-delta.ts';
-import { CHUNK_MS, chunkStart, decodeChunk, encodeChunk, type ChunkRow } from '../../src/domain/bazaar-chunk.ts';
+import { CHUNK_MS, chunkStart, decodeChunk, decodeChunkPrices, decodeChunkWithCarry, encodeChunk, type ChunkRow } from '../../src/domain/bazaar-chunk.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 0, 0, 0) + 137;
 const book: OrderBook = {
@@ -37,6 +37,18 @@ describe('bazaar chunks (column-wise, deflated)', () => {
     assert.deepEqual(decodeChunk(payload), rows);
     // Far below the ~90 bytes per row the columns take in a row of their own.
     assert.ok(payload.length / rows.length < 25, `${(payload.length / rows.length).toFixed(1)} B per row`);
+  });
+
+  it('reads times and prices alone, or everything with the carried book', () => {
+    const rows = Array.from({ length: 12 }, (_, i) => row(i));
+    const carried = encodeBook(book);
+    const payload = encodeChunk(rows, carried);
+    assert.deepEqual(
+      decodeChunkPrices(payload).map((r) => [r.ts, r.buy_price, r.sell_price, r.buy_volume, r.book]),
+      rows.map((r) => [r.ts, r.buy_price, r.sell_price, 0, null]),
+    );
+    assert.deepEqual(decodeChunkWithCarry(payload), { rows, carried });
+    assert.deepEqual(decodeChunk(payload, false), rows.map((r) => ({ ...r, book: null })));
   });
 
   it('keeps any number exactly: fractions, huge and negative values fall back to doubles per column', () => {

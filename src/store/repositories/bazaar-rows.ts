@@ -16,7 +16,7 @@ import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import { isFullBook } from '../../domain/bazaar-book.ts';
 import { reageBookDelta } from '../../domain/bazaar-book-delta.ts';
-import { CHUNK_MS, chunkStart, decodeChunk, decodeChunkWithCarry, encodeChunk, type Chunk, type ChunkRow } from '../../domain/bazaar-chunk.ts';
+import { CHUNK_MS, chunkStart, decodeChunk, decodeChunkPrices, decodeChunkWithCarry, encodeChunk, type Chunk, type ChunkRow } from '../../domain/bazaar-chunk.ts';
 import type { BazaarSnapshotChunksTable, BazaarSnapshotRowsTable, Database } from '../schema.ts';
 
 export interface StoredRow extends ChunkRow {
@@ -171,15 +171,16 @@ export class BazaarRows {
   /**
    * Calls `visit` for every product's rows with ts in [from, to): chunk rows product by product
    * (each product's oldest first), then the recent rows not already read from a chunk. Memory
-   * stays bounded by one product's chunks and the recent rows in the range.
+   * stays bounded by one product's chunks and the recent rows in the range. `pricesOnly`: rows
+   * read from chunks carry only ts and prices (the rest 0 or null), decoded at a fraction of the cost.
    */
-  async scanAll(from: number, to: number, visit: (row: StoredRow) => void): Promise<void> {
+  async scanAll(from: number, to: number, visit: (row: StoredRow) => void, pricesOnly = false): Promise<void> {
     if (to <= from) return;
     const recent = (await sql<StoredRow>`select ${sql.raw(ROW_COLUMNS)} from bazaar_recent_rows where ts >= ${from} and ts < ${to} order by ts, product`.execute(this.db)).rows.map(normalize);
     const recentKeys = new Set(recent.map((r) => rowKey(r.product, r.ts)));
     const shadowed = new Set<string>();
     const visitChunk = (product: number, payload: Uint8Array) => {
-      for (const r of decodeChunk(payload) as StoredRow[]) {
+      for (const r of (pricesOnly ? decodeChunkPrices(payload) : decodeChunk(payload)) as StoredRow[]) {
         if (r.ts < from || r.ts >= to) continue;
         if (recentKeys.size > 0 && recentKeys.has(rowKey(product, r.ts))) shadowed.add(rowKey(product, r.ts));
         r.product = product;

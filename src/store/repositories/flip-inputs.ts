@@ -127,7 +127,7 @@ export class FlipInputRepository {
         s.sum += r.buy_price;
         s.n++;
       } else perBucket.set(bucket, { sum: r.buy_price, n: 1 });
-    });
+    }, true);
     const out: PriceBucket[] = [];
     for (const [product, perBucket] of sums) {
       const productId = ids.get(product);
