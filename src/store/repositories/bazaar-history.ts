@@ -170,11 +170,12 @@ export class BazaarHistoryRepository {
   // ---- retention -------------------------------------------------------------------
 
   /**
-   * Deletes 20-second snapshots older than `cutoff`, product by product (a key range each:
-   * there is no ts index). Books are stored only when they change, and as deltas from a
-   * keyframe, so first each product's oldest kept row gets the full book it would otherwise
-   * lose, and of the keyframes before the cutoff only the newest stays (later deltas may refer
-   * to it). `batch` bounds the rows one statement deletes, so none holds the database for long.
+   * Deletes 20-second snapshots older than `cutoff`, product by product, one transaction each
+   * (whole chunks, the older rows of the chunk the cutoff falls in, recent rows: BazaarRows.deleteBefore).
+   * Books are stored only when they change, and as deltas from a keyframe, so each product's
+   * oldest kept row gets the book it would otherwise lose, and of the keyframes before the
+   * cutoff only the newest stays (later deltas may refer to it). `batch` bounds the recent rows
+   * one statement deletes.
    */
   async deleteSnapshotsBefore(cutoff: number, batch = 50_000): Promise<number> {
     let deleted = 0;

@@ -351,22 +351,27 @@ export class BazaarRows {
   /**
    * Deletes the product's rows older than `cutoff` (chunks wholly before it, the older part of
    * the chunk it falls in, recent rows in statements of at most `batch` rows) and makes its
-   * first kept row carry the book in effect. Returns the rows deleted.
+   * first kept row carry the book in effect, in one transaction (a crash never leaves the kept
+   * rows without their book). Returns the rows deleted.
    */
   async deleteBefore(product: number, cutoff: number, batch: number): Promise<number> {
-    const inEffect = await this.bookAtOrBefore(product, cutoff - 1);
+    return this.db.transaction().execute((trx) => this.deleteBeforeIn(trx, product, cutoff, batch));
+  }
+
+  private async deleteBeforeIn(db: Db, product: number, cutoff: number, batch: number): Promise<number> {
+    const inEffect = await this.bookAtOrBefore(product, cutoff - 1, db);
     let deleted = 0;
-    const whole = await this.db
+    const whole = await db
       .selectFrom('bazaar_snapshot_chunks')
       .select((eb) => eb.fn.sum<number>('row_count').as('n'))
       .where('product', '=', product)
       .where('start', '<=', cutoff - CHUNK_MS)
       .executeTakeFirst();
     if (Number(whole?.n ?? 0) > 0) {
-      await this.db.deleteFrom('bazaar_snapshot_chunks').where('product', '=', product).where('start', '<=', cutoff - CHUNK_MS).execute();
+      await db.deleteFrom('bazaar_snapshot_chunks').where('product', '=', product).where('start', '<=', cutoff - CHUNK_MS).execute();
       deleted += Number(whole!.n);
     }
-    const straddling = await this.db
+    const straddling = await db
       .selectFrom('bazaar_snapshot_chunks')
       .select(['start', 'payload'])
       .where('product', '=', product)
@@ -377,15 +382,15 @@ export class BazaarRows {
       const rows = decodeChunk(straddling.payload);
       const kept = rows.filter((r) => r.ts >= cutoff);
       deleted += rows.length - kept.length;
-      const where = this.db.deleteFrom('bazaar_snapshot_chunks').where('product', '=', product).where('start', '=', Number(straddling.start));
+      const where = db.deleteFrom('bazaar_snapshot_chunks').where('product', '=', product).where('start', '=', Number(straddling.start));
       if (kept.length === 0) await where.execute();
       else if (kept.length < rows.length) {
         // The kept part carries the book in effect at its first row (set below from `inEffect`).
-        await bulkInsert(this.db, this.dialect, CHUNKS, [{ product, start: Number(straddling.start), first_ts: kept[0]!.ts, last_ts: kept[kept.length - 1]!.ts, row_count: kept.length, payload: encodeChunk(kept) }]);
+        await bulkInsert(db, this.dialect, CHUNKS, [{ product, start: Number(straddling.start), first_ts: kept[0]!.ts, last_ts: kept[kept.length - 1]!.ts, row_count: kept.length, payload: encodeChunk(kept) }]);
       }
     }
     for (;;) {
-      const oldest = await this.db
+      const oldest = await db
         .selectFrom('bazaar_recent_rows')
         .select('ts')
         .where('product', '=', product)
@@ -395,11 +400,11 @@ export class BazaarRows {
         .limit(1)
         .executeTakeFirst();
       const until = oldest ? Number(oldest.ts) + 1 : cutoff;
-      const result = await this.db.deleteFrom('bazaar_recent_rows').where('product', '=', product).where('ts', '<', until).executeTakeFirst();
+      const result = await db.deleteFrom('bazaar_recent_rows').where('product', '=', product).where('ts', '<', until).executeTakeFirst();
       deleted += Number(result.numDeletedRows ?? 0);
       if (!oldest) break;
     }
-    if (deleted > 0 && inEffect) await this.carryToFirstRow(product, cutoff, inEffect);
+    if (deleted > 0 && inEffect) await this.carryToFirstRow(db, product, cutoff, inEffect);
     return deleted;
   }
 
@@ -412,18 +417,18 @@ export class BazaarRows {
   }
 
   /** Gives the product's first row at or after `cutoff` the book `inEffect` when it stores none. */
-  private async carryToFirstRow(product: number, cutoff: number, inEffect: StoredBook): Promise<void> {
-    const chunk = await this.db.selectFrom('bazaar_snapshot_chunks').select(['start', 'payload']).where('product', '=', product).where('start', '>', cutoff - CHUNK_MS).orderBy('start').limit(1).executeTakeFirst();
-    const recent = await this.db.selectFrom('bazaar_recent_rows').select(['ts', 'book']).where('product', '=', product).where('ts', '>=', cutoff).orderBy('ts').limit(1).executeTakeFirst();
+  private async carryToFirstRow(db: Db, product: number, cutoff: number, inEffect: StoredBook): Promise<void> {
+    const chunk = await db.selectFrom('bazaar_snapshot_chunks').select(['start', 'payload']).where('product', '=', product).where('start', '>', cutoff - CHUNK_MS).orderBy('start').limit(1).executeTakeFirst();
+    const recent = await db.selectFrom('bazaar_recent_rows').select(['ts', 'book']).where('product', '=', product).where('ts', '>=', cutoff).orderBy('ts').limit(1).executeTakeFirst();
     const packed = chunk ? decodeChunkWithCarry(chunk.payload) : undefined;
     const firstPacked = packed?.rows[0];
     if (packed && firstPacked && (!recent || firstPacked.ts <= Number(recent.ts))) {
       if (firstPacked.book || packed.carried) return;
       const last = packed.rows[packed.rows.length - 1]!;
       const payload = encodeChunk(packed.rows, carryTo(inEffect, firstPacked.ts));
-      await bulkInsert(this.db, this.dialect, CHUNKS, [{ product, start: Number(chunk!.start), first_ts: firstPacked.ts, last_ts: last.ts, row_count: packed.rows.length, payload }]);
+      await bulkInsert(db, this.dialect, CHUNKS, [{ product, start: Number(chunk!.start), first_ts: firstPacked.ts, last_ts: last.ts, row_count: packed.rows.length, payload }]);
     } else if (recent && !recent.book) {
-      await this.db.updateTable('bazaar_recent_rows').set({ book: carryTo(inEffect, Number(recent.ts)) }).where('product', '=', product).where('ts', '=', Number(recent.ts)).execute();
+      await db.updateTable('bazaar_recent_rows').set({ book: carryTo(inEffect, Number(recent.ts)) }).where('product', '=', product).where('ts', '=', Number(recent.ts)).execute();
     }
   }
 }
