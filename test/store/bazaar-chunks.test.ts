@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Migrator, sql, type MigrationResultSet } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock } from '../../src/clock.ts';
 import { decodeBook, encodeBook, type BookLevel, type OrderBook } from '../../src/domain/bazaar-book.ts';
@@ -24,7 +24,7 @@ import { exportJson } from '../../src/market/bazaar-export.ts';
 import { readHistory } from '../../src/market/bazaar-history.ts';
 import { Store } from '../../src/store/index.ts';
 import { migrationsFor } from '../../src/store/migrations/index.ts';
-import { describeEachBackend, dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
+import { describeEachBackend, dropSchema, IN_CI, migrateTo, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
 import { insert, point, reset, rows } from '../helpers/bazaar.ts';
 
 const logger = createLogger('silent');
@@ -232,19 +232,6 @@ describeEachBackend('time-chunked bazaar storage', (fixture) => {
     assert.equal(await store.bazaarHistory.deleteSnapshotsBefore(cutoff), 0, 'a second run finds nothing');
   });
 });
-
-/**
- * `migrator.migrateTo`, again when another suite dropped its schema while Kysely's bookkeeping
- * check was listing every schema on the shared server (3F000 before anything ran; see migrateToLatest).
- */
-async function migrateTo(migrator: Migrator, target: string): Promise<MigrationResultSet> {
-  let result = await migrator.migrateTo(target);
-  for (let attempt = 1; attempt < 5 && (result.error as { code?: unknown } | undefined)?.code === '3F000' && !result.results?.some((r) => r.status !== 'NotExecuted'); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    result = await migrator.migrateTo(target);
-  }
-  return result;
-}
 
 /** Stores opened at migration 010 (one row per snapshot), filled, then migrated. */
 for (const backend of ['sqlite', 'postgres'] as const) {
