@@ -6,10 +6,13 @@
  * Scale: a 1,500-product snapshot is the simulator's 413 products cloned under new ids.
  * 14 days × 1,500 products (90.7 M rows) is too slow to backfill on the 2-core VM, so the
  * latency part backfills 14 days × K products at full 20-second resolution (K = 20, quick: 4)
- * and storage is extrapolated from measured bytes per row. Every lookup is a primary-key
- * range scan on (product_id, ts), so its cost grows with log(rows), not with the product count.
+ * and storage is extrapolated from measured bytes per row. One product's lookups are key-range
+ * scans by product (chunks and recent rows), so their cost grows with log(rows), not with the
+ * product count. The latency part's "rollup catch-up" includes packing the backfilled 14 days
+ * into chunks (the history job's compaction), as after migration 011.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +22,7 @@ import { buildApp } from '../src/app.ts';
 import { ManualClock, systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { encodeBook, type BookLevel } from '../src/domain/bazaar-book.ts';
+import { decodeChunk, encodeChunk } from '../src/domain/bazaar-chunk.ts';
 import { DAY, HOUR, MINUTE } from '../src/domain/bazaar-history.ts';
 import { BazaarIngester } from '../src/ingest/bazaar.ts';
 import type { IngestContext } from '../src/ingest/context.ts';
@@ -76,21 +80,21 @@ async function tableBytes(store: Store, tables: string[]): Promise<number> {
   return total;
 }
 
-/** The stored snapshots: rows, the keyframes their book deltas refer to, and the product numbers. */
-const SNAPSHOT_TABLES = ['bazaar_snapshot_rows', 'bazaar_book_keyframes', 'bazaar_products'];
+/** Where packed snapshots live: chunks, the keyframes their book deltas refer to, and the product numbers. */
+const PACKED_TABLES = ['bazaar_snapshot_chunks', 'bazaar_book_keyframes', 'bazaar_products'];
 
-/** bench_no_books: bazaar_snapshot_rows' layout (same columns and key) without the book column, with the same rows. */
-async function copyWithoutBooks(store: Store): Promise<void> {
-  const pgsql = store.dialect === 'postgres';
-  const big = sql.raw(pgsql ? 'bigint' : 'integer');
-  const dbl = sql.raw(pgsql ? 'double precision' : 'real');
-  const rowid = sql.raw(pgsql ? '' : ' without rowid');
-  await sql`create table bench_no_books (ts ${big} not null, buy_price ${dbl} not null, sell_price ${dbl} not null,
-    buy_volume ${big} not null, sell_volume ${big} not null, buy_moving_week ${big} not null, sell_moving_week ${big} not null,
-    product integer not null, buy_orders integer not null, sell_orders integer not null, primary key (product, ts))${rowid}`.execute(store.kysely);
-  // In ingest order (one snapshot of every product after another), as the real table was filled.
-  await sql`insert into bench_no_books select ts, buy_price, sell_price, buy_volume, sell_volume, buy_moving_week, sell_moving_week, product, buy_orders, sell_orders
-    from bazaar_snapshot_rows order by ts, product`.execute(store.kysely);
+/** Bytes of chunk payloads as stored, and re-encoded without their books (what the books cost). */
+async function payloadBytes(store: Store): Promise<{ payload: number; inflated: number; withoutBooks: number; chunks: number }> {
+  const rows = await store.kysely.selectFrom('bazaar_snapshot_chunks').select('payload').execute();
+  let payload = 0;
+  let inflated = 0;
+  let withoutBooks = 0;
+  for (const r of rows) {
+    payload += r.payload.length;
+    inflated += 1 + inflateRawSync(r.payload.subarray(1)).length;
+    withoutBooks += encodeChunk(decodeChunk(r.payload).map((c) => ({ ...c, book: null }))).length;
+  }
+  return { payload, inflated, withoutBooks, chunks: rows.length };
 }
 
 /**
@@ -161,11 +165,18 @@ function payloadAt(market: Market, ms: number): { lastUpdated: number; success: 
   return { success: true, lastUpdated: base.lastUpdated, products };
 }
 
-/** Ingest CPU per 1,500-product snapshot and storage per row, with and without order books. */
+/**
+ * Ingest CPU per 1,500-product snapshot, and storage per row once packed into chunks. The
+ * history job's compaction runs once a minute of snapshot time, as in production (its CPU is
+ * reported apart: it is not ingestion); at the end every closed window is packed and bytes are
+ * measured over the packed rows (chunks, keyframes, products). Steady state: the growth after
+ * the first window, which carries every product's first full book and first keyframe.
+ */
 async function ingestAndStorage(backend: Backend, snapshots: number, model: 'worst case' | 'realistic'): Promise<BenchRow[]> {
   const { store, close } = await openStore(backend);
   try {
-    const market = new Market({ seed: 42, auctions: 100, generationSeconds: 60, bazaarSeconds: 20 }, END - DAY);
+    const start = END - DAY;
+    const market = new Market({ seed: 42, auctions: 100, generationSeconds: 60, bazaarSeconds: 20 }, start);
     const ctx = {
       client: undefined as never,
       store,
@@ -178,13 +189,20 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
     const realistic = model === 'realistic' ? new RealisticBooks() : undefined;
     const cpu: number[] = [];
     const wall: number[] = [];
+    let compactCpu = 0;
     let books = 0;
-    // Bytes after the first half: the second half's growth is the steady state (the first
-    // snapshots store every book in full and then make it a keyframe, once per product).
-    let halfBytes = 0;
+    let firstWindow: { bytes: number; rows: number } | undefined;
+    const compact = async (before: number) => {
+      const c = process.cpuUsage();
+      await store.bazaarHistory.compact(before);
+      const used = process.cpuUsage(c);
+      compactCpu += (used.user + used.system) / 1000;
+      const packed = Number((await store.kysely.selectFrom('bazaar_snapshot_chunks').select((eb) => eb.fn.sum<number>('row_count').as('n')).executeTakeFirstOrThrow()).n ?? 0);
+      if (!firstWindow && packed > 0) firstWindow = { bytes: await tableBytes(store, PACKED_TABLES), rows: packed };
+      return packed;
+    };
     for (let i = 0; i < snapshots; i++) {
-      if (i === snapshots / 2) halfBytes = await tableBytes(store, SNAPSHOT_TABLES);
-      const payload = payloadAt(market, END - DAY + i * 20_000);
+      const payload = payloadAt(market, start + i * 20_000);
       realistic?.apply(payload);
       const c = process.cpuUsage();
       const t = performance.now();
@@ -193,44 +211,35 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
       const used = process.cpuUsage(c);
       cpu.push((used.user + used.system) / 1000);
       if (result !== 'unchanged' && i > 0) books += result.booksStored;
+      if (i % 3 === 2) await compact(start + i * 20_000 - 30_000);
     }
-    const rows = snapshots * PRODUCTS;
-    const bookStats = await sql<{ bytes: number; frames: number }>`select (select sum(length(book)) from bazaar_snapshot_rows) as bytes, (select count(*) from bazaar_book_keyframes) as frames`.execute(store.kysely);
-    const bookBytes = Number(bookStats.rows[0]?.bytes ?? 0);
-    const keyframeCount = Number(bookStats.rows[0]?.frames ?? 0);
-    const withBooks = await tableBytes(store, SNAPSHOT_TABLES);
-    // Without books: the same rows copied into a twin table without the book column (an UPDATE
-    // plus VACUUM cannot shrink PostgreSQL while other sessions hold old snapshots open).
-    await copyWithoutBooks(store);
-    const withoutBooks = await tableBytes(store, ['bench_no_books']);
-    const perRow = withBooks / rows;
-    const steadyPerRow = (withBooks - halfBytes) / (rows / 2);
-    const perRowNoBook = withoutBooks / rows;
+    const packed = await compact(start + snapshots * 20_000);
+    const recentRows = await store.bazaar.count() - packed;
+    const keyframeCount = Number((await sql<{ n: number }>`select count(*) as n from bazaar_book_keyframes`.execute(store.kysely)).rows[0]?.n ?? 0);
+    const bytes = await tableBytes(store, PACKED_TABLES);
+    const recentBytes = await tableBytes(store, ['bazaar_recent_rows']);
+    const payloads = await payloadBytes(store);
+    const perRow = bytes / packed;
+    const steadyPerRow = firstWindow && packed > firstWindow.rows ? (bytes - firstWindow.bytes) / (packed - firstWindow.rows) : NaN;
     const fourteenDays = 14 * 4320 * PRODUCTS;
     return [
       {
         name: `ingest one ${PRODUCTS}-product snapshot (${model} books), ${backend}`,
         figure: median(cpu),
         unit: 'ms CPU',
-        notes: `median of ${snapshots}; p90 ${percentile(cpu, 0.9).toFixed(1)} ms CPU; wall median ${median(wall).toFixed(1)} ms; order books changed in ${((books / ((snapshots - 1) * PRODUCTS)) * 100).toFixed(0)}% of rows`,
+        notes: `median of ${snapshots}; p90 ${percentile(cpu, 0.9).toFixed(1)} ms CPU; wall median ${median(wall).toFixed(1)} ms; order books changed in ${((books / ((snapshots - 1) * PRODUCTS)) * 100).toFixed(0)}% of rows; compaction (history job) ${(compactCpu / (packed / PRODUCTS)).toFixed(1)} ms CPU per snapshot packed`,
       },
       {
-        name: `storage per snapshot row with order books (${model}), ${backend}`,
+        name: `storage per packed snapshot row with order books (${model}), ${backend}`,
         figure: perRow,
         unit: 'bytes',
-        notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${rows.toLocaleString('en-US')} rows: rows, keyframes, products, with indexes); mean stored book ${(bookBytes / rows).toFixed(1)} B per row, ${keyframeCount.toLocaleString('en-US')} keyframes (${((keyframeCount / rows) * 100).toFixed(1)}% of rows)`,
+        notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${packed.toLocaleString('en-US')} packed rows in ${payloads.chunks.toLocaleString('en-US')} chunks: chunks, keyframes, products, with indexes); payload ${(payloads.payload / packed).toFixed(1)} B per row (${(payloads.inflated / packed).toFixed(1)} B before deflate), ${(payloads.withoutBooks / packed).toFixed(1)} B of it without books; ${keyframeCount.toLocaleString('en-US')} keyframes (${((keyframeCount / (packed + recentRows)) * 100).toFixed(1)}% of rows); recent rows table ${(recentBytes / 1e6).toFixed(1)} MB for ${recentRows.toLocaleString('en-US')} unpacked rows (bounded: the open window)`,
       },
       {
-        name: `storage per snapshot row with order books (${model}), steady state, ${backend}`,
+        name: `storage per packed snapshot row with order books (${model}), steady state, ${backend}`,
         figure: steadyPerRow,
         unit: 'bytes',
-        notes: `growth over the second ${snapshots / 2} snapshots; 14 days × ${PRODUCTS} products ≈ ${((steadyPerRow * fourteenDays) / 1e9).toFixed(1)} GB`,
-      },
-      {
-        name: `storage per snapshot row without order books, ${backend}`,
-        figure: perRowNoBook,
-        unit: 'bytes',
-        notes: `${((perRowNoBook * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRowNoBook * fourteenDays) / 1e9).toFixed(1)} GB`,
+        notes: `growth after the first window (${firstWindow?.rows.toLocaleString('en-US') ?? 0} rows); 14 days × ${PRODUCTS} products ≈ ${((steadyPerRow * fourteenDays) / 1e9).toFixed(1)} GB`,
       },
     ];
   } finally {
@@ -401,7 +410,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     // BAZAAR_BENCH=storage or =history runs one part only.
     const part = process.env.BAZAAR_BENCH ?? 'all';
     if (part !== 'history') {
-      for (const model of ['worst case', 'realistic'] as const) rows.push(...(await ingestAndStorage(backend, options.quick ? 12 : 60, model)));
+      for (const model of ['worst case', 'realistic'] as const) rows.push(...(await ingestAndStorage(backend, options.quick ? 36 : 90, model)));
     }
     if (part !== 'storage') rows.push(...(await historyAndExport(backend, options.quick ? 4 : 20, options.quick ? 100 : 400)));
   }

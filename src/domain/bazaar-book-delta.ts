@@ -17,7 +17,7 @@
  *   code 3 INSERT n: n new levels, each price (tenths: zigzag varint delta from the previous
  *                    price written in this side; else f64 LE), varint amount, varint orders
  */
-import { DELTA_MARKER, readVarint, writeVarint, type BookLevel, type OrderBook } from './bazaar-book.ts';
+import { DELTA_MARKER, readVarint, scratchBuffer, writeVarint, type BookLevel, type OrderBook } from './bazaar-book.ts';
 
 const COPY = 0;
 const SKIP = 1;
@@ -36,7 +36,7 @@ export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: num
   const buy = book.buyOrders.slice(0, MAX_LEVELS);
   const sell = book.sellOffers.slice(0, MAX_LEVELS);
   const tenths = buy.every(isTenths) && sell.every(isTenths);
-  const out = Buffer.allocUnsafe(16 + (buy.length + sell.length) * (tenths ? 32 : 40) + 2 * 2 * MAX_LEVELS);
+  const out = scratchBuffer(16 + (buy.length + sell.length) * (tenths ? 32 : 40) + 2 * 2 * MAX_LEVELS);
   let at = 0;
   out[at++] = DELTA_MARKER;
   out[at++] = tenths ? TENTHS : 0;
@@ -53,6 +53,23 @@ export function deltaAge(data: Uint8Array): number {
   const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (view.length < 3 || view[0] !== DELTA_MARKER) throw new Error('not an order book delta');
   return readVarint(view, { at: 2 });
+}
+
+/**
+ * The same delta stored `laterMs` later (a book carried forward to a later row): the ops do
+ * not depend on the age, so only the age field changes and it still names the same keyframe.
+ */
+export function reageBookDelta(data: Uint8Array, laterMs: number): Buffer {
+  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const pos = { at: 2 };
+  const age = deltaAge(view);
+  readVarint(view, pos);
+  const out = Buffer.allocUnsafe(view.length + 10);
+  out[0] = view[0]!;
+  out[1] = view[1]!;
+  let at = writeVarint(out, 2, age + Math.max(0, Math.round(laterMs)));
+  at += view.copy(out, at, pos.at);
+  return Buffer.from(out.subarray(0, at));
 }
 
 /** The book a delta describes, given its keyframe. Throws on corrupt or mismatched data. */
@@ -81,48 +98,50 @@ function clampInt(value: number, max: number): number {
 function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels: readonly BookLevel[], tenths: boolean, maxBytes: number): number {
   let b = 0; // next keyframe level
   let copies = 0;
-  let inserts: BookLevel[] = [];
+  let insertFrom = -1; // first level of a pending INSERT run (they are consecutive in `levels`)
   let previousTenths = 0;
-  const flushCopies = () => {
-    if (copies > 0) at = writeVarint(out, at, (copies << 2) | COPY);
-    copies = 0;
-  };
-  const flushInserts = () => {
-    if (inserts.length === 0) return;
-    at = writeVarint(out, at, (inserts.length << 2) | INSERT);
-    for (const level of inserts) {
-      if (tenths) {
-        const t = Math.round(level.pricePerUnit * 10);
-        const d = t - previousTenths;
-        at = writeVarint(out, at, d >= 0 ? d * 2 : -d * 2 - 1);
-        previousTenths = t;
-      } else {
-        out.writeDoubleLE(level.pricePerUnit, at);
-        at += 8;
-      }
-      at = writeVarint(out, at, clampInt(level.amount, U32_MAX));
-      at = writeVarint(out, at, clampInt(level.orders, U16_MAX));
-    }
-    inserts = [];
-  };
-  for (const level of levels) {
+  // No closures here: this runs for every changed book of every snapshot.
+  for (let i = 0; i <= levels.length; i++) {
     if (at > maxBytes) return -1;
+    const level = levels[i];
     // The keyframe level with this price, at or after the current one (books are short: a scan is cheap).
     let match = -1;
-    for (let k = b; k < base.length; k++) {
-      if (base[k]!.pricePerUnit === level.pricePerUnit) {
-        match = k;
-        break;
+    if (level) {
+      for (let k = b; k < base.length; k++) {
+        if (base[k]!.pricePerUnit === level.pricePerUnit) {
+          match = k;
+          break;
+        }
+      }
+      if (match < 0) {
+        if (copies > 0) at = writeVarint(out, at, (copies << 2) | COPY);
+        copies = 0;
+        if (insertFrom < 0) insertFrom = i;
+        continue;
       }
     }
-    if (match < 0) {
-      flushCopies();
-      inserts.push(level);
-      continue;
+    if (insertFrom >= 0) {
+      at = writeVarint(out, at, ((i - insertFrom) << 2) | INSERT);
+      for (let j = insertFrom; j < i; j++) {
+        const inserted = levels[j]!;
+        if (tenths) {
+          const t = Math.round(inserted.pricePerUnit * 10);
+          const d = t - previousTenths;
+          at = writeVarint(out, at, d >= 0 ? d * 2 : -d * 2 - 1);
+          previousTenths = t;
+        } else {
+          out.writeDoubleLE(inserted.pricePerUnit, at);
+          at += 8;
+        }
+        at = writeVarint(out, at, clampInt(inserted.amount, U32_MAX));
+        at = writeVarint(out, at, clampInt(inserted.orders, U16_MAX));
+      }
+      insertFrom = -1;
     }
-    flushInserts();
+    if (!level) break;
     if (match > b) {
-      flushCopies();
+      if (copies > 0) at = writeVarint(out, at, (copies << 2) | COPY);
+      copies = 0;
       at = writeVarint(out, at, ((match - b) << 2) | SKIP);
     }
     const kept = base[match]!;
@@ -130,7 +149,8 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
     const orders = clampInt(level.orders, U16_MAX);
     if (kept.amount === amount && kept.orders === orders) copies++;
     else {
-      flushCopies();
+      if (copies > 0) at = writeVarint(out, at, (copies << 2) | COPY);
+      copies = 0;
       at = writeVarint(out, at, AMEND);
       at = writeVarint(out, at, amount);
       at = writeVarint(out, at, orders);
@@ -138,8 +158,7 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
     if (tenths) previousTenths = Math.round(kept.pricePerUnit * 10);
     b = match + 1;
   }
-  flushCopies();
-  flushInserts();
+  if (copies > 0) at = writeVarint(out, at, (copies << 2) | COPY);
   return writeVarint(out, at, SKIP); // SKIP 0: end of side
 }
 

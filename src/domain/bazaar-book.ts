@@ -45,7 +45,7 @@ export function encodeBook(book: OrderBook): Buffer {
     const t = Math.round(l.pricePerUnit * 10);
     return t / 10 === l.pricePerUnit && Math.abs(t) <= Number.MAX_SAFE_INTEGER / 4;
   });
-  const out = Buffer.allocUnsafe(4 + levels.length * (tenths ? 3 * 10 : 8 + 2 * 10));
+  const out = scratchBuffer(4 + levels.length * (tenths ? 3 * 10 : 8 + 2 * 10));
   let at = 0;
   out[at++] = V2_MARKER;
   out[at++] = tenths ? TENTHS : 0;
@@ -66,6 +66,17 @@ export function encodeBook(book: OrderBook): Buffer {
     at = writeVarint(out, at, Math.min(U16_MAX, Math.max(0, Math.round(level.orders))));
   }
   return Buffer.from(out.subarray(0, at));
+}
+
+let scratch = Buffer.allocUnsafe(16 * 1024);
+
+/**
+ * A reusable buffer of at least `bytes` for an encoder to write into before copying out its
+ * result: one allocation instead of a fresh few-KB buffer per book (encoders are synchronous).
+ */
+export function scratchBuffer(bytes: number): Buffer {
+  if (scratch.length < bytes) scratch = Buffer.allocUnsafe(Math.max(bytes, scratch.length * 2));
+  return scratch;
 }
 
 /** True for a full book (version 1 or 2), false for a delta (bazaar-book-delta.ts). */

@@ -1,7 +1,8 @@
 /**
  * Bazaar history jobs: roll 20-second snapshots up into 5-minute buckets, 5-minute rows
- * into 2-hour and daily buckets, and delete 20-second snapshots older than 14 days once
- * they are rolled up. Every run continues from the stored progress marks, so a run after
+ * into 2-hour and daily buckets, pack closed windows of 20-second snapshots into chunks
+ * (one row per product and window, migration 011), and delete 20-second snapshots older
+ * than 14 days once they are rolled up. Every run continues from the stored progress marks, so a run after
  * downtime catches up on everything missed; re-running a window rewrites the same rows.
  */
 import type { Clock } from '../clock.ts';
@@ -31,6 +32,8 @@ export interface BazaarHistoryReport {
   rows: Record<RollupResolution, number>;
   /** progress after the run */
   doneUntil: Partial<Record<RollupResolution, number>>;
+  /** 20-second snapshots packed into chunks */
+  packed: number;
   /** 20-second snapshots deleted by retention */
   deleted: number;
   ms: number;
@@ -77,13 +80,16 @@ export class BazaarHistoryJobs {
       }
     }
 
+    // Closed windows of recent rows into chunks (a window closes once no snapshot for it can still arrive).
+    const packed = await repo.compact(now - this.graceMs);
+
     // Retention: never delete snapshots that are not rolled up yet (after downtime the
     // rollup catches up first). The cutoff is a 5-minute boundary, so a bucket is kept whole or not at all.
     let deleted = 0;
     const rolled = (await repo.doneUntil())['5m'];
     if (rolled !== undefined) deleted = await repo.deleteSnapshotsBefore(Math.min(rawHorizon(now), rolled));
 
-    const report = { rows, doneUntil: await repo.doneUntil(), deleted, ms: Math.round(performance.now() - started) };
+    const report = { rows, doneUntil: await repo.doneUntil(), packed, deleted, ms: Math.round(performance.now() - started) };
     this.options.logger.debug({ ...report }, 'bazaar history jobs ran');
     return report;
   }

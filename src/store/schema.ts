@@ -100,13 +100,26 @@ export interface BazaarProductsTable {
 }
 
 /**
- * The stored form of a snapshot (migration 010): BazaarSnapshotsTable with the product's
- * number. `book`: null = unchanged since the product's previous row; otherwise a full book or
- * a delta from a keyframe (domain/bazaar-book-delta.ts). Read it through the
- * `bazaar_snapshots` view (product_id as text) or the repositories, which resolve deltas.
+ * The stored form of a snapshot (migration 010; since migration 011 the recent rows):
+ * BazaarSnapshotsTable with the product's number. `book`: null = unchanged since the
+ * product's previous row; otherwise a full book or a delta from a keyframe
+ * (domain/bazaar-book-delta.ts). Read snapshots through the repositories, which merge recent
+ * rows with chunks and resolve deltas.
  */
 export interface BazaarSnapshotRowsTable extends Omit<BazaarSnapshotsTable, 'product_id'> {
   product: number;
+}
+
+/** One product's snapshot rows of one closed window (migration 011, domain/bazaar-chunk.ts). */
+export interface BazaarSnapshotChunksTable {
+  product: number;
+  /** window start (a multiple of CHUNK_MS), UTC epoch ms */
+  start: number;
+  /** ts of the window's oldest and newest rows */
+  first_ts: number;
+  last_ts: number;
+  row_count: number;
+  payload: Uint8Array;
 }
 
 /** Full order books that book deltas refer to, by (product number, ts). */
@@ -306,10 +319,12 @@ export interface Database {
   items: ItemsTable;
   auctions: AuctionsTable;
   bids: BidsTable;
-  /** a read-only view over bazaar_snapshot_rows (migration 010) */
+  /** a read-only view over bazaar_recent_rows (migrations 010, 011): the newest snapshots only */
   bazaar_snapshots: BazaarSnapshotsTable;
   bazaar_products: BazaarProductsTable;
-  bazaar_snapshot_rows: BazaarSnapshotRowsTable;
+  /** snapshots of the open chunk windows (migration 011) */
+  bazaar_recent_rows: BazaarSnapshotRowsTable;
+  bazaar_snapshot_chunks: BazaarSnapshotChunksTable;
   bazaar_book_keyframes: BazaarBookKeyframesTable;
   elections: ElectionsTable;
   accounts: AccountsTable;

@@ -53,7 +53,7 @@ export async function insert(store: Store, data: BazaarSnapshotsTable[]): Promis
 export /** Each test starts from empty bazaar tables (the store is shared by the suite). */
 async function reset(store: Store): Promise<void> {
   // bazaar_products stays: product numbers are cached by the store and never reused.
-  for (const table of ['bazaar_snapshot_rows', 'bazaar_book_keyframes', 'bazaar_5m', 'bazaar_2h', 'bazaar_1d', 'bazaar_rollup_state'] as const) {
+  for (const table of ['bazaar_recent_rows', 'bazaar_snapshot_chunks', 'bazaar_book_keyframes', 'bazaar_5m', 'bazaar_2h', 'bazaar_1d', 'bazaar_rollup_state'] as const) {
     await store.kysely.deleteFrom(table).execute();
   }
 }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
+import type { MigrationResultSet, Migrator } from 'kysely';
 import pg from 'pg';
 import { Store } from '../../src/store/index.ts';
 import { IN_CI, probePostgres } from './services.ts';
@@ -126,4 +127,18 @@ export function describeEachBackend(name: string, body: (fixture: () => StoreFix
       });
     });
   }
+}
+
+/**
+ * `migrator.migrateTo`, again when another suite dropped its schema while Kysely's bookkeeping
+ * check was listing every schema on the shared server (3F000 before anything ran; the store's
+ * migrateToLatest retries the same way).
+ */
+export async function migrateTo(migrator: Migrator, target: string): Promise<MigrationResultSet> {
+  let result = await migrator.migrateTo(target);
+  for (let attempt = 1; attempt < 5 && (result.error as { code?: unknown } | undefined)?.code === '3F000' && !result.results?.some((r) => r.status !== 'NotExecuted'); attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    result = await migrator.migrateTo(target);
+  }
+  return result;
 }

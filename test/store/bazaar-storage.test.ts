@@ -19,7 +19,7 @@ import { createLogger } from '../../src/logger.ts';
 import { exportJson } from '../../src/market/bazaar-export.ts';
 import { Store } from '../../src/store/index.ts';
 import { migrationsFor } from '../../src/store/migrations/index.ts';
-import { describeEachBackend, dropSchema, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, IN_CI } from '../helpers/databases.ts';
+import { describeEachBackend, dropSchema, migrateTo, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, IN_CI } from '../helpers/databases.ts';
 import { reset } from '../helpers/bazaar.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 0, 0, 0) + 137;
@@ -68,7 +68,7 @@ describeEachBackend('compact bazaar storage', (fixture) => {
     const ing = ingester(store);
     for (let t = 0; t < TICKS; t++) await ing.apply(payload(t, PRODUCTS));
 
-    const stored = await store.kysely.selectFrom('bazaar_snapshot_rows').select(['book', 'ts']).execute();
+    const stored = await store.kysely.selectFrom('bazaar_recent_rows').select(['book', 'ts']).execute();
     assert.equal(stored.length, TICKS * PRODUCTS.length);
     assert.ok(stored.every((r) => r.book), 'every book changed');
     const fullRows = stored.filter((r) => isFullBook(r.book!));
@@ -122,7 +122,7 @@ describeEachBackend('compact bazaar storage', (fixture) => {
     const deleted = await store.bazaarHistory.deleteSnapshotsBefore(cutoff, 7);
     assert.equal(deleted, 40 + 20);
     assert.equal(await store.bazaarHistory.oldestSnapshot(), T0 + 40 * STEP);
-    const left = await store.kysely.selectFrom('bazaar_snapshot_rows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const left = await store.kysely.selectFrom('bazaar_recent_rows').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.equal(Number(left.n), 20 + 10);
     for (const t of [40, 41, 47, TICKS - 1]) {
       assert.deepEqual(decodeBook((await store.bazaar.snapshotAt('ALPHA', T0 + t * STEP))!.book!), bookAt(t, 0), `ALPHA at ${t}`);
@@ -145,7 +145,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const store = backend === 'sqlite' ? await Store.open({ dataDir: dir, migrate: false }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema, migrate: false });
       try {
         const migrator = new Migrator({ db: store.kysely, provider: { getMigrations: async () => migrationsFor(store.dialect) }, ...(backend === 'postgres' ? { migrationTableSchema: schema } : {}) });
-        const to9 = await migrator.migrateTo('009-upload-kind-index');
+        const to9 = await migrateTo(migrator, '009-upload-kind-index');
         assert.equal(to9.error, undefined);
         const book = bookAt(3, 0);
         const old = [
@@ -172,7 +172,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         await ingester(store, false).apply(payload(9, ['OLD_A']));
         assert.deepEqual(decodeBook((await store.bazaar.snapshotAt('OLD_A', T0 + 9 * STEP))!.book!), bookAt(9, 0));
         // Down again: the old table comes back with every row (books as stored).
-        assert.equal((await migrator.migrateTo('009-upload-kind-index')).error, undefined);
+        assert.equal((await migrateTo(migrator, '009-upload-kind-index')).error, undefined);
         const back = await sql<{ product_id: string; ts: number; book: Uint8Array | null }>`select product_id, ts, book from bazaar_snapshots order by product_id, ts`.execute(store.kysely);
         assert.deepEqual(back.rows.map((r) => [r.product_id, Number(r.ts)]), [...old.filter(([id]) => id === 'OLD_A').map(([id, ts]) => [id, ts]), ['OLD_A', T0 + 9 * STEP], ['OLD_B', T0]]);
         assert.deepEqual(decodeBook(back.rows[0]!.book!), book);

@@ -14,6 +14,7 @@ import { m005Auctions } from './005-auctions.ts';
 import { m008Mod } from './008-mod.ts';
 import { m009UploadKindIndex } from './009-upload-kind-index.ts';
 import { m010BazaarCompact } from './010-bazaar-compact.ts';
+import { m011BazaarChunks } from './011-bazaar-chunks.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -26,6 +27,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['008-mod', m008Mod],
   ['009-upload-kind-index', m009UploadKindIndex],
   ['010-bazaar-compact', m010BazaarCompact],
+  ['011-bazaar-chunks', m011BazaarChunks],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

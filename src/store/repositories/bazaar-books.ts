@@ -4,27 +4,13 @@
  * full book). Shared by every repository that reads snapshot rows; both caches only grow with
  * the product count (numbers never change, keyframes are immutable).
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Dialect } from '../db.ts';
+import { sql, type Kysely } from 'kysely';
 import { decodeBook, encodeBook, isFullBook, type OrderBook } from '../../domain/bazaar-book.ts';
 import { applyBookDelta, deltaAge } from '../../domain/bazaar-book-delta.ts';
 import type { Database } from '../schema.ts';
 
 /** Decoded keyframes kept in memory: a couple per product. */
 const KEYFRAME_CACHE = 8192;
-
-/**
- * `bazaar_products p` joined to the snapshot rows `r` of each product that match `where` (a
- * condition on `r`), as a FROM clause: one key-range seek per product, as there is no ts
- * index. PostgreSQL gets a LATERAL subquery behind OFFSET 0 (without that fence its planner
- * flattens it and hash-joins a scan of the whole table; checked with EXPLAIN), SQLite a CROSS
- * JOIN (which keeps the products as the outer loop).
- */
-export function rowsPerProduct(dialect: Dialect, where: RawBuilder<unknown>): RawBuilder<unknown> {
-  return dialect === 'postgres'
-    ? sql`bazaar_products p cross join lateral (select * from bazaar_snapshot_rows r where r.product = p.id and ${where} offset 0) r`
-    : sql`bazaar_products p cross join bazaar_snapshot_rows r on r.product = p.id and ${where}`;
-}
 
 export interface KeyframeRow {
   product_id: string;
@@ -42,10 +28,12 @@ export class BazaarBooks {
 
   /** Numbers of `productIds`, numbering new products (safe against a concurrent writer). */
   async numbersFor(productIds: Iterable<string>, db: Kysely<Database> = this.db): Promise<Map<string, number>> {
-    const missing = [...new Set(productIds)].filter((id) => !this.numbers.has(id));
-    if (missing.length > 0) {
-      for (let i = 0; i < missing.length; i += 500) {
-        const chunk = missing.slice(i, i + 500);
+    const missing = new Set<string>();
+    for (const id of productIds) if (!this.numbers.has(id)) missing.add(id);
+    if (missing.size > 0) {
+      const ids = [...missing];
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
         await db.insertInto('bazaar_products').values(chunk.map((product_id) => ({ product_id }))).onConflict((oc) => oc.column('product_id').doNothing()).execute();
       }
       await this.loadNumbers(db);

@@ -9,11 +9,11 @@ import pg from 'pg';
 import type { Statement } from 'better-sqlite3';
 import type { DatabaseHandle, Dialect } from '../db.ts';
 import type { HistoryPoint, RollupResolution } from '../../domain/bazaar-history.ts';
-import { RESOLUTION_MS } from '../../domain/bazaar-history.ts';
+import { aggregate, RESOLUTION_MS } from '../../domain/bazaar-history.ts';
 import { isFullBook } from '../../domain/bazaar-book.ts';
 import type { BazaarRollupTable, Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
-import { rowsPerProduct } from './bazaar-books.ts';
+import { bulkInsert, type BulkSpec } from '../bulk.ts';
 
 type RollupTable = 'bazaar_5m' | 'bazaar_2h' | 'bazaar_1d';
 
@@ -82,12 +82,9 @@ export class BazaarHistoryRepository {
     return this.firstSnapshotFrom(-Infinity);
   }
 
-  /** The first snapshot time at or after `ts` over all products: one key probe per product (there is no ts index). */
+  /** The first snapshot time at or after `ts` over all products (or up to one chunk window earlier: see BazaarRows.firstFrom). */
   private async firstSnapshotFrom(ts: number): Promise<number | undefined> {
-    const from = Number.isFinite(ts) ? sql`and r.ts >= ${ts}` : sql``;
-    const row = await sql<{ ts: number | null }>`select min((select r.ts from bazaar_snapshot_rows r where r.product = p.id ${from} order by r.ts limit 1)) as ts from bazaar_products p`.execute(this.db);
-    const first = row.rows[0]?.ts;
-    return first == null ? undefined : Number(first);
+    return this.bazaar.rows.firstFrom(ts);
   }
 
   async oldestRollup(resolution: RollupResolution): Promise<number | undefined> {
@@ -120,40 +117,24 @@ export class BazaarHistoryRepository {
   async rollup(resolution: RollupResolution, from: number, to: number, doneGuard?: number): Promise<number> {
     const size = RESOLUTION_MS[resolution];
     if (from % size !== 0 || to % size !== 0) throw new Error(`rollup window not aligned to ${resolution}`);
+    // 5-minute rows are aggregated here from the snapshot rows (recent rows and chunks alike).
+    if (resolution === '5m') return this.rollupSnapshots(from, to, doneGuard);
     const target = sql.table(ROLLUP_TABLE[resolution]);
-    const fromFive = resolution !== '5m';
     const bucket = sql`(ts / ${sql.lit(size)}) * ${sql.lit(size)}`;
-    const aggregates = fromFive
-      ? sql`min(min_buy) as min_buy, max(max_buy) as max_buy, min(min_sell) as min_sell, max(max_sell) as max_sell, sum(samples) as samples`
-      : sql`min(buy_price) as min_buy, max(buy_price) as max_buy, min(sell_price) as min_sell, max(sell_price) as max_sell, count(*) as samples`;
     const first = sql.join(FIRST_COLUMNS.map((c) => sql`s.${sql.ref(c)}`));
     const updates = sql.join(ROLLUP_COLUMNS.slice(2).map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`));
     const columns = sql.join(ROLLUP_COLUMNS.map((c) => sql.ref(c)));
-    // 5-minute rows come from the numbered snapshot rows, walked product by product (a key range
-    // per product: there is no ts index).
-    const statement = fromFive
-      ? sql<never>`
+    const statement = sql<never>`
       insert into ${target} (${columns})
       select s.product_id, g.bucket, ${first}, g.min_buy, g.max_buy, g.min_sell, g.max_sell, g.samples
       from (
-        select product_id, ${bucket} as bucket, min(ts) as first_ts, ${aggregates}
+        select product_id, ${bucket} as bucket, min(ts) as first_ts,
+          min(min_buy) as min_buy, max(max_buy) as max_buy, min(min_sell) as min_sell, max(max_sell) as max_sell, sum(samples) as samples
         from bazaar_5m
         where ts >= ${from} and ts < ${to}
         group by product_id, ${bucket}
       ) g
       join bazaar_5m s on s.product_id = g.product_id and s.ts = g.first_ts
-      where true
-      on conflict (product_id, ts) do update set ${updates}`
-      : sql<never>`
-      insert into ${target} (${columns})
-      select p.product_id, g.bucket, ${first}, g.min_buy, g.max_buy, g.min_sell, g.max_sell, g.samples
-      from (
-        select r.product, ${sql.raw(`(r.ts / ${size}) * ${size}`)} as bucket, min(r.ts) as first_ts, ${aggregates}
-        from ${rowsPerProduct(this.dialect, sql`r.ts >= ${from} and r.ts < ${to}`)}
-        group by r.product, ${sql.raw(`(r.ts / ${size}) * ${size}`)}
-      ) g
-      join bazaar_snapshot_rows s on s.product = g.product and s.ts = g.first_ts
-      join bazaar_products p on p.id = g.product
       where true
       on conflict (product_id, ts) do update set ${updates}`;
     return this.db.transaction().execute(async (trx) => {
@@ -163,63 +144,55 @@ export class BazaarHistoryRepository {
     });
   }
 
+  /** 5-minute rows of [from, to) from the 20-second rows: first values, min/max, count (domain aggregate). */
+  private async rollupSnapshots(from: number, to: number, doneGuard?: number): Promise<number> {
+    const byProduct = new Map<number, HistoryPoint[]>();
+    await this.bazaar.rows.scanAll(from, to, (r) => {
+      let list = byProduct.get(r.product);
+      if (!list) byProduct.set(r.product, (list = []));
+      list.push(snapshotPoint(r));
+    });
+    const ids = new Map<number, string>();
+    if (byProduct.size > 0) for (const p of await this.db.selectFrom('bazaar_products').select(['id', 'product_id']).execute()) ids.set(Number(p.id), p.product_id);
+    const out: BazaarRollupTable[] = [];
+    for (const [product, points] of byProduct) {
+      const productId = ids.get(product);
+      if (productId === undefined) continue;
+      for (const b of aggregate(points, RESOLUTION_MS['5m'])) out.push(rollupRow(productId, b));
+    }
+    return this.db.transaction().execute(async (trx) => {
+      await bulkInsert(trx, this.dialect, FIVE_MINUTE, out);
+      if (doneGuard !== undefined) await this.setDoneUntil('5m', to, doneGuard, trx);
+      return out.length;
+    });
+  }
+
   // ---- retention -------------------------------------------------------------------
 
   /**
-   * Deletes 20-second snapshots older than `cutoff`, product by product (a key range each:
-   * there is no ts index). Books are stored only when they change, and as deltas from a
-   * keyframe, so first each product's oldest kept row gets the full book it would otherwise
-   * lose, and of the keyframes before the cutoff only the newest stays (later deltas may refer
-   * to it). `batch` bounds the rows one statement deletes, so none holds the database for long.
+   * Deletes 20-second snapshots older than `cutoff`, product by product, one transaction each
+   * (whole chunks, the older rows of the chunk the cutoff falls in, recent rows: BazaarRows.deleteBefore).
+   * Books are stored only when they change, and as deltas from a keyframe, so each product's
+   * oldest kept row gets the book it would otherwise lose, and of the keyframes before the
+   * cutoff only the newest stays (later deltas may refer to it). `batch` bounds the recent rows
+   * one statement deletes.
    */
   async deleteSnapshotsBefore(cutoff: number, batch = 50_000): Promise<number> {
-    // A scalar subquery with LIMIT: one key probe per product on both backends (never a scan).
-    const products = await sql<{ id: number }>`select p.id from bazaar_products p
-      where (select r.ts from bazaar_snapshot_rows r where r.product = p.id and r.ts < ${cutoff} order by r.ts limit 1) is not null`.execute(this.db);
     let deleted = 0;
-    for (const { id } of products.rows) {
-      const product = Number(id);
-      await this.carryBookForward(product, cutoff);
-      for (;;) {
-        const oldest = await this.db
-          .selectFrom('bazaar_snapshot_rows')
-          .select('ts')
-          .where('product', '=', product)
-          .where('ts', '<', cutoff)
-          .orderBy('ts')
-          .offset(batch - 1)
-          .limit(1)
-          .executeTakeFirst();
-        const until = oldest ? Number(oldest.ts) + 1 : cutoff;
-        const result = await this.db.deleteFrom('bazaar_snapshot_rows').where('product', '=', product).where('ts', '<', until).executeTakeFirst();
-        deleted += Number(result.numDeletedRows ?? 0);
-        if (!oldest) break;
-      }
+    for (const product of await this.bazaar.rows.productsWithRowsBefore(cutoff)) {
+      deleted += await this.bazaar.rows.deleteBefore(product, cutoff, batch);
       await sql`delete from bazaar_book_keyframes where product = ${product}
         and ts < (select max(k.ts) from bazaar_book_keyframes k where k.product = ${product} and k.ts <= ${cutoff})`.execute(this.db);
     }
     return deleted;
   }
 
-  /** Makes the product's first row at or after `cutoff` carry a full book, unless it has one or a delta. */
-  private async carryBookForward(product: number, cutoff: number): Promise<void> {
-    const firstKept = await this.db
-      .selectFrom('bazaar_snapshot_rows')
-      .select(['ts', 'book'])
-      .where('product', '=', product)
-      .where('ts', '>=', cutoff)
-      .orderBy('ts', 'asc')
-      .limit(1)
-      .executeTakeFirst();
-    if (!firstKept || firstKept.book) return;
-    const full = await this.resolvedBookAt(product, cutoff - 1);
-    if (!full) return;
-    await this.db
-      .updateTable('bazaar_snapshot_rows')
-      .set({ book: full })
-      .where('product', '=', product)
-      .where('ts', '=', Number(firstKept.ts))
-      .execute();
+  /**
+   * Packs closed windows of recent rows (ending at or before `before`) into chunks: see
+   * BazaarRows.compact. Returns the rows packed.
+   */
+  async compact(before: number): Promise<number> {
+    return (await this.bazaar.rows.compact(before)).rows;
   }
 
   /** The product's book at `ts` as a full encoding (delta resolved), if any is stored. */
@@ -242,8 +215,7 @@ export class BazaarHistoryRepository {
   /** True when any snapshot or 5-minute rollup of the product is stored. */
   async productExists(productId: string): Promise<boolean> {
     const product = await this.bazaar.books.numberOf(productId);
-    const raw = product === undefined ? undefined : await this.db.selectFrom('bazaar_snapshot_rows').select('ts').where('product', '=', product).limit(1).executeTakeFirst();
-    if (raw) return true;
+    if (product !== undefined && (await this.bazaar.rows.has(product))) return true;
     const rolled = await this.db.selectFrom('bazaar_5m').select('ts').where('product_id', '=', productId).limit(1).executeTakeFirst();
     return rolled !== undefined;
   }
@@ -252,15 +224,7 @@ export class BazaarHistoryRepository {
   async snapshots(productId: string, from: number, to: number): Promise<HistoryPoint[]> {
     const product = await this.bazaar.books.numberOf(productId);
     if (product === undefined) return [];
-    const rows = await this.db
-      .selectFrom('bazaar_snapshot_rows')
-      .select(['ts', ...FIRST_COLUMNS])
-      .where('product', '=', product)
-      .where('ts', '>=', from)
-      .where('ts', '<', to)
-      .orderBy('ts', 'asc')
-      .execute();
-    return rows.map(snapshotPoint);
+    return (await this.bazaar.rows.range(product, from, to)).map(snapshotPoint);
   }
 
   /** Rollup rows of one product whose bucket starts in [from, to), oldest first. */
@@ -292,15 +256,7 @@ export class BazaarHistoryRepository {
   /** Time of the product's oldest stored 20-second snapshot. */
   async oldestSnapshotOf(productId: string): Promise<number | undefined> {
     const product = await this.bazaar.books.numberOf(productId);
-    if (product === undefined) return undefined;
-    const row = await this.db
-      .selectFrom('bazaar_snapshot_rows')
-      .select('ts')
-      .where('product', '=', product)
-      .orderBy('ts', 'asc')
-      .limit(1)
-      .executeTakeFirst();
-    return row ? Number(row.ts) : undefined;
+    return product === undefined ? undefined : this.bazaar.rows.oldestOf(product);
   }
 
   /**
@@ -311,15 +267,16 @@ export class BazaarHistoryRepository {
    * samples left out: a snapshot is its own min and max), '5m' the 5-minute rows (book null).
    */
   async exportPage(source: '20s' | '5m', productId: string, after: number, to: number, limit: number, withBooks: boolean): Promise<ExportRow[]> {
-    const raw = source === '20s';
-    const columns = raw
-      ? `ts, ${FIRST_COLUMNS.join(', ')}, ${withBooks ? 'book' : 'null'} as book`
-      : `ts, ${FIRST_COLUMNS.join(', ')}, null as book, min_buy, max_buy, min_sell, max_sell, samples`;
-    // 20-second rows by product number (their books raw: deltas are resolved by the caller, see resolveBooks).
-    const product = raw ? await this.bazaar.books.numberOf(productId) : productId;
-    if (product === undefined) return [];
-    const text = `select ${columns} from ${raw ? 'bazaar_snapshot_rows where product' : 'bazaar_5m where product_id'} = $1 and ts > $2 and ts < $3 order by ts limit $4`;
-    const params = [product, after, to, limit];
+    if (source === '20s') {
+      // 20-second rows from chunks and recent rows (their books raw: deltas are resolved by the caller, see resolveExportBooks).
+      const product = await this.bazaar.books.numberOf(productId);
+      if (product === undefined) return [];
+      const rows = await this.bazaar.rows.range(product, after + 1, to, limit, withBooks);
+      return rows.map((r) => [r.ts, r.buy_price, r.sell_price, r.buy_volume, r.sell_volume, r.buy_moving_week, r.sell_moving_week, r.buy_orders, r.sell_orders, withBooks ? r.book : null]);
+    }
+    const columns = `ts, ${FIRST_COLUMNS.join(', ')}, null as book, min_buy, max_buy, min_sell, max_sell, samples`;
+    const text = `select ${columns} from bazaar_5m where product_id = $1 and ts > $2 and ts < $3 order by ts limit $4`;
+    const params = [productId, after, to, limit];
     if (this.handle?.sqlite) {
       const sqlite = this.handle.sqlite;
       let statement = this.exportStatements.get(text);
@@ -335,8 +292,7 @@ export class BazaarHistoryRepository {
       const result = await this.handle.pool.query({ text, values: params, rowMode: 'array', types: { getTypeParser: exportTypeParser } });
       return result.rows as ExportRow[];
     }
-    const result = await sql<Record<string, unknown>>`select ${sql.raw(columns)} from ${sql.raw(raw ? 'bazaar_snapshot_rows where product' : 'bazaar_5m where product_id')}
-      = ${product} and ts > ${after} and ts < ${to} order by ts limit ${limit}`.execute(this.db);
+    const result = await sql<Record<string, unknown>>`select ${sql.raw(columns)} from bazaar_5m where product_id = ${productId} and ts > ${after} and ts < ${to} order by ts limit ${limit}`.execute(this.db);
     return result.rows.map((r) => Object.values(r) as ExportRow);
   }
 
@@ -372,6 +328,48 @@ function exportTypeParser(oid: number): (value: string) => unknown {
 }
 
 type FirstColumns = Pick<BazaarRollupTable, 'ts' | (typeof FIRST_COLUMNS)[number]>;
+
+const FIVE_MINUTE: BulkSpec<BazaarRollupTable> = {
+  table: 'bazaar_5m',
+  columns: {
+    product_id: 'text',
+    ts: 'int8',
+    buy_price: 'float8',
+    sell_price: 'float8',
+    buy_volume: 'int8',
+    sell_volume: 'int8',
+    buy_moving_week: 'int8',
+    sell_moving_week: 'int8',
+    buy_orders: 'int4',
+    sell_orders: 'int4',
+    min_buy: 'float8',
+    max_buy: 'float8',
+    min_sell: 'float8',
+    max_sell: 'float8',
+    samples: 'int4',
+  },
+  conflict: { target: ['product_id', 'ts'], update: [...FIRST_COLUMNS, 'min_buy', 'max_buy', 'min_sell', 'max_sell', 'samples'] },
+};
+
+function rollupRow(productId: string, p: HistoryPoint): BazaarRollupTable {
+  return {
+    product_id: productId,
+    ts: p.ts,
+    buy_price: p.buy,
+    sell_price: p.sell,
+    buy_volume: p.buyVolume,
+    sell_volume: p.sellVolume,
+    buy_moving_week: p.buyMovingWeek,
+    sell_moving_week: p.sellMovingWeek,
+    buy_orders: p.buyOrders,
+    sell_orders: p.sellOrders,
+    min_buy: p.minBuy,
+    max_buy: p.maxBuy,
+    min_sell: p.minSell,
+    max_sell: p.maxSell,
+    samples: p.samples,
+  };
+}
 
 function snapshotPoint(r: FirstColumns): HistoryPoint {
   return {

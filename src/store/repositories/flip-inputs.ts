@@ -3,11 +3,10 @@
  * recent moving-week counters, bucketed price history, the item catalog, elections and auction
  * rows for upgrade and mayor flips. No tables of its own.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
-import { rowsPerProduct } from './bazaar-books.ts';
 
 export interface SnapshotRow {
   productId: string;
@@ -78,44 +77,64 @@ export class FlipInputRepository {
     return this.bazaar.newestTs();
   }
 
-  /**
-   * Snapshot rows (the bazaar_snapshots view's columns) matching `where`, walked product by
-   * product: rows are keyed (product, ts) with no ts index.
-   */
-  private since(columns: string, where: RawBuilder<unknown>) {
-    return sql`select ${sql.raw(columns)} from ${rowsPerProduct(this.dialect, where)}`;
+  /** Product ids by number (rows carry the number). */
+  private async productIds(): Promise<Map<number, string>> {
+    const rows = await this.db.selectFrom('bazaar_products').select(['id', 'product_id']).execute();
+    return new Map(rows.map((r) => [Number(r.id), r.product_id]));
   }
 
   /** Every product's rows of the snapshots taken after `afterTs` (up to `limit` rows), oldest first. */
   async snapshotsAfter(afterTs: number, limit = 200_000): Promise<SnapshotRow[]> {
-    const query = this.since('p.product_id, r.ts, r.buy_price, r.sell_price, r.buy_moving_week, r.sell_moving_week, r.book', sql`r.ts > ${afterTs}`);
-    const result = await sql<{ product_id: string; ts: number; buy_price: number; sell_price: number; buy_moving_week: number; sell_moving_week: number; book: Uint8Array | null }>`${query} order by r.ts limit ${limit}`.execute(this.db);
-    const rows = await this.bazaar.books.resolve(result.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
+    const newest = await this.bazaar.newestTs();
+    if (newest === null || newest <= afterTs) return [];
+    const ids = await this.productIds();
+    const found = (await this.bazaar.rows.rangeAll(afterTs + 1, newest + 1)).slice(0, limit);
+    const rows = await this.bazaar.books.resolve(found.filter((r) => ids.has(r.product)).map((r) => ({ ...r, product_id: ids.get(r.product)! })));
     return rows.map((r) => ({
       productId: r.product_id,
-      ts: Number(r.ts),
-      buyPrice: Number(r.buy_price),
-      sellPrice: Number(r.sell_price),
-      buyMovingWeek: Number(r.buy_moving_week),
-      sellMovingWeek: Number(r.sell_moving_week),
+      ts: r.ts,
+      buyPrice: r.buy_price,
+      sellPrice: r.sell_price,
+      buyMovingWeek: r.buy_moving_week,
+      sellMovingWeek: r.sell_moving_week,
       book: r.book,
     }));
   }
 
   /** Moving-week counters of every product since `since` (inclusive), oldest first. */
   async countersSince(since: number): Promise<Array<{ productId: string; ts: number; buyMovingWeek: number; sellMovingWeek: number }>> {
-    const query = this.since('p.product_id, r.ts, r.buy_moving_week, r.sell_moving_week', sql`r.ts >= ${since}`);
-    const rows = (await sql<{ product_id: string; ts: number; buy_moving_week: number; sell_moving_week: number }>`${query} order by r.ts`.execute(this.db)).rows;
-    return rows.map((r) => ({ productId: r.product_id, ts: Number(r.ts), buyMovingWeek: Number(r.buy_moving_week), sellMovingWeek: Number(r.sell_moving_week) }));
+    const newest = await this.bazaar.newestTs();
+    if (newest === null || newest < since) return [];
+    const ids = await this.productIds();
+    const rows = await this.bazaar.rows.rangeAll(since, newest + 1);
+    return rows.filter((r) => ids.has(r.product)).map((r) => ({ productId: ids.get(r.product)!, ts: r.ts, buyMovingWeek: r.buy_moving_week, sellMovingWeek: r.sell_moving_week }));
   }
 
   /** Mean instant-buy price per product and `bucketMs` bucket since `since`. */
   async priceBuckets(since: number, bucketMs: number): Promise<PriceBucket[]> {
     const size = Math.round(bucketMs);
-    const bucket = `(r.ts / ${size}) * ${size}`;
-    const query = this.since(`p.product_id, ${bucket} as bucket, avg(r.buy_price) as price`, sql`r.ts >= ${since}`);
-    const rows = (await sql<{ product_id: string; bucket: number; price: number }>`${query} group by p.product_id, ${sql.raw(bucket)}`.execute(this.db)).rows;
-    return rows.map((r) => ({ productId: r.product_id, bucket: Number(r.bucket), price: Number(r.price) }));
+    const newest = await this.bazaar.newestTs();
+    if (newest === null || newest < since) return [];
+    const ids = await this.productIds();
+    // Sums per (product, bucket), folded while scanning: memory grows with buckets, not rows.
+    const sums = new Map<number, Map<number, { sum: number; n: number }>>();
+    await this.bazaar.rows.scanAll(since, newest + 1, (r) => {
+      let perBucket = sums.get(r.product);
+      if (!perBucket) sums.set(r.product, (perBucket = new Map()));
+      const bucket = Math.floor(r.ts / size) * size;
+      const s = perBucket.get(bucket);
+      if (s) {
+        s.sum += r.buy_price;
+        s.n++;
+      } else perBucket.set(bucket, { sum: r.buy_price, n: 1 });
+    }, true);
+    const out: PriceBucket[] = [];
+    for (const [product, perBucket] of sums) {
+      const productId = ids.get(product);
+      if (productId === undefined) continue;
+      for (const [bucket, s] of perBucket) out.push({ productId, bucket, price: s.sum / s.n });
+    }
+    return out;
   }
 
   async catalog(): Promise<CatalogEntry[]> {

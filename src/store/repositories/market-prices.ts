@@ -7,7 +7,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
-import { rowsPerProduct } from './bazaar-books.ts';
 
 export interface LatestBazaarProduct {
   productId: string;
@@ -36,10 +35,10 @@ export class MarketPriceRepository {
   async latestBazaar(): Promise<LatestBazaarProduct[]> {
     const ts = await this.bazaar.newestTs();
     if (ts === null) return [];
-    // Product by product (rows are keyed (product, ts), no ts index).
-    const found = await sql<{ product_id: string; ts: number; buy_moving_week: number; sell_moving_week: number; book: Uint8Array | null }>`
-      select p.product_id, r.ts, r.buy_moving_week, r.sell_moving_week, r.book
-      from ${rowsPerProduct(this.dialect, sql`r.ts = ${ts}`)}`.execute(this.db);
+    // The newest snapshot's rows: recent rows (keyed by time), or chunks when it is already packed.
+    const numbered = await this.bazaar.rows.rangeAll(ts, ts + 1);
+    const ids = new Map((await this.db.selectFrom('bazaar_products').select(['id', 'product_id']).execute()).map((p) => [Number(p.id), p.product_id]));
+    const found = { rows: numbered.filter((r) => ids.has(r.product)).map((r) => ({ product_id: ids.get(r.product)!, ts: r.ts, buy_moving_week: r.buy_moving_week, sell_moving_week: r.sell_moving_week, book: r.book })) };
     const rows = await this.bazaar.books.resolve(found.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
     const missing = rows.some((r) => !r.book);
     const books = missing ? await this.bazaar.latestBooks() : new Map<string, Uint8Array>();
