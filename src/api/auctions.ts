@@ -298,7 +298,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const found = await store.auctionQueries.detail(uuid);
       if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
       const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantBookTag(name, level));
-      const values = await store.auctionQueries.latestBazaarBuyPrices(books);
+      const values = await store.bazaar.latestBuyPrices(books);
       return colorSaveAuction(found.record, found.bids, values, found.itemBytes);
     },
   );

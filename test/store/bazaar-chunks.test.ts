@@ -143,6 +143,20 @@ describeEachBackend('time-chunked bazaar storage', (fixture) => {
     assert.deepEqual(decodeBook(snap!.book!), bookAt(94, 50));
   });
 
+  it("a product's latest buy price (enchantment book values) is found in packed rows too", async () => {
+    const { store } = fixture();
+    await reset(store);
+    const w = chunkStart(T0) + 5 * CHUNK_MS;
+    const at = (id: string, ts: number, price: number) => ({ ...rows(id, 0, 200, STEP)[0]!, ts, buy_price: price });
+    // A book delisted long ago (only packed rows) and one still listed (recent rows newer than its chunk).
+    await insert(store, [at('ENCHANTMENT_OLD_1', w, 11), at('ENCHANTMENT_OLD_1', w + STEP, 12), at('ENCHANTMENT_NEW_1', w, 21)]);
+    assert.equal(await store.bazaarHistory.compact(w + CHUNK_MS), 3);
+    await insert(store, [at('ENCHANTMENT_NEW_1', w + CHUNK_MS + STEP, 22)]);
+    assert.equal(await recentCount(store), 1);
+    const prices = await store.bazaar.latestBuyPrices(['ENCHANTMENT_OLD_1', 'ENCHANTMENT_NEW_1', 'ENCHANTMENT_NONE_1', 'ENCHANTMENT_OLD_1']);
+    assert.deepEqual([...prices].sort(), [['ENCHANTMENT_NEW_1', 22], ['ENCHANTMENT_OLD_1', 12]]);
+  });
+
   it('compaction is idempotent, packs only closed windows and honours window boundaries', async () => {
     const { store } = fixture();
     await reset(store);

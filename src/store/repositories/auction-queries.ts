@@ -329,22 +329,6 @@ export class AuctionQueryRepository {
     return out;
   }
 
-  /** Latest instant-buy price of each bazaar product (enchantment book values). */
-  async latestBazaarBuyPrices(productIds: readonly string[]): Promise<Map<string, number>> {
-    const out = new Map<string, number>();
-    for (const id of new Set(productIds)) {
-      const row = await this.db
-        .selectFrom('bazaar_snapshots')
-        .select('buy_price')
-        .where('product_id', '=', id)
-        .orderBy('ts', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      if (row) out.set(id, Number(row.buy_price));
-    }
-    return out;
-  }
-
   /** Unit sale prices between `since` and `until` (epoch ms), optionally of one tag: the batch export. */
   async salePricesBetween(since: number, until: number, tag?: string): Promise<Array<{ tag: string; unitPrice: number }>> {
     let q = this.db

@@ -87,6 +87,20 @@ export class BazaarRepository {
     return { ...snapshot, book: resolved!.book };
   }
 
+  /**
+   * The newest instant-buy price of each product (enchantment book values), from packed and
+   * recent rows alike: a product no longer listed keeps its last price.
+   */
+  async latestBuyPrices(productIds: readonly string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const id of new Set(productIds)) {
+      const product = await this.books.numberOf(id);
+      const row = product === undefined ? undefined : await this.rows.lastAtOrBefore(product, Number.MAX_SAFE_INTEGER);
+      if (row) out.set(id, Number(row.buy_price));
+    }
+    return out;
+  }
+
   /** The newest stored (possibly delta) book of a product at or before `ts`, unresolved. */
   async bookRowAt(product: number, ts: number): Promise<{ ts: number; book: Uint8Array } | undefined> {
     return this.rows.bookAtOrBefore(product, ts);
