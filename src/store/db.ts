@@ -167,10 +167,10 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
     ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
   });
   let result = await migrator.migrateToLatest();
-  // Kysely's bookkeeping check introspects every schema on the server, calling
-  // has_schema_privilege by name; a schema dropped by someone else during that scan fails it
-  // with 3F000 before any migration ran. Nothing was applied, so running again is safe.
-  for (let attempt = 1; attempt < 5 && handle.dialect === 'postgres' && isVanishedSchema(result); attempt++) {
+  // Kysely's bookkeeping check introspects every schema on the server, naming each schema and
+  // table; one dropped by someone else during that scan fails it (3F000, 42P01) before any
+  // migration ran. Nothing was applied, so running again is safe.
+  for (let attempt = 1; attempt < 5 && handle.dialect === 'postgres' && isIntrospectionRace(result); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     result = await migrator.migrateToLatest();
   }
@@ -182,9 +182,10 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   return result;
 }
 
-function isVanishedSchema(result: MigrationResultSet): boolean {
+/** A migration run that failed only because another schema or table vanished while Kysely listed them. */
+export function isIntrospectionRace(result: MigrationResultSet): boolean {
   const code = (result.error as { code?: unknown } | undefined)?.code;
-  return code === '3F000' && !result.results?.some((r) => r.status !== 'NotExecuted');
+  return (code === '3F000' || code === '42P01') && !result.results?.some((r) => r.status !== 'NotExecuted');
 }
 
 /** A cheap round trip, for readiness checks. */

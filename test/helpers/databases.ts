@@ -13,6 +13,7 @@ import { after, before, describe } from 'node:test';
 import type { MigrationResultSet, Migrator } from 'kysely';
 import pg from 'pg';
 import { Store } from '../../src/store/index.ts';
+import { isIntrospectionRace } from '../../src/store/db.ts';
 import { IN_CI, probePostgres } from './services.ts';
 
 export const POSTGRES_TEST_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -130,13 +131,13 @@ export function describeEachBackend(name: string, body: (fixture: () => StoreFix
 }
 
 /**
- * `migrator.migrateTo`, again when another suite dropped its schema while Kysely's bookkeeping
- * check was listing every schema on the shared server (3F000 before anything ran; the store's
+ * `migrator.migrateTo`, again when another suite dropped a schema or table while Kysely's bookkeeping
+ * check was listing every schema and table on the shared server (3F000, 42P01 before anything ran; the store's
  * migrateToLatest retries the same way).
  */
 export async function migrateTo(migrator: Migrator, target: string): Promise<MigrationResultSet> {
   let result = await migrator.migrateTo(target);
-  for (let attempt = 1; attempt < 5 && (result.error as { code?: unknown } | undefined)?.code === '3F000' && !result.results?.some((r) => r.status !== 'NotExecuted'); attempt++) {
+  for (let attempt = 1; attempt < 5 && isIntrospectionRace(result); attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     result = await migrator.migrateTo(target);
   }
