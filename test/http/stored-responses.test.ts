@@ -62,6 +62,30 @@ async function metricLines(target: Target, route: string): Promise<string[]> {
   return text.split('\n').filter((l) => l.includes(`route="${route}"`) && (l.startsWith('skymarket_http_requests_total') || l.includes('_duration_seconds_count')));
 }
 
+/**
+ * Two apps on one store holding one EQ_ITEM listing, listening: `fast` with the fast path,
+ * `normal` without; `close` stops both.
+ */
+async function appPair(env: Record<string, string>): Promise<{ first: TestApp; fast: Target; normal: Target; close(): Promise<void> }> {
+  const first = await createTestApp({ env });
+  const now = first.clock.now();
+  await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
+  const second = await createTestApp({ store: first.store, env, storedResponses: false });
+  const fast = await listen(first);
+  const normal = await listen(second);
+  return {
+    first,
+    fast,
+    normal,
+    async close() {
+      fast.agent.destroy();
+      normal.agent.destroy();
+      await second.close();
+      await first.close();
+    },
+  };
+}
+
 const BIN = '/api/auctions/tag/:itemTag/active/bin';
 
 describe('stored-response fast path', () => {
@@ -155,12 +179,7 @@ describe('stored-response fast path', () => {
 
 describe('stored-response fast path for rate-limited clients', () => {
   it('admitted requests take the fast path with the same limit headers; refused ones get the same 429s and 403s, counted once', async () => {
-    const first = await createTestApp({ env: { RATE_LIMIT_EXEMPT: '' } });
-    const now = first.clock.now();
-    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
-    const second = await createTestApp({ store: first.store, env: { RATE_LIMIT_EXEMPT: '' }, storedResponses: false });
-    const fast = await listen(first);
-    const normal = await listen(second);
+    const { first, fast, normal, close } = await appPair({ RATE_LIMIT_EXEMPT: '' });
     try {
       const statuses: number[] = [];
       // The first request builds the stored body (normal path); then 29 admitted, then refused.
@@ -179,21 +198,13 @@ describe('stored-response fast path for rate-limited clients', () => {
       // Other routes and the minute window see the same counts on both apps.
       assert.deepEqual(await send(fast, '/api/version'), await send(normal, '/api/version'));
     } finally {
-      fast.agent.destroy();
-      normal.agent.destroy();
-      await second.close();
-      await first.close();
+      await close();
     }
   });
 
   it('a banned client gets the same 403 from both, never the stored body', async () => {
     const env = { RATE_LIMIT_EXEMPT: '', RATE_LIMIT_BAN_THRESHOLD: '2' };
-    const first = await createTestApp({ env });
-    const now = first.clock.now();
-    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
-    const second = await createTestApp({ store: first.store, env, storedResponses: false });
-    const fast = await listen(first);
-    const normal = await listen(second);
+    const { first, fast, normal, close } = await appPair(env);
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 36; i++) {
@@ -204,11 +215,10 @@ describe('stored-response fast path for rate-limited clients', () => {
       }
       assert.equal(statuses[statuses.length - 1], 403, statuses.join(','));
       assert.ok(statuses.includes(429));
+      // Every 200 but the first (which stored the body) came from the fast path; no 429 or 403 did.
+      assert.equal(first.app.storedResponses.served, statuses.filter((x) => x === 200).length - 1);
     } finally {
-      fast.agent.destroy();
-      normal.agent.destroy();
-      await second.close();
-      await first.close();
+      await close();
     }
   });
 });
@@ -216,12 +226,7 @@ describe('stored-response fast path for rate-limited clients', () => {
 describe('stored-response fast path, where it stays off', () => {
   it('behind a trusted proxy (the client comes from proxy headers) every request takes the normal path', async () => {
     const env = { RATE_LIMIT_EXEMPT: '', TRUST_PROXY: 'true' };
-    const first = await createTestApp({ env });
-    const now = first.clock.now();
-    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
-    const second = await createTestApp({ store: first.store, env, storedResponses: false });
-    const fast = await listen(first);
-    const normal = await listen(second);
+    const { first, fast, normal, close } = await appPair(env);
     try {
       for (let i = 0; i < 4; i++) {
         const headers = { 'x-forwarded-for': `203.0.113.${i % 2}` };
@@ -229,21 +234,13 @@ describe('stored-response fast path, where it stays off', () => {
       }
       assert.equal(first.app.storedResponses.served, 0);
     } finally {
-      fast.agent.destroy();
-      normal.agent.destroy();
-      await second.close();
-      await first.close();
+      await close();
     }
   });
 
   it('a CORS origin list (the Origin is reflected) keeps every request on the normal path', async () => {
     const env = { CORS_ORIGINS: 'https://a.example' };
-    const first = await createTestApp({ env });
-    const now = first.clock.now();
-    await storeGeneration(first.store, now, [listing(now, { tag: 'EQ_ITEM', starting_bid: 100 })]);
-    const second = await createTestApp({ store: first.store, env, storedResponses: false });
-    const fast = await listen(first);
-    const normal = await listen(second);
+    const { first, fast, normal, close } = await appPair(env);
     try {
       for (const origin of [undefined, 'https://a.example', 'https://b.example']) {
         const headers: Record<string, string> = origin ? { origin } : {};
@@ -253,10 +250,7 @@ describe('stored-response fast path, where it stays off', () => {
       }
       assert.equal(first.app.storedResponses.served, 0);
     } finally {
-      fast.agent.destroy();
-      normal.agent.destroy();
-      await second.close();
-      await first.close();
+      await close();
     }
   });
 });
