@@ -222,6 +222,17 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
     const perRow = bytes / packed;
     const steadyPerRow = firstWindow && packed > firstWindow.rows ? (bytes - firstWindow.bytes) / (packed - firstWindow.rows) : NaN;
     const fourteenDays = 14 * 4320 * PRODUCTS;
+    // A run short enough to pack one window (--quick) has no growth after it to report.
+    const steady = Number.isNaN(steadyPerRow)
+      ? []
+      : [
+          {
+            name: `storage per packed snapshot row with order books (${model}), steady state, ${backend}`,
+            figure: steadyPerRow,
+            unit: 'bytes',
+            notes: `growth after the first window (${firstWindow?.rows.toLocaleString('en-US') ?? 0} rows); 14 days × ${PRODUCTS} products ≈ ${((steadyPerRow * fourteenDays) / 1e9).toFixed(1)} GB`,
+          },
+        ];
     return [
       {
         name: `ingest one ${PRODUCTS}-product snapshot (${model} books), ${backend}`,
@@ -235,12 +246,7 @@ async function ingestAndStorage(backend: Backend, snapshots: number, model: 'wor
         unit: 'bytes',
         notes: `${((perRow * 4320) / 1024).toFixed(0)} KB per product-day; 14 days × ${PRODUCTS} products ≈ ${((perRow * fourteenDays) / 1e9).toFixed(1)} GB (measured on ${packed.toLocaleString('en-US')} packed rows in ${payloads.chunks.toLocaleString('en-US')} chunks: chunks, keyframes, products, with indexes); payload ${(payloads.payload / packed).toFixed(1)} B per row (${(payloads.inflated / packed).toFixed(1)} B before deflate), ${(payloads.withoutBooks / packed).toFixed(1)} B of it without books; ${keyframeCount.toLocaleString('en-US')} keyframes (${((keyframeCount / (packed + recentRows)) * 100).toFixed(1)}% of rows); recent rows table ${(recentBytes / 1e6).toFixed(1)} MB for ${recentRows.toLocaleString('en-US')} unpacked rows (bounded: the open window)`,
       },
-      {
-        name: `storage per packed snapshot row with order books (${model}), steady state, ${backend}`,
-        figure: steadyPerRow,
-        unit: 'bytes',
-        notes: `growth after the first window (${firstWindow?.rows.toLocaleString('en-US') ?? 0} rows); 14 days × ${PRODUCTS} products ≈ ${((steadyPerRow * fourteenDays) / 1e9).toFixed(1)} GB`,
-      },
+      ...steady,
     ];
   } finally {
     await close();
