@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
-import type { MigrationResultSet, Migrator } from 'kysely';
+import { Migrator, type MigrationResultSet } from 'kysely';
 import pg from 'pg';
 import { Store } from '../../src/store/index.ts';
 import { isIntrospectionRace } from '../../src/store/db.ts';
+import { migrationsFor } from '../../src/store/migrations/index.ts';
 import { IN_CI, probePostgres } from './services.ts';
 
 export const POSTGRES_TEST_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -82,6 +83,26 @@ export async function openTestStore(backend: Backend): Promise<{ store: Store; c
     async close() {
       await store.close();
       await dropSchema(schema);
+    },
+  };
+}
+
+/**
+ * Opens a store with no migration applied, for tests that fill an older layout and then migrate:
+ * `migrator` moves it to a named migration (with `migrateTo`); `close` removes all of it.
+ */
+export async function openUnmigratedStore(backend: Backend, prefix: string): Promise<{ store: Store; migrator: Migrator; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), `skymarket-${prefix}-`));
+  const schema = uniqueSchema(prefix);
+  const store = backend === 'sqlite' ? await Store.open({ dataDir: dir, migrate: false }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema, migrate: false });
+  const migrator = new Migrator({ db: store.kysely, provider: { getMigrations: async () => migrationsFor(store.dialect) }, ...(backend === 'postgres' ? { migrationTableSchema: schema } : {}) });
+  return {
+    store,
+    migrator,
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+      if (backend === 'postgres') await dropSchema(schema);
     },
   };
 }

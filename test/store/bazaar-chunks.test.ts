@@ -5,11 +5,8 @@
  * migration of stored rows — on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { ManualClock, systemClock } from '../../src/clock.ts';
 import { decodeBook, encodeBook, type BookLevel, type OrderBook } from '../../src/domain/bazaar-book.ts';
@@ -23,8 +20,7 @@ import { createLogger } from '../../src/logger.ts';
 import { exportJson } from '../../src/market/bazaar-export.ts';
 import { readHistory } from '../../src/market/bazaar-history.ts';
 import { Store } from '../../src/store/index.ts';
-import { migrationsFor } from '../../src/store/migrations/index.ts';
-import { describeEachBackend, dropSchema, IN_CI, migrateTo, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
+import { describeEachBackend, IN_CI, migrateTo, openUnmigratedStore, postgresUnavailable } from '../helpers/databases.ts';
 import { insert, point, reset, rows } from '../helpers/bazaar.ts';
 
 const logger = createLogger('silent');
@@ -252,11 +248,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
   const skip = backend === 'postgres' && postgresUnavailable && !IN_CI ? `PostgreSQL unreachable (${postgresUnavailable})` : false;
   describe(`migration 011 moves stored snapshots [${backend}]`, { skip }, () => {
     it('rows keep reading the same through the move, the first compaction and the way back', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'skymarket-m011-'));
-      const schema = uniqueSchema('m011');
-      const store = backend === 'sqlite' ? await Store.open({ dataDir: dir, migrate: false }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema, migrate: false });
+      const { store, migrator, close } = await openUnmigratedStore(backend, 'm011');
       try {
-        const migrator = new Migrator({ db: store.kysely, provider: { getMigrations: async () => migrationsFor(store.dialect) }, ...(backend === 'postgres' ? { migrationTableSchema: schema } : {}) });
         assert.equal((await migrateTo(migrator, '010-bazaar-compact')).error, undefined);
         await sql`insert into bazaar_products (product_id) values ('OLD_A'), ('OLD_B')`.execute(store.kysely);
         const ids = Object.fromEntries((await sql<{ id: number; product_id: string }>`select id, product_id from bazaar_products`.execute(store.kysely)).rows.map((r) => [r.product_id, Number(r.id)]));
@@ -291,9 +284,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.deepEqual(a.map((r) => Number(r.ts)), old.filter(([id]) => id === 'OLD_A').map(([, ts]) => ts));
         assert.deepEqual(decodeBook(a[10]!.book!), bookAt(10, 0));
       } finally {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-        if (backend === 'postgres') await dropSchema(schema);
+        await close();
       }
     });
   });

@@ -4,11 +4,8 @@
  * stored in the old layout — on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { systemClock } from '../../src/clock.ts';
 import { decodeBook, encodeBook, isFullBook, type BookLevel, type OrderBook } from '../../src/domain/bazaar-book.ts';
@@ -18,8 +15,7 @@ import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { createLogger } from '../../src/logger.ts';
 import { exportJson } from '../../src/market/bazaar-export.ts';
 import { Store } from '../../src/store/index.ts';
-import { migrationsFor } from '../../src/store/migrations/index.ts';
-import { describeEachBackend, dropSchema, migrateTo, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, IN_CI } from '../helpers/databases.ts';
+import { describeEachBackend, migrateTo, openUnmigratedStore, postgresUnavailable, IN_CI } from '../helpers/databases.ts';
 import { reset } from '../helpers/bazaar.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 0, 0, 0) + 137;
@@ -140,11 +136,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
   const skip = backend === 'postgres' && postgresUnavailable && !IN_CI ? `PostgreSQL unreachable (${postgresUnavailable})` : false;
   describe(`migration 010 moves stored snapshots [${backend}]`, { skip }, () => {
     it('rows, books and history reads survive the move to numbered products', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'skymarket-m010-'));
-      const schema = uniqueSchema('m010');
-      const store = backend === 'sqlite' ? await Store.open({ dataDir: dir, migrate: false }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema, migrate: false });
+      const { store, migrator, close } = await openUnmigratedStore(backend, 'm010');
       try {
-        const migrator = new Migrator({ db: store.kysely, provider: { getMigrations: async () => migrationsFor(store.dialect) }, ...(backend === 'postgres' ? { migrationTableSchema: schema } : {}) });
         const to9 = await migrateTo(migrator, '009-upload-kind-index');
         assert.equal(to9.error, undefined);
         const book = bookAt(3, 0);
@@ -177,9 +170,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         assert.deepEqual(back.rows.map((r) => [r.product_id, Number(r.ts)]), [...old.filter(([id]) => id === 'OLD_A').map(([id, ts]) => [id, ts]), ['OLD_A', T0 + 9 * STEP], ['OLD_B', T0]]);
         assert.deepEqual(decodeBook(back.rows[0]!.book!), book);
       } finally {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-        if (backend === 'postgres') await dropSchema(schema);
+        await close();
       }
     });
   });
