@@ -192,7 +192,7 @@ export function clientIpResolver(trustProxy: TrustProxy): (request: FastifyReque
 // The plugin
 
 /** The limit headers of an answer, for the longest window's result (both spellings). */
-export function limitHeaders(result: WindowResult): Record<string, string> {
+function limitHeaders(result: WindowResult): Record<string, string> {
   const remaining = String(Math.max(0, result.spec.points - result.consumed));
   const reset = new Date(result.resetAt).toISOString();
   // Lower case, as Fastify sends the names it is given (the fast path writes these as they are).

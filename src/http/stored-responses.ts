@@ -105,10 +105,7 @@ export class StoredResponses {
       if (context.exemptPeer(req.socket.remoteAddress)) {
         const body = route.body(param);
         if (body === undefined) return false;
-        res.writeHead(200, this.headersOf(route, body, context));
-        res.end(body);
-        this.served++;
-        context.record('GET', route.url, 200, (performance.now() - started) / 1000);
+        this.answer(res, route, body, this.headersOf(route, body, context), context, started);
         return true;
       }
       const count = context.countPeerRequest;
@@ -119,17 +116,20 @@ export class StoredResponses {
           const body = limits === null || context.closing() ? undefined : route.body(param);
           if (limits === null || body === undefined) return fallback(req, res);
           // The normal path's order: CORS (onRequest), the limits (onRequest), then the rest.
-          const stored = this.headersOf(route, body, context);
-          res.writeHead(200, { ...context.corsHeaders, ...limits, ...stored });
-          res.end(body);
-          this.served++;
-          context.record('GET', route.url, 200, (performance.now() - started) / 1000);
+          this.answer(res, route, body, { ...context.corsHeaders, ...limits, ...this.headersOf(route, body, context) }, context, started);
         },
         () => fallback(req, res),
       );
       return true;
     }
     return false;
+  }
+
+  private answer(res: ServerResponse, route: StoredRoute, body: Buffer, headers: Readonly<Record<string, string>>, context: StoredResponseContext, started: number): void {
+    res.writeHead(200, headers);
+    res.end(body);
+    this.served++;
+    context.record('GET', route.url, 200, (performance.now() - started) / 1000);
   }
 
   /** Response headers per stored Buffer, built once: a body is served many times until its data changes. */

@@ -80,7 +80,7 @@ export class BazaarRows {
 
   /** Appends a snapshot's rows to the recent rows (inside the caller's transaction). */
   async insert(trx: Db, rows: readonly StoredRow[]): Promise<void> {
-    await bulkInsert(trx, this.dialect, RECENT, rows as BazaarSnapshotRowsTable[]);
+    await bulkInsert(trx, this.dialect, RECENT, rows);
   }
 
   // ---- one product -----------------------------------------------------------------
