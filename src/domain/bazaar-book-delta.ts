@@ -90,6 +90,11 @@ function isTenths(level: BookLevel): boolean {
   return t / 10 === level.pricePerUnit && Math.abs(t) <= Number.MAX_SAFE_INTEGER / 4;
 }
 
+/** Bytes of writeVarint(value). */
+function varintBytes(value: number): number {
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x20_0000 ? 3 : value < 0x1000_0000 ? 4 : 5;
+}
+
 function clampInt(value: number, max: number): number {
   return Math.min(max, Math.max(0, Math.round(value)));
 }
@@ -100,9 +105,12 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
   let copies = 0;
   let insertFrom = -1; // first level of a pending INSERT run (they are consecutive in `levels`)
   let previousTenths = 0;
+  // A lower bound on the bytes the pending INSERT run will take: a rewritten book is given up
+  // as soon as it cannot fit, not after matching every level (the worst case of ingestion).
+  let pendingBytes = 0;
   // No closures here: this runs for every changed book of every snapshot.
   for (let i = 0; i <= levels.length; i++) {
-    if (at > maxBytes) return -1;
+    if (at + pendingBytes > maxBytes) return -1;
     const level = levels[i];
     // The keyframe level with this price, at or after the current one (books are short: a scan is cheap).
     let match = -1;
@@ -117,6 +125,8 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
         if (copies > 0) at = writeVarint(out, at, (copies << 2) | COPY);
         copies = 0;
         if (insertFrom < 0) insertFrom = i;
+        // price (at least 1 byte as a tenths delta), amount, orders (at least 1 byte)
+        pendingBytes += (tenths ? 1 : 8) + varintBytes(clampInt(level.amount, U32_MAX)) + 1;
         continue;
       }
     }
@@ -137,6 +147,7 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
         at = writeVarint(out, at, clampInt(inserted.orders, U16_MAX));
       }
       insertFrom = -1;
+      pendingBytes = 0;
     }
     if (!level) break;
     if (match > b) {
