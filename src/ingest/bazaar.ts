@@ -16,7 +16,7 @@ import { encodeBookDelta } from '../domain/bazaar-book-delta.ts';
 import type { KeyframeRow } from '../store/repositories/bazaar-books.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { SkipLog, type IngestContext } from './context.ts';
-import { check, type UpstreamProduct } from './upstream.ts';
+import { check, isProduct, type UpstreamProduct } from './upstream.ts';
 
 export interface SnapshotResult {
   lastUpdated: number;
@@ -59,7 +59,7 @@ export class BazaarIngester {
     const newBases = new Map<string, Base>();
     const ts = payload.lastUpdated;
     for (const [key, raw] of Object.entries(payload.products)) {
-      if (!check.product.Check(raw)) {
+      if (!isProduct(raw)) {
         skips.skip('invalid', { product: key });
         continue;
       }
