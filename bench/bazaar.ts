@@ -21,7 +21,7 @@ import { Registry } from 'prom-client';
 import { buildApp } from '../src/app.ts';
 import { ManualClock, systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
-import { encodeBook, type BookLevel } from '../src/domain/bazaar-book.ts';
+import { encodeBook, readVarint, type BookLevel } from '../src/domain/bazaar-book.ts';
 import { decodeChunk, encodeChunk } from '../src/domain/bazaar-chunk.ts';
 import { DAY, HOUR, MINUTE } from '../src/domain/bazaar-history.ts';
 import { BazaarIngester } from '../src/ingest/bazaar.ts';
@@ -91,10 +91,19 @@ async function payloadBytes(store: Store): Promise<{ payload: number; inflated: 
   let withoutBooks = 0;
   for (const r of rows) {
     payload += r.payload.length;
-    inflated += 1 + inflateRawSync(r.payload.subarray(1)).length;
+    inflated += inflatedBytes(Buffer.from(r.payload));
     withoutBooks += encodeChunk(decodeChunk(r.payload).map((c) => ({ ...c, book: null }))).length;
   }
   return { payload, inflated, withoutBooks, chunks: rows.length };
+}
+
+/** A chunk payload's size with its deflated sections inflated (format 1: one stream; 2: columns and books apart). */
+function inflatedBytes(payload: Buffer): number {
+  if (payload[0] === 1) return 1 + inflateRawSync(payload.subarray(1)).length;
+  const pos = { at: 1 };
+  const length = readVarint(payload, pos);
+  const books = pos.at + length < payload.length ? inflateRawSync(payload.subarray(pos.at + length)).length : 0;
+  return pos.at + inflateRawSync(payload.subarray(pos.at, pos.at + length)).length + books;
 }
 
 /**

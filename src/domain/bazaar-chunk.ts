@@ -18,12 +18,13 @@
  *     carried into the window the same way (0 = none): the book in effect at the first row when
  *     that row stores none, so the book at any time is found without reading earlier windows.
  *     It is kept apart from the rows, which read exactly as they were stored.
- * Payload, version 2 (written now): u8 2, varint length of the deflated columns, the deflated
- * columns, then the deflated books (nothing when the chunk has no book at all). Readers that
- * want no books (history, the export without books) inflate the columns only: in a window of
- * full books the books are ~90 % of the inflated bytes and most of the inflate time.
- * Version 1 (chunks packed before): u8 1, then one deflate stream of the columns followed by
- * the books; still read.
+ * Payload, version 1: u8 1, then one deflate stream of the columns followed by the books.
+ * Version 2, for chunks whose books take more than SPLIT_BOOKS bytes: u8 2, varint length of
+ * the deflated columns, the deflated columns, then the deflated books. Readers that want no
+ * books (history, the export without books) inflate the columns only: in a window of full
+ * books the books are ~90 % of the inflated bytes and most of the inflate time. A second
+ * stream costs its own Huffman tables (~40 bytes), which small book sections (calm books
+ * stored as short deltas) do not earn back, so those stay in version 1.
  * Pure: no I/O.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -37,6 +38,8 @@ export const CHUNK_MS = 10 * MINUTE;
 const V1 = 1;
 /** Columns and books deflated apart (see above). */
 const V2 = 2;
+/** Book sections up to this many bytes share the columns' deflate stream (version 1). */
+export const SPLIT_BOOKS = 2048;
 const INTEGERS = 0;
 const TENTHS = 1;
 const FLOATS = 2;
@@ -98,30 +101,31 @@ export function encodeChunk(rows: readonly ChunkRow[], carried: Uint8Array | nul
       previous = v;
     }
   }
-  const packedColumns = deflateRawSync(columns.subarray(0, at));
   const books = [...rows.map((r) => r.book), carried];
-  let packedBooks: Buffer | undefined;
-  if (books.some((b) => b)) {
-    let capacity = 0;
-    for (const book of books) capacity += 10 + (book?.length ?? 0);
-    const out = Buffer.allocUnsafe(capacity);
-    let b = 0;
-    for (const book of books) {
-      if (!book) {
-        out[b++] = 0;
-        continue;
-      }
-      b = writeVarint(out, b, book.length + 1);
-      out.set(book, b);
-      b += book.length;
+  let capacity = 0;
+  for (const book of books) capacity += 10 + (book?.length ?? 0);
+  const bookBytes = Buffer.allocUnsafe(capacity);
+  let b = 0;
+  for (const book of books) {
+    if (!book) {
+      bookBytes[b++] = 0;
+      continue;
     }
-    packedBooks = deflateRawSync(out.subarray(0, b));
+    b = writeVarint(bookBytes, b, book.length + 1);
+    bookBytes.set(book, b);
+    b += book.length;
   }
-  const payload = Buffer.allocUnsafe(11 + packedColumns.length + (packedBooks?.length ?? 0));
+  if (b <= SPLIT_BOOKS) {
+    const packed = deflateRawSync(Buffer.concat([columns.subarray(0, at), bookBytes.subarray(0, b)]));
+    return Buffer.concat([Buffer.from([V1]), packed]);
+  }
+  const packedColumns = deflateRawSync(columns.subarray(0, at));
+  const packedBooks = deflateRawSync(bookBytes.subarray(0, b));
+  const payload = Buffer.allocUnsafe(11 + packedColumns.length + packedBooks.length);
   payload[0] = V2;
   let p = writeVarint(payload, 1, packedColumns.length);
   p += packedColumns.copy(payload, p);
-  if (packedBooks) p += packedBooks.copy(payload, p);
+  p += packedBooks.copy(payload, p);
   return payload.subarray(0, p);
 }
 

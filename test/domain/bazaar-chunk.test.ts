@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { encodeBook, type OrderBook } from '../../src/domain/bazaar-book.ts';
 import { applyBookDelta, deltaAge, encodeBookDelta, reageBookDelta } from '../../src/domain/bazaar-book-delta.ts';
-import { CHUNK_COLUMNS, CHUNK_MS, chunkStart, decodeChunk, decodeChunkColumns, decodeChunkPrices, decodeChunkWithCarry, encodeChunk, RowColumns, type ChunkRow } from '../../src/domain/bazaar-chunk.ts';
+import { CHUNK_COLUMNS, CHUNK_MS, SPLIT_BOOKS, chunkStart, decodeChunk, decodeChunkColumns, decodeChunkPrices, decodeChunkWithCarry, encodeChunk, RowColumns, type ChunkRow } from '../../src/domain/bazaar-chunk.ts';
 import { readVarint } from '../../src/domain/bazaar-book.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 0, 0, 0) + 137;
@@ -104,12 +104,19 @@ function columnsOf(out: RowColumns): number[][] {
   return Array.from({ length: out.length }, (_, i) => [out.ts[i]!, ...out.values.map((v) => v[i]!)]);
 }
 
+/** A full book of 2 × 30 levels (~200 bytes): 30 rows of them take the book section past SPLIT_BOOKS. */
+const bigBook = (seed: number) =>
+  encodeBook({
+    buyOrders: Array.from({ length: 30 }, (_, i) => ({ pricePerUnit: 500 - i * 0.7, amount: 1000 + ((i * 7919 + seed) % 90_000), orders: 1 + ((i + seed) % 40) })),
+    sellOffers: Array.from({ length: 30 }, (_, i) => ({ pricePerUnit: 501 + i * 0.9, amount: 1000 + ((i * 104_729 + seed) % 90_000), orders: 1 + ((i * 3 + seed) % 40) })),
+  });
+
 describe('bazaar chunk versions', () => {
-  it('version 2 keeps the books apart: readers without books never inflate them', () => {
-    const rows = Array.from({ length: 30 }, (_, i) => row(i));
+  it('version 2 keeps large books apart: readers without books never inflate them', () => {
+    const rows = Array.from({ length: 30 }, (_, i) => row(i, { book: bigBook(i) }));
     const payload = encodeChunk(rows, encodeBook(book));
     const { books, bookOffset } = sections(payload);
-    assert.ok(books && books.length > 0);
+    assert.ok(books && books.length > SPLIT_BOOKS);
     // Garbage where the books are: only a reader of books notices.
     const broken = Buffer.concat([payload.subarray(0, bookOffset), Buffer.from([0xff, 0xff, 0xff])]);
     assert.deepEqual(decodeChunk(broken, false), rows.map((r) => ({ ...r, book: null })));
@@ -118,17 +125,31 @@ describe('bazaar chunk versions', () => {
     decodeChunkColumns(broken, out);
     assert.deepEqual(columnsOf(out), toColumns(rows));
     assert.throws(() => decodeChunk(broken));
+    assert.deepEqual(decodeChunkWithCarry(payload), { rows, carried: encodeBook(book) });
   });
 
-  it('a chunk without any book has no book section and reads back with null books', () => {
-    const rows = Array.from({ length: 5 }, (_, i) => row(i, { book: null }));
-    const payload = encodeChunk(rows);
-    assert.equal(sections(payload).books, null);
-    assert.deepEqual(decodeChunkWithCarry(payload), { rows, carried: null });
+  it('small book sections share the columns\' stream (version 1): a second stream would cost more than it saves', () => {
+    const calm = Array.from({ length: 30 }, (_, i) => row(i));
+    const none = calm.map((r) => ({ ...r, book: null }));
+    for (const rows of [calm, none]) {
+      const payload = encodeChunk(rows);
+      assert.equal(payload[0], 1);
+      assert.deepEqual(decodeChunkWithCarry(payload), { rows, carried: null });
+      const out = new RowColumns();
+      decodeChunkColumns(payload, out);
+      assert.deepEqual(columnsOf(out), toColumns(rows));
+    }
+    // The boundary: one row's book plus the empty carried book, SPLIT_BOOKS bytes or one more.
+    for (const [length, version] of [[SPLIT_BOOKS - 3, 1], [SPLIT_BOOKS - 2, 2]] as const) {
+      const rows = [row(0, { book: Buffer.alloc(length, 7) })];
+      const payload = encodeChunk(rows);
+      assert.equal(payload[0], version, `a ${length}-byte book`);
+      assert.deepEqual(decodeChunk(payload), rows);
+    }
   });
 
-  it('version 1 chunks (packed before) still read the same, with and without books', () => {
-    const rows = Array.from({ length: 17 }, (_, i) => row(i));
+  it('version 1 chunks with large books (packed before version 2) still read the same, with and without books', () => {
+    const rows = Array.from({ length: 17 }, (_, i) => row(i, { book: i % 2 ? bigBook(i) : null }));
     const carried = encodeBook(book);
     const v1 = asVersion1(encodeChunk(rows, carried), rows.length);
     assert.equal(v1[0], 1);
@@ -137,15 +158,13 @@ describe('bazaar chunk versions', () => {
     const out = new RowColumns();
     decodeChunkColumns(v1, out);
     assert.deepEqual(columnsOf(out), toColumns(rows));
-    const noBooks = rows.map((r) => ({ ...r, book: null }));
-    assert.deepEqual(decodeChunkWithCarry(asVersion1(encodeChunk(noBooks), noBooks.length)), { rows: noBooks, carried: null });
   });
 
   it('trailing bytes after the columns are refused', () => {
-    const payload = encodeChunk([row(0, { book: null })]);
-    const { columns } = sections(payload);
+    const payload = encodeChunk([row(0, { book: bigBook(1) }), row(1, { book: bigBook(2) }), row(2, { book: Buffer.alloc(2000, 1) })]);
+    const { columns, bookOffset } = sections(payload);
     const packed = deflateRawSync(Buffer.concat([columns, Buffer.from([0])]));
-    const bad = Buffer.concat([Buffer.from([2, packed.length]), packed]);
+    const bad = Buffer.concat([Buffer.from([2, packed.length]), packed, payload.subarray(bookOffset)]);
     assert.throws(() => decodeChunk(bad), /trailing/);
     assert.throws(() => decodeChunkColumns(bad, new RowColumns()), /trailing/);
   });
