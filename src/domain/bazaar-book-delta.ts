@@ -33,9 +33,10 @@ export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: num
 /** …or undefined as soon as the delta would exceed `maxBytes` (the caller then stores the full book). */
 export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number, maxBytes: number): Buffer | undefined;
 export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number, maxBytes = Infinity): Buffer | undefined {
-  const buy = book.buyOrders.slice(0, MAX_LEVELS);
-  const sell = book.sellOffers.slice(0, MAX_LEVELS);
-  const tenths = buy.every(isTenths) && sell.every(isTenths);
+  // No copies or callbacks: this runs for every changed book of every snapshot.
+  const buy = book.buyOrders.length > MAX_LEVELS ? book.buyOrders.slice(0, MAX_LEVELS) : book.buyOrders;
+  const sell = book.sellOffers.length > MAX_LEVELS ? book.sellOffers.slice(0, MAX_LEVELS) : book.sellOffers;
+  const tenths = allTenths(buy) && allTenths(sell);
   const out = scratchBuffer(16 + (buy.length + sell.length) * (tenths ? 32 : 40) + 2 * 2 * MAX_LEVELS);
   let at = 0;
   out[at++] = DELTA_MARKER;
@@ -83,6 +84,11 @@ export function applyBookDelta(keyframe: OrderBook, data: Uint8Array): OrderBook
   const sellOffers = decodeSide(view, pos, keyframe.sellOffers, tenths);
   if (pos.at !== view.length) throw new Error('corrupt order book delta: trailing bytes');
   return { buyOrders, sellOffers };
+}
+
+function allTenths(levels: readonly BookLevel[]): boolean {
+  for (let i = 0; i < levels.length; i++) if (!isTenths(levels[i]!)) return false;
+  return true;
 }
 
 function isTenths(level: BookLevel): boolean {
