@@ -33,9 +33,10 @@ export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: num
 /** …or undefined as soon as the delta would exceed `maxBytes` (the caller then stores the full book). */
 export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number, maxBytes: number): Buffer | undefined;
 export function encodeBookDelta(keyframe: OrderBook, book: OrderBook, ageMs: number, maxBytes = Infinity): Buffer | undefined {
-  const buy = book.buyOrders.slice(0, MAX_LEVELS);
-  const sell = book.sellOffers.slice(0, MAX_LEVELS);
-  const tenths = buy.every(isTenths) && sell.every(isTenths);
+  // No copies or callbacks: this runs for every changed book of every snapshot.
+  const buy = book.buyOrders.length > MAX_LEVELS ? book.buyOrders.slice(0, MAX_LEVELS) : book.buyOrders;
+  const sell = book.sellOffers.length > MAX_LEVELS ? book.sellOffers.slice(0, MAX_LEVELS) : book.sellOffers;
+  const tenths = allTenths(buy) && allTenths(sell);
   const out = scratchBuffer(16 + (buy.length + sell.length) * (tenths ? 32 : 40) + 2 * 2 * MAX_LEVELS);
   let at = 0;
   out[at++] = DELTA_MARKER;
@@ -85,9 +86,19 @@ export function applyBookDelta(keyframe: OrderBook, data: Uint8Array): OrderBook
   return { buyOrders, sellOffers };
 }
 
+function allTenths(levels: readonly BookLevel[]): boolean {
+  for (let i = 0; i < levels.length; i++) if (!isTenths(levels[i]!)) return false;
+  return true;
+}
+
 function isTenths(level: BookLevel): boolean {
   const t = Math.round(level.pricePerUnit * 10);
   return t / 10 === level.pricePerUnit && Math.abs(t) <= Number.MAX_SAFE_INTEGER / 4;
+}
+
+/** Bytes of writeVarint(value). */
+function varintBytes(value: number): number {
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x20_0000 ? 3 : value < 0x1000_0000 ? 4 : 5;
 }
 
 function clampInt(value: number, max: number): number {
@@ -100,9 +111,12 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
   let copies = 0;
   let insertFrom = -1; // first level of a pending INSERT run (they are consecutive in `levels`)
   let previousTenths = 0;
+  // A lower bound on the bytes the pending INSERT run will take: a rewritten book is given up
+  // as soon as it cannot fit, not after matching every level (the worst case of ingestion).
+  let pendingBytes = 0;
   // No closures here: this runs for every changed book of every snapshot.
   for (let i = 0; i <= levels.length; i++) {
-    if (at > maxBytes) return -1;
+    if (at + pendingBytes > maxBytes) return -1;
     const level = levels[i];
     // The keyframe level with this price, at or after the current one (books are short: a scan is cheap).
     let match = -1;
@@ -117,6 +131,8 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
         if (copies > 0) at = writeVarint(out, at, (copies << 2) | COPY);
         copies = 0;
         if (insertFrom < 0) insertFrom = i;
+        // price (at least 1 byte as a tenths delta), amount, orders (at least 1 byte)
+        pendingBytes += (tenths ? 1 : 8) + varintBytes(clampInt(level.amount, U32_MAX)) + 1;
         continue;
       }
     }
@@ -137,6 +153,7 @@ function encodeSide(out: Buffer, at: number, base: readonly BookLevel[], levels:
         at = writeVarint(out, at, clampInt(inserted.orders, U16_MAX));
       }
       insertFrom = -1;
+      pendingBytes = 0;
     }
     if (!level) break;
     if (match > b) {

@@ -18,6 +18,8 @@ const VERSION_MADE_BY = (3 << 8) | 63; // unix, spec 6.3
 const FLAGS = (1 << 3) | (1 << 11); // sizes in a data descriptor; UTF-8 name
 const DEFLATE = 8;
 const MAX_32 = 0xffffffff;
+/** deflate's output buffer: a source chunk of ~1 MB of JSON compresses to well under it at level 1 */
+const OUTPUT_CHUNK = 512 * 1024;
 
 export interface ZipOneOptions {
   /** the file's name inside the archive */
@@ -70,14 +72,20 @@ async function* zipChunks(source: AsyncIterable<Buffer>, options: ZipOneOptions)
       crc = crc32(chunk, crc);
       size += chunk.length;
       yield chunk;
+      // A source that never waits for I/O (SQLite reads are synchronous) would otherwise produce
+      // chunk after chunk in microtasks, and deflate's completions (macrotasks) would wait for
+      // the queue to fill: the thread pool idled while this thread worked, and the reverse.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
   // A writable side larger than one source chunk (zlib passes stream options through): the
   // pipeline fetches the next chunk while the thread pool compresses this one, instead of
-  // waiting for 'drain' after each.
+  // waiting for 'drain' after each. An output buffer that holds a whole compressed chunk: each
+  // chunk is then one job on the thread pool, not a round trip to this thread per 64 KB.
   const deflate = createDeflateRaw({
     level: options.level,
-    chunkSize: 64 * 1024,
+    chunkSize: OUTPUT_CHUNK,
+    readableHighWaterMark: OUTPUT_CHUNK,
     writableHighWaterMark: options.queueBytes ?? 4 * 1024 * 1024,
   } as ZlibOptions);
   const feeding = pipeline(counted(), deflate);

@@ -9,6 +9,8 @@ import type { Store } from '../store/index.ts';
 import { decodeBook } from '../domain/bazaar-book.ts';
 import { bucketStart, DAY, rawHorizon, RESOLUTION_MS } from '../domain/bazaar-history.ts';
 import { EXPORT_BOOK_COLUMN } from '../store/repositories/bazaar-history.ts';
+import { RowColumns } from '../domain/bazaar-chunk.ts';
+import { JsonBytes, writeSnapshotRows } from '../domain/bazaar-export-json.ts';
 
 export interface ExportOptions {
   productId: string;
@@ -18,8 +20,10 @@ export interface ExportOptions {
   end: number;
   now: number;
   fullOrderBook: boolean;
-  /** rows per database read */
+  /** rows per database read (5-minute rows, and 20-second rows with books) */
   pageSize?: number;
+  /** chunks (10-minute windows) per page of 20-second rows without books */
+  pageChunks?: number;
 }
 
 /**
@@ -101,6 +105,24 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
     ['20s', Math.max(options.start, switchAt) - 1, to],
   ];
   for (const [source, from, until] of segments) {
+    if (source === '20s' && !options.fullOrderBook) {
+      // Decoded chunk columns written straight as JSON bytes (domain/bazaar-export-json.ts). A page
+      // of 200 chunks (~6,000 rows, ~1.8 MB of JSON) takes two reads: fewer round trips on PostgreSQL.
+      const chunks = options.pageChunks ?? 200;
+      const columns = new RowColumns(chunks * 32);
+      const headBytes = Buffer.from(`{"productId":${JSON.stringify(options.productId)},"timeStamp":"`, 'utf8');
+      let cursor = from + 1;
+      while (cursor < until) {
+        columns.clear();
+        cursor = await repo.exportColumns(options.productId, cursor, until, columns, chunks, chunks * 30);
+        if (columns.length === 0) continue;
+        const out = new JsonBytes(columns.length * 300);
+        writeSnapshotRows(out, columns, 0, columns.length, headBytes, separator === '');
+        separator = ',';
+        yield out.done();
+      }
+      continue;
+    }
     let after = from;
     while (after < until - 1) {
       const page = await repo.exportPage(source, options.productId, after, until, pageSize, options.fullOrderBook);

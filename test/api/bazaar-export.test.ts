@@ -195,16 +195,17 @@ describeEachBackend('bazaar export', (fixture) => {
   });
 
   it('pages through the rows without losing or repeating any, whatever the page size', async () => {
-    const collect = async (pageSize: number, fullOrderBook: boolean) => {
+    const collect = async (pageSize: number, fullOrderBook: boolean, pageChunks?: number) => {
       let text = '';
-      for await (const chunk of exportJson(t.store, { productId: P, start: NOW - 15 * DAY, end: NOW, now: NOW, fullOrderBook, pageSize })) text += chunk;
+      for await (const chunk of exportJson(t.store, { productId: P, start: NOW - 15 * DAY, end: NOW, now: NOW, fullOrderBook, pageSize, pageChunks })) text += chunk;
       return JSON.parse(text) as ExportRow[];
     };
     for (const full of [false, true]) {
-      const big = await collect(100_000, full);
-      const small = await collect(7, full);
+      const big = await collect(100_000, full, 10_000);
+      const small = await collect(7, full, 1);
       assert.ok(big.length > 1000);
       assert.deepEqual(small, big, `fullOrderBook=${full}`);
+      if (!full) assert.deepEqual(await collect(7, full, 3), big, 'pages of three chunks');
     }
   });
 });

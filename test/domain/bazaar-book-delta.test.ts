@@ -80,3 +80,30 @@ describe('order book deltas against a keyframe', () => {
     assert.throws(() => applyBookDelta(keyframe, encodeBook(book)), /not an order book delta/);
   });
 });
+
+describe('book deltas under a size limit', () => {
+  it('are given up exactly when the whole delta would exceed the limit, and are the same delta otherwise', () => {
+    let seed = 3;
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const side = (n: number, start: number, step: number, fractional: boolean) =>
+      Array.from({ length: n }, (_, i) => ({ pricePerUnit: fractional ? start + i * step + rand() / 7 : Math.round((start + i * step) * 10) / 10, amount: Math.floor(rand() * 2 ** (1 + rand() * 30)), orders: 1 + Math.floor(rand() * 200) }));
+    for (let trial = 0; trial < 300; trial++) {
+      const fractional = trial % 5 === 0;
+      const base = { buyOrders: side(1 + Math.floor(rand() * 30), 500, -0.7, fractional), sellOffers: side(Math.floor(rand() * 30), 501, 0.9, fractional) };
+      // From unchanged through a few amended, inserted or dropped levels to a fully redrawn book.
+      const redraw = trial % 3 === 0;
+      const book = redraw
+        ? { buyOrders: side(30, 480 + rand() * 40, -0.3, fractional), sellOffers: side(30, 520 + rand() * 40, 0.4, fractional) }
+        : {
+            buyOrders: base.buyOrders.filter(() => rand() > 0.1).map((l) => (rand() < 0.3 ? { ...l, amount: l.amount + 1 } : l)),
+            sellOffers: [...side(Math.floor(rand() * 4), 500.5, 0.1, fractional), ...base.sellOffers.filter(() => rand() > 0.2)],
+          };
+      const whole = encodeBookDelta(base, book, 20_000);
+      for (const limit of [0, 1, whole.length - 3, whole.length - 1, whole.length, whole.length + 1, Math.floor(whole.length / 2)]) {
+        const limited = encodeBookDelta(base, book, 20_000, limit);
+        if (whole.length <= limit) assert.deepEqual(limited, whole, `trial ${trial}, limit ${limit}`);
+        else assert.equal(limited, undefined, `trial ${trial}, limit ${limit} < ${whole.length}`);
+      }
+    }
+  });
+});

@@ -83,7 +83,7 @@ async function readAll(store: Store): Promise<Record<string, unknown>> {
     for (const t of [0, 30, 61]) out[`${id} book ${t}`] = await store.bazaarHistory.bookAt(id, T0 + t * STEP);
     for (const fullOrderBook of [false, true]) {
       let json = '';
-      for await (const chunk of exportJson(store, { productId: id, start: T0 - 1, end: T0 + TICKS * STEP, now: T0 + TICKS * STEP, fullOrderBook, pageSize: 7 })) json += chunk.toString();
+      for await (const chunk of exportJson(store, { productId: id, start: T0 - 1, end: T0 + TICKS * STEP, now: T0 + TICKS * STEP, fullOrderBook, pageSize: 7, pageChunks: 1 })) json += chunk.toString();
       out[`${id} export ${fullOrderBook}`] = JSON.parse(json);
     }
   }

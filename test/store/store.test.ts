@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { bulkInsert, sqliteRowsPerStatement, SQLITE_MAX_PARAMETERS, type BulkSpec } from '../../src/store/bulk.ts';
+import { bulkInsert, postgresArray, sqliteRowsPerStatement, SQLITE_MAX_PARAMETERS, type BulkSpec } from '../../src/store/bulk.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 
 interface Sample {
@@ -101,6 +101,36 @@ describeEachBackend('store', (fixture) => {
     assert.deepEqual(doc, { i: 3, tags: ['a', 'b'] });
     const nulls = await sql<Record<string, unknown>>`select price, blob from bulk_sample where id = 35`.execute(db);
     assert.deepEqual(nulls.rows[0], { price: null, blob: null });
+  });
+
+  it('bulk-inserts numbers and bytes exactly: fractions, extremes, empty and offset byte views', async () => {
+    const { store } = fixture();
+    const db = store.kysely as import('kysely').Kysely<any>;
+    const pg = store.dialect === 'postgres';
+    await sql`create table bulk_edges (id integer primary key, price ${sql.raw(pg ? 'double precision' : 'real')}, big ${sql.raw(pg ? 'bigint' : 'integer')}, blob ${sql.raw(pg ? 'bytea' : 'blob')})`.execute(db);
+    const spec: BulkSpec<{ id: number; price: number | null; big: number | null; blob: Uint8Array | null }> = {
+      table: 'bulk_edges',
+      columns: { id: 'int4', price: 'float8', big: 'int8', blob: 'bytea' },
+    };
+    const backing = Buffer.from([9, 8, 7, 0x5c, 0x22, 0x7b, 0x2c, 6]);
+    const rows = [
+      { id: 1, price: 0.1 + 0.2, big: Number.MAX_SAFE_INTEGER, blob: Buffer.alloc(0) },
+      { id: 2, price: -1e-300, big: -Number.MAX_SAFE_INTEGER, blob: backing.subarray(3, 7) }, // a view into a larger buffer: backslash, quote, brace, comma
+      { id: 3, price: 1.7976931348623157e308, big: 0, blob: new Uint8Array(backing.buffer, backing.byteOffset + 1, 2) },
+      { id: 4, price: null, big: null, blob: null },
+      { id: 5, price: 123456.7, big: -1, blob: Buffer.from('\\x41', 'latin1') },
+    ];
+    await bulkInsert(db, store.dialect, spec, rows);
+    const back = await sql<{ id: number; price: number | null; big: number | string | null; blob: Uint8Array | null }>`select * from bulk_edges order by id`.execute(db);
+    assert.deepEqual(
+      back.rows.map((r) => ({ id: r.id, price: r.price, big: r.big === null ? null : Number(r.big), blob: r.blob && [...r.blob] })),
+      rows.map((r) => ({ ...r, blob: r.blob && [...r.blob] })),
+    );
+    // PostgreSQL gets numbers and bytes as array literals built here; anything else as pg builds it.
+    assert.equal(postgresArray([1, null, -2.5, 1e21], 'int8'), '{1,NULL,-2.5,1e+21}');
+    assert.equal(postgresArray([Buffer.from([0x5c, 1]), null, new Uint8Array(0)], 'bytea'), '{\\\\x5c01,NULL,\\\\x}');
+    assert.deepEqual(postgresArray(['12', 3], 'int8'), ['12', 3]);
+    assert.deepEqual(postgresArray(['a"b'], 'text'), ['a"b']);
   });
 
   it('rolls back every write of a failed transaction', async () => {

@@ -11,6 +11,7 @@ import type { DatabaseHandle, Dialect } from '../db.ts';
 import type { HistoryPoint, RollupResolution } from '../../domain/bazaar-history.ts';
 import { aggregate, RESOLUTION_MS } from '../../domain/bazaar-history.ts';
 import { isFullBook } from '../../domain/bazaar-book.ts';
+import type { RowColumns } from '../../domain/bazaar-chunk.ts';
 import type { BazaarRollupTable, Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
@@ -294,6 +295,16 @@ export class BazaarHistoryRepository {
     }
     const result = await sql<Record<string, unknown>>`select ${sql.raw(columns)} from bazaar_5m where product_id = ${productId} and ts > ${after} and ts < ${to} order by ts limit ${limit}`.execute(this.db);
     return result.rows.map((r) => Object.values(r) as ExportRow);
+  }
+
+  /**
+   * One page of the product's 20-second rows with ts in [from, to), without books, appended to
+   * `out` (see BazaarRows.pageColumns); returns where the page ends, `to` once done.
+   */
+  async exportColumns(productId: string, from: number, to: number, out: RowColumns, maxChunks: number, maxRecent: number): Promise<number> {
+    const product = await this.bazaar.books.numberOf(productId);
+    if (product === undefined) return to;
+    return this.bazaar.rows.pageColumns(product, from, to, out, maxChunks, maxRecent);
   }
 
   /** The newest stored order book at or before `ts` as a full encoding (books are stored only when they change). */

@@ -16,7 +16,7 @@ import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import { isFullBook } from '../../domain/bazaar-book.ts';
 import { reageBookDelta } from '../../domain/bazaar-book-delta.ts';
-import { CHUNK_MS, chunkStart, decodeChunk, decodeChunkPrices, decodeChunkWithCarry, encodeChunk, type Chunk, type ChunkRow } from '../../domain/bazaar-chunk.ts';
+import { CHUNK_MS, chunkStart, decodeChunk, decodeChunkColumns, decodeChunkPrices, decodeChunkWithCarry, encodeChunk, type Chunk, type ChunkRow, type RowColumns } from '../../domain/bazaar-chunk.ts';
 import type { BazaarSnapshotChunksTable, BazaarSnapshotRowsTable, Database } from '../schema.ts';
 
 export interface StoredRow extends ChunkRow {
@@ -107,6 +107,36 @@ export class BazaarRows {
     const recent = await sql<StoredRow>`select ${sql.raw(withBooks ? ROW_COLUMNS : ROW_COLUMNS.replace('book', 'null as book'))} from bazaar_recent_rows
       where product = ${product} and ts >= ${from} and ts < ${to} order by ts ${Number.isFinite(limit) ? sql`limit ${limit}` : sql``}`.execute(db);
     return mergeByTs(packed, recent.rows.map(normalize), limit);
+  }
+
+  /**
+   * One page of a product's rows with ts in [from, to), without books, appended to `out` as
+   * columns: the rows of at most `maxChunks` chunks and the recent rows of the time they cover
+   * (at most `maxRecent`), merged as range() merges them. Returns where the page ends (exclusive):
+   * the next page starts there; `to` once the range is done. Pages follow chunk windows, so no
+   * chunk is read twice (paging by row count re-read the chunk a page ended in).
+   */
+  async pageColumns(product: number, from: number, to: number, out: RowColumns, maxChunks: number, maxRecent: number, db: Db = this.db): Promise<number> {
+    if (to <= from) return to;
+    const chunks = await sql<{ start: number; payload: Uint8Array }>`select start, payload from bazaar_snapshot_chunks
+      where product = ${product} and start > ${from - CHUNK_MS} and start < ${to} order by start limit ${maxChunks}`.execute(db);
+    // A full batch may have more chunks after it: the page ends where its last chunk's window does.
+    let end = chunks.rows.length === maxChunks ? Math.min(to, Number(chunks.rows[maxChunks - 1]!.start) + CHUNK_MS) : to;
+    const base = out.length;
+    for (const c of chunks.rows) decodeChunkColumns(c.payload, out, from, end);
+    const recent = (
+      await sql<StoredRow>`select ${sql.raw(ROW_COLUMNS.replace('book', 'null as book'))} from bazaar_recent_rows
+      where product = ${product} and ts >= ${from} and ts < ${end} order by ts limit ${maxRecent}`.execute(db)
+    ).rows.map(normalize);
+    if (recent.length === maxRecent) {
+      // More recent rows than a page holds: end the page after the last one read.
+      end = recent[recent.length - 1]!.ts + 1;
+      let keep = out.length;
+      while (keep > base && out.ts[keep - 1]! >= end) keep--;
+      out.truncate(keep);
+    }
+    out.merge(recent, base);
+    return end;
   }
 
   /** One product's newest row at or before `ts`. */
