@@ -77,6 +77,7 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
  */
 function serveInWorker(flags: ConfigOverrides, maxOldGenerationSizeMb: number, graceSeconds: number, logger: Logger): void {
   const data: ServeWorkerData = { overrides: flags };
+  logger.info({ maxOldGenerationSizeMb }, `the service runs in a worker thread with a ${maxOldGenerationSizeMb} MB old generation (SKYMARKET_HEAP_MB)`);
   const worker = new Worker(new URL('./serve-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb } });
   let failed = false;
   worker.on('error', (err) => {
