@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { heapPlan } from './heap.ts';
+import { heapPlan, type HeapPlan } from './heap.ts';
 import type { CloseMessage, ServeWorkerData } from './serve-worker.ts';
 import { simulatorOptionsFromEnv } from './simulator/config.ts';
 import { VERSION } from './version.ts';
@@ -58,7 +58,7 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
     const logger = createLogger(config.logLevel);
     const plan = heapPlan(process.env, process.execArgv, import.meta.url.endsWith('.js'));
     if (plan.kind === 'worker') {
-      serveInWorker(overrides(flags), plan.maxOldGenerationSizeMb, config.shutdownGraceSeconds, logger);
+      serveInWorker(overrides(flags), plan, config.shutdownGraceSeconds, logger);
       return;
     }
     const { startRuntime } = await import('./runtime.ts');
@@ -75,10 +75,11 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
  * forwards SIGTERM/SIGINT as a graceful close and exits with the worker's code. A worker that
  * dies (an error, or its heap exhausted) ends the process with code 1, as a crash would.
  */
-function serveInWorker(flags: ConfigOverrides, maxOldGenerationSizeMb: number, graceSeconds: number, logger: Logger): void {
+function serveInWorker(flags: ConfigOverrides, limits: Extract<HeapPlan, { kind: 'worker' }>, graceSeconds: number, logger: Logger): void {
+  const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } = limits;
   const data: ServeWorkerData = { overrides: flags };
-  logger.info({ maxOldGenerationSizeMb }, `the service runs in a worker thread with a ${maxOldGenerationSizeMb} MB old generation (SKYMARKET_HEAP_MB)`);
-  const worker = new Worker(new URL('./serve-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb } });
+  logger.info({ maxOldGenerationSizeMb, maxYoungGenerationSizeMb }, `the service runs in a worker thread with a ${maxOldGenerationSizeMb} MB old generation (SKYMARKET_HEAP_MB)`);
+  const worker = new Worker(new URL('./serve-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } });
   let failed = false;
   worker.on('error', (err) => {
     failed = true;
