@@ -349,7 +349,7 @@ function heapSetting(): string {
   const mb = process.env.SKYMARKET_HEAP_MB?.trim();
   if (mb === '0') return "SKYMARKET_HEAP_MB=0: V8's default heap sizing";
   if (VIA_TSX) return "through tsx: V8's default heap sizing";
-  return `default: the service in a worker with a ${mb || 'default (512 MB)'} old generation${mb ? ' (SKYMARKET_HEAP_MB)' : ''}${NODE_FLAGS.length ? `, node ${NODE_FLAGS.join(' ')}` : ''}`;
+  return `default: the service in a worker with a ${mb ? `${mb} MB` : 'default (512 MB)'} old generation${mb ? ' (SKYMARKET_HEAP_MB)' : ''} and a 24 MB young one${NODE_FLAGS.length ? `, node ${NODE_FLAGS.join(' ')}` : ''}`;
 }
 
 function summarize(values: number[]): string {
