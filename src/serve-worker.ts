@@ -26,18 +26,31 @@ const config = loadConfig(process.env, overrides);
 // thread, and lines still in that relay are lost when the process exits.
 const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }));
 const runtime = await startRuntime(config, { logger });
+let stopping = false;
+/** Closes the service once (a signal, or a fatal error as close-with-grace does in the main thread) and ends the thread. */
+function stop(code: number): void {
+  if (stopping) return;
+  stopping = true;
+  // Stopping waits on unref'd timers (a poll's back-off): this keeps the thread alive meanwhile, as
+  // the main thread's grace timer does when the service runs there; the grace period bounds it.
+  setInterval(() => {}, 1000);
+  setTimeout(() => process.exit(1), config.shutdownGraceSeconds * 1000);
+  void runtime.close().then(
+    () => process.exit(code),
+    (err: unknown) => {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    },
+  );
+}
 port.on('message', (message: CloseMessage) => {
   if (message.type !== 'close') return;
   logger.info({ signal: message.signal }, 'shutting down gracefully');
-  // Stopping waits on unref'd timers (a poll's back-off): this keeps the thread alive meanwhile, as
-  // the main thread's grace timer does when the service runs there.
-  setInterval(() => {}, 1000);
-  const exit = (code: number) => process.exit(code);
-  void runtime.close().then(
-    () => exit(0),
-    (err: unknown) => {
-      logger.error({ err }, 'shutdown failed');
-      exit(1);
-    },
-  );
+  stop(0);
 });
+for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
+  process.on(event, (err: unknown) => {
+    logger.error({ err }, 'fatal error, shutting down');
+    stop(1);
+  });
+}
