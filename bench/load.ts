@@ -10,7 +10,7 @@
  * The service runs as in production: compiled first (`npm run build`), then `node dist/cli.js serve`;
  * `--tsx` runs it through `bin/skymarket.js` (tsx, as in development) instead.
  * `--node-flags=<flags>` (space-separated) starts the service's node with those V8/Node flags, to
- * compare heap settings side by side; the report gives the service's CPU time per request, which
+ * compare heap settings side by side (SKYMARKET_HEAP_MB=0 in the environment: V8's default sizing); the report gives the service's CPU time per request, which
  * (unlike req/s) does not depend much on what else the machine is running.
  *
  * Second scenario, rate-limit exactness under concurrency: N IPs each send a burst of 40
@@ -343,6 +343,15 @@ async function rateLimitExactness(base: string, ipCount: number, fullMinute: boo
   }
 }
 
+/** How the service's heap was sized in this run (src/heap.ts decides unless node flags are given). */
+function heapSetting(): string {
+  if (NODE_FLAGS.some((f) => /max[-_]old[-_]space|max[-_]heap/.test(f))) return `node ${NODE_FLAGS.join(' ')}`;
+  const mb = process.env.SKYMARKET_HEAP_MB?.trim();
+  if (mb === '0') return "SKYMARKET_HEAP_MB=0: V8's default heap sizing";
+  if (VIA_TSX) return "through tsx: V8's default heap sizing";
+  return `default: the service in a worker with a ${mb ? `${mb} MB` : 'default (512 MB)'} old generation${mb ? ' (SKYMARKET_HEAP_MB)' : ''} and a 24 MB young one${NODE_FLAGS.length ? `, node ${NODE_FLAGS.join(' ')}` : ''}`;
+}
+
 function summarize(values: number[]): string {
   const min = Math.min(...values);
   const max = Math.max(...values);
@@ -385,7 +394,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         name: `${inProcess ? 'demo server (service + simulator + history backfill)' : 'service'} peak RSS (target ≤ 400 MB)`,
         figure: Math.round(peakMb),
         unit: 'MB',
-        notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${NODE_FLAGS.length ? `node ${NODE_FLAGS.join(' ')}` : "V8's default heap sizing"}; VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; RSS after the load ${Math.round(memory?.current ?? NaN)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
+        notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${heapSetting()}; VmHWM over the whole run (ingestion included); max RSS sampled during the load ${Math.round(mixed.peakDuringMb)} MB; RSS after the load ${Math.round(memory?.current ?? NaN)} MB; JS heap used after the load ${heapMb ?? '?'} MB`,
       },
       ...(simulatorMemory
         ? [{ name: 'simulator process peak RSS (not the service)', figure: Math.round(simulatorMemory.peak), unit: 'MB', notes: `RSS after the load ${Math.round(simulatorMemory.current)} MB` }]

@@ -2,13 +2,15 @@
  * The `skymarket` command: serve | migrate | simulate | accounts | keys | partners (more arrive with their areas).
  * Flags override environment variables; see the README for every setting.
  */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { Command, Option } from 'commander';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
-import { createLogger } from './logger.ts';
-import { startRuntime } from './runtime.ts';
-import { simulatorOptionsFromEnv, startSimulator } from './simulator/index.ts';
-import { Store } from './store/index.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { heapPlan, type HeapPlan } from './heap.ts';
+import type { CloseMessage, ServeWorkerData } from './serve-worker.ts';
+import { simulatorOptionsFromEnv } from './simulator/config.ts';
 import { VERSION } from './version.ts';
 import { registerAuthCommands } from './auth-admin.ts';
 import { registerModCommands } from './mod/admin.ts';
@@ -54,6 +56,12 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
   .action(async (flags: ServeFlags) => {
     const config = loadConfig(process.env, overrides(flags));
     const logger = createLogger(config.logLevel);
+    const plan = heapPlan(process.env, process.execArgv, import.meta.url.endsWith('.js'));
+    if (plan.kind === 'worker') {
+      serveInWorker(overrides(flags), plan, config.shutdownGraceSeconds, logger);
+      return;
+    }
+    const { startRuntime } = await import('./runtime.ts');
     const runtime = await startRuntime(config, { logger });
     closeWithGrace({ delay: config.shutdownGraceSeconds * 1000 }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'fatal error, shutting down');
@@ -62,9 +70,34 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
     });
   });
 
+/**
+ * Runs the service in a worker thread with a bounded old generation (heap.ts): the main thread
+ * forwards SIGTERM/SIGINT as a graceful close and exits with the worker's code. A worker that
+ * dies (an error, or its heap exhausted) ends the process with code 1, as a crash would.
+ */
+function serveInWorker(flags: ConfigOverrides, limits: Extract<HeapPlan, { kind: 'worker' }>, graceSeconds: number, logger: Logger): void {
+  const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } = limits;
+  const data: ServeWorkerData = { overrides: flags };
+  logger.info({ maxOldGenerationSizeMb, maxYoungGenerationSizeMb }, `the service runs in a worker thread with a ${maxOldGenerationSizeMb} MB old generation (SKYMARKET_HEAP_MB)`);
+  const worker = new Worker(new URL('./serve-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } });
+  let failed = false;
+  worker.on('error', (err) => {
+    failed = true;
+    logger.fatal({ err, maxOldGenerationSizeMb }, 'the service stopped on an error');
+  });
+  worker.on('exit', (code) => process.exit(failed ? 1 : code));
+  closeWithGrace({ delay: graceSeconds * 1000 }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'fatal error, shutting down');
+    const message: CloseMessage = { type: 'close', signal };
+    worker.postMessage(message);
+    await once(worker, 'exit');
+  });
+}
+
 withStorageFlags(program.command('migrate').description('apply pending database migrations and exit')).action(
   async (flags: CommonFlags) => {
     const config = loadConfig(process.env, overrides(flags));
+    const { Store } = await import('./store/index.ts');
     const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: false });
     try {
       const result = await store.migrate();
@@ -82,6 +115,7 @@ withStorageFlags(program.command('migrate').description('apply pending database 
 
 registerAuthCommands(program, withStorageFlags, async (flags, action) => {
   const config = loadConfig(process.env, overrides(flags as CommonFlags));
+  const { Store } = await import('./store/index.ts');
   const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     for (const line of await action(store, systemClock.now())) console.log(line);
@@ -92,6 +126,7 @@ registerAuthCommands(program, withStorageFlags, async (flags, action) => {
 
 registerModCommands(program, withStorageFlags, async (flags, action) => {
   const config = loadConfig(process.env, overrides(flags as CommonFlags));
+  const { Store } = await import('./store/index.ts');
   const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     for (const line of await action(store, systemClock.now())) console.log(line);
@@ -110,6 +145,7 @@ program
     const env = { ...process.env, ...(flags.port ? { SIM_PORT: flags.port } : {}), ...(flags.host ? { SIM_HOST: flags.host } : {}) };
     const options = simulatorOptionsFromEnv(env);
     const logger = createLogger(loadConfig(process.env, { logLevel: flags.logLevel }).logLevel);
+    const { startSimulator } = await import('./simulator/index.ts');
     const simulator = await startSimulator(options, { logger });
     logger.info({ url: simulator.url, auctions: options.auctions, seed: options.seed }, `simulator listening on ${simulator.url} (simulated data)`);
     closeWithGrace({ delay: 5000 }, async () => {

@@ -83,7 +83,9 @@ describe('skymarket CLI', () => {
     }
   });
 
-  it('serve --demo ingests simulated data within seconds and says it is simulated', () => demoServes(BIN));
+  it('serve --demo ingests simulated data within seconds and says it is simulated', async () => {
+    await demoServes(BIN);
+  });
 
   it('the production build (npm run build) compiles and runs as plain JavaScript', async () => {
     // Compiled into a temporary copy of the layout (dist/ beside package.json and node_modules), as
@@ -93,7 +95,10 @@ describe('skymarket CLI', () => {
     symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
     const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { encoding: 'utf8' });
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
-    await demoServes(join(root, 'dist/cli.js'));
+    const output = await demoServes(join(root, 'dist/cli.js'));
+    // Compiled, the service runs in a worker thread with a bounded heap (src/heap.ts) and still stops gracefully.
+    assert.match(output, /the service runs in a worker thread with a \d+ MB old generation/);
+    assert.match(output, /skymarket stopped/);
     // The cold-sweep decode workers start from the compiled decode-worker.js (no tsx, no bundling).
     const script = `
       const { DecodePool } = await import(${JSON.stringify(join(root, 'dist/ingest/decode-pool.js'))});
@@ -109,7 +114,8 @@ describe('skymarket CLI', () => {
 });
 
 /** Starts `<entry> serve --demo` and checks it ingests simulated data and shuts down cleanly. */
-async function demoServes(entry: string): Promise<void> {
+/** Runs the demo from `entry` until it is ready, stops it with SIGTERM; returns its output. */
+async function demoServes(entry: string): Promise<string> {
   const dir = tempDir();
   const port = await freePort();
   const run = start([entry, 'serve', '--demo', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], { ...cleanEnv, SIM_AUCTIONS: '300', SIM_BACKFILL: '30m' });
@@ -135,6 +141,7 @@ async function demoServes(entry: string): Promise<void> {
     assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
     child.kill('SIGTERM');
     assert.equal(await exited, 0, run.output.slice(-2000));
+    return run.output;
   } finally {
     child.kill('SIGKILL');
   }

@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { getHeapStatistics } from 'node:v8';
+import { ConfigError } from '../src/config.ts';
+import { DEFAULT_HEAP_MB, YOUNG_GENERATION_MB, heapPlan } from '../src/heap.ts';
+
+describe('the service heap plan', () => {
+  const v8DefaultMb = Math.floor(getHeapStatistics().heap_size_limit / 1048576);
+
+  it('runs the compiled service in a worker with a bounded old generation by default', () => {
+    const young = YOUNG_GENERATION_MB;
+    assert.deepEqual(heapPlan({}, [], true), { kind: 'worker', maxOldGenerationSizeMb: Math.min(DEFAULT_HEAP_MB, v8DefaultMb), maxYoungGenerationSizeMb: young });
+    assert.deepEqual(heapPlan({ SKYMARKET_HEAP_MB: '768' }, [], true), { kind: 'worker', maxOldGenerationSizeMb: 768, maxYoungGenerationSizeMb: young });
+  });
+
+  it("leaves the heap to node when the operator sized it, opted out, or the code runs through tsx", () => {
+    assert.equal(heapPlan({}, ['--max-old-space-size=384'], true).kind, 'in-process');
+    assert.equal(heapPlan({ NODE_OPTIONS: '--max_old_space_size=384' }, [], true).kind, 'in-process');
+    assert.equal(heapPlan({ SKYMARKET_HEAP_MB: '0' }, [], true).kind, 'in-process');
+    assert.equal(heapPlan({}, [], false).kind, 'in-process');
+  });
+
+  it('rejects a limit that is not a whole number of MB or too small to start', () => {
+    assert.throws(() => heapPlan({ SKYMARKET_HEAP_MB: '1.5' }, [], true), ConfigError);
+    assert.throws(() => heapPlan({ SKYMARKET_HEAP_MB: 'lots' }, [], true), ConfigError);
+    assert.throws(() => heapPlan({ SKYMARKET_HEAP_MB: '64' }, [], true), ConfigError);
+  });
+});
