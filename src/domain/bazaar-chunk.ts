@@ -188,22 +188,10 @@ export function decodeChunkWithCarry(payload: Uint8Array, withBooks = true, colu
     ts += readVarint(view, pos);
     rows[i] = { ts, buy_price: 0, sell_price: 0, buy_volume: 0, sell_volume: 0, buy_moving_week: 0, sell_moving_week: 0, buy_orders: 0, sell_orders: 0, book: null };
   }
+  const values = new Array<number>(count);
   for (const column of CHUNK_COLUMNS.slice(0, columns)) {
-    if (pos.at >= view.length) throw new Error('truncated bazaar chunk');
-    const mode = view[pos.at++]!;
-    if (mode > FLOATS) throw new Error('corrupt bazaar chunk: column mode');
-    let previous = 0;
-    for (const r of rows) {
-      if (mode === FLOATS) {
-        if (pos.at + 8 > view.length) throw new Error('truncated bazaar chunk');
-        r[column] = view.readDoubleLE(pos.at);
-        pos.at += 8;
-        continue;
-      }
-      const z = readVarint(view, pos);
-      previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-      r[column] = mode === TENTHS ? previous / 10 : previous;
-    }
+    readColumn(view, pos, values, 0, count);
+    for (let i = 0; i < count; i++) rows[i]![column] = values[i]!;
   }
   if (columns < CHUNK_COLUMNS.length) return { rows, carried: null };
   if (payload[0] === V2) {
@@ -305,6 +293,25 @@ export class RowColumns {
   }
 }
 
+/** Reads one numeric column of `count` values into `into` from `offset` (zig-zag deltas, tenths, or raw doubles). */
+function readColumn(view: Buffer, pos: { at: number }, into: { [i: number]: number }, offset: number, count: number): void {
+  if (pos.at >= view.length) throw new Error('truncated bazaar chunk');
+  const mode = view[pos.at++]!;
+  if (mode > FLOATS) throw new Error('corrupt bazaar chunk: column mode');
+  let previous = 0;
+  for (let i = offset; i < offset + count; i++) {
+    if (mode === FLOATS) {
+      if (pos.at + 8 > view.length) throw new Error('truncated bazaar chunk');
+      into[i] = view.readDoubleLE(pos.at);
+      pos.at += 8;
+      continue;
+    }
+    const z = readVarint(view, pos);
+    previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    into[i] = mode === TENTHS ? previous / 10 : previous;
+  }
+}
+
 /**
  * Appends the chunk's rows with `from` <= ts < `to` to `out`, without books (a version 2 chunk's
  * books are not inflated). Throws on corrupt data.
@@ -322,22 +329,7 @@ export function decodeChunkColumns(payload: Uint8Array, out: RowColumns, from = 
     times[base + i] = ts;
   }
   for (let c = 0; c < CHUNK_COLUMNS.length; c++) {
-    if (pos.at >= view.length) throw new Error('truncated bazaar chunk');
-    const mode = view[pos.at++]!;
-    if (mode > FLOATS) throw new Error('corrupt bazaar chunk: column mode');
-    const column = out.values[c]!;
-    let previous = 0;
-    for (let i = base; i < base + count; i++) {
-      if (mode === FLOATS) {
-        if (pos.at + 8 > view.length) throw new Error('truncated bazaar chunk');
-        column[i] = view.readDoubleLE(pos.at);
-        pos.at += 8;
-        continue;
-      }
-      const z = readVarint(view, pos);
-      previous += z % 2 === 0 ? z / 2 : -(z + 1) / 2;
-      column[i] = mode === TENTHS ? previous / 10 : previous;
-    }
+    readColumn(view, pos, out.values[c]!, base, count);
   }
   if (payload[0] === V2 && pos.at !== view.length) throw new Error('corrupt bazaar chunk: trailing bytes');
   // Rows outside [from, to) can only be a prefix and a suffix (rising ts).
