@@ -17,7 +17,7 @@ const MAX_FOUR_DIGIT_YEAR = Date.parse('+010000-01-01T00:00:00.000Z');
 const TENTHS_LIMIT = 2 ** 49;
 const ZERO = 0x30;
 
-/** A growable byte buffer for ASCII JSON. */
+/** A growable byte buffer for one page of the export's JSON. */
 export class JsonBytes {
   /** a Uint8Array over `buffer`: one element type for every write (Buffer and Uint8Array mixed made stores polymorphic) */
   bytes: Uint8Array;
@@ -39,6 +39,13 @@ export class JsonBytes {
     this.buffer.copy(bigger, 0, 0, this.at);
     this.buffer = bigger;
     this.bytes = new Uint8Array(bigger.buffer, bigger.byteOffset, bigger.length);
+  }
+
+  /** A string as UTF-8, growing the buffer as needed (the rows built from template strings). */
+  text(text: string): void {
+    // UTF-8 is at most 3 bytes per UTF-16 unit.
+    this.reserve(text.length * 3);
+    this.at += this.buffer.write(text, this.at, 'utf8');
   }
 
   /** Pre-encoded ASCII bytes (within reserved room). */
@@ -181,11 +188,9 @@ export function writeSnapshotRows(json: JsonBytes, rows: RowColumns, from: numbe
   const values = rows.values;
   const headBytes = new Uint8Array(head);
   for (let i = from; i < to; i++) {
-    if (!first || i > from) {
-      json.reserve(perRow);
-      json.write(COMMA);
-    }
+    // perRow counts the separating comma too.
     json.reserve(perRow);
+    if (!first || i > from) json.write(COMMA);
     // The longest fragment: one memcpy.
     json.bytes.set(headBytes, json.at);
     json.at += headBytes.length;

@@ -7,7 +7,7 @@
 import { Readable } from 'node:stream';
 import type { Store } from '../store/index.ts';
 import { decodeBook } from '../domain/bazaar-book.ts';
-import { bucketStart, DAY, rawHorizon, RESOLUTION_MS } from '../domain/bazaar-history.ts';
+import { bucketStart, rawHorizon, RESOLUTION_MS } from '../domain/bazaar-history.ts';
 import { EXPORT_BOOK_COLUMN } from '../store/repositories/bazaar-history.ts';
 import { RowColumns } from '../domain/bazaar-chunk.ts';
 import { JsonBytes, writeSnapshotRows } from '../domain/bazaar-export-json.ts';
@@ -42,52 +42,12 @@ function bookMembers(data: Uint8Array | undefined | null): string {
   }
 }
 
-/** `YYYY-MM-DDTHH:MM:SS.mmmZ` like Date#toISOString, with the date part cached per UTC day (rows are seconds apart). */
-function isoTimes(): (ms: number) => string {
-  const two = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
-  const three = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
-  let dayStart = NaN;
-  let day = '';
-  return (ms) => {
-    let t = ms - dayStart;
-    if (!(t >= 0 && t < DAY)) {
-      dayStart = bucketStart(ms, DAY);
-      day = new Date(dayStart).toISOString().slice(0, 11);
-      t = ms - dayStart;
-    }
-    const seconds = Math.floor(t / 1000);
-    return `${day}${two[Math.floor(seconds / 3600)]}:${two[Math.floor(seconds / 60) % 60]}:${two[seconds % 60]}.${three[t % 1000]}Z`;
-  };
-}
-
-/** A growable byte buffer for one page of rows. */
-class PageBuffer {
-  private buffer: Buffer;
-  private length = 0;
-  constructor(capacity: number) {
-    this.buffer = Buffer.allocUnsafe(capacity);
-  }
-  write(text: string): void {
-    // UTF-8 is at most 3 bytes per UTF-16 unit.
-    if (this.length + text.length * 3 > this.buffer.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + text.length * 3));
-      this.buffer.copy(bigger, 0, 0, this.length);
-      this.buffer = bigger;
-    }
-    this.length += this.buffer.write(text, this.length, 'utf8');
-  }
-  done(): Buffer {
-    return this.buffer.subarray(0, this.length);
-  }
-}
-
 /** The export's JSON in chunks of one page each: `[`, rows separated by commas, `]` (UTF-8). */
 export async function* exportJson(store: Store, options: ExportOptions): AsyncGenerator<Buffer> {
   const repo = store.bazaarHistory;
   // Rows with both books are ~10× larger: smaller pages keep the stream's memory similar.
   const pageSize = options.pageSize ?? (options.fullOrderBook ? 1000 : 5000);
   const head = `{"productId":${JSON.stringify(options.productId)},"timeStamp":"`;
-  const iso = isoTimes();
   const to = options.end + 1;
   // Where 20-second rows take over: the retention horizon, or the product's oldest kept snapshot.
   const oldestRaw = await repo.oldestSnapshotOf(options.productId);
@@ -110,7 +70,7 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
       // of 200 chunks (~6,000 rows, ~1.8 MB of JSON) takes two reads: fewer round trips on PostgreSQL.
       const chunks = options.pageChunks ?? 200;
       const columns = new RowColumns(chunks * 32);
-      const headBytes = Buffer.from(`{"productId":${JSON.stringify(options.productId)},"timeStamp":"`, 'utf8');
+      const headBytes = Buffer.from(head, 'utf8');
       let cursor = from + 1;
       while (cursor < until) {
         columns.clear();
@@ -127,27 +87,30 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
     while (after < until - 1) {
       const page = await repo.exportPage(source, options.productId, after, until, pageSize, options.fullOrderBook);
       if (page.length === 0) break;
-      if (source === '20s' && options.fullOrderBook) await repo.resolveExportBooks(options.productId, page);
+      // 20-second rows come this way only with their books (the columnar path above takes the rest).
+      if (source === '20s') await repo.resolveExportBooks(options.productId, page);
       // One template per row, each price printed once, written straight into the page's Buffer
       // (no page-long string to build and flatten). Rows are ASCII: productId is a checked tag.
-      const out = new PageBuffer(page.length * (options.fullOrderBook ? 4096 : 320));
+      const out = new JsonBytes(page.length * (options.fullOrderBook ? 4096 : 320));
       if (source === '20s') {
         for (const r of page) {
           const buy = `${r[1]}`;
           const sell = `${r[2]}`;
-          let tail = '}';
-          if (options.fullOrderBook) {
-            const data = r[EXPORT_BOOK_COLUMN] as Uint8Array | null;
-            if (data) book = bookMembers(data);
-            tail = book;
-          }
-          out.write(`${separator}${head}${iso(Number(r[0]))}","buyPrice":${buy},"sellPrice":${sell},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${buy},"maxBuy":${buy},"minSell":${sell},"maxSell":${sell},"count":1${tail}`);
+          const data = r[EXPORT_BOOK_COLUMN] as Uint8Array | null;
+          if (data) book = bookMembers(data);
+          out.text(`${separator}${head}`);
+          out.reserve(27);
+          out.isoTime(Number(r[0]));
+          out.text(`","buyPrice":${buy},"sellPrice":${sell},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${buy},"maxBuy":${buy},"minSell":${sell},"maxSell":${sell},"count":1${book}`);
           separator = ',';
         }
       } else {
         const tail = options.fullOrderBook ? noBook : '}';
         for (const r of page) {
-          out.write(`${separator}${head}${iso(Number(r[0]))}","buyPrice":${r[1]},"sellPrice":${r[2]},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${r[10]},"maxBuy":${r[11]},"minSell":${r[12]},"maxSell":${r[13]},"count":${r[14]}${tail}`);
+          out.text(`${separator}${head}`);
+          out.reserve(27);
+          out.isoTime(Number(r[0]));
+          out.text(`","buyPrice":${r[1]},"sellPrice":${r[2]},"buyVolume":${r[3]},"sellVolume":${r[4]},"buyMovingWeek":${r[5]},"sellMovingWeek":${r[6]},"buyOrdersCount":${r[7]},"sellOrdersCount":${r[8]},"minBuy":${r[10]},"maxBuy":${r[11]},"minSell":${r[12]},"maxSell":${r[13]},"count":${r[14]}${tail}`);
           separator = ',';
         }
       }
