@@ -56,7 +56,7 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
   .action(async (flags: ServeFlags) => {
     const config = loadConfig(process.env, overrides(flags));
     const logger = createLogger(config.logLevel);
-    const plan = heapPlan(process.env, process.execArgv, import.meta.url.endsWith('.js'));
+    const plan = heapPlan(config.heapMb, process.execArgv, process.env.NODE_OPTIONS, import.meta.url.endsWith('.js'));
     if (plan.kind === 'worker') {
       serveInWorker(overrides(flags), plan, config.shutdownGraceSeconds, logger);
       return;

@@ -72,6 +72,11 @@ export interface Config {
   ingestDecodeWorkers: number;
   /** distinct players who must upload the same NPC shop offer before NPC flips use it */
   npcUploadQuorum: number;
+  /**
+   * Old-generation limit (MB) of the worker thread the compiled `serve` runs the service in;
+   * 0 = in the main thread with V8's own sizing; undefined = the default (heap.ts)
+   */
+  heapMb: number | undefined;
 }
 
 /** Thrown for any invalid setting; `message` is the one line shown to the operator. */
@@ -118,6 +123,7 @@ export const ENV_NAMES = {
   leaderRetryMs: 'LEADER_RETRY_MS',
   npcUploadQuorum: 'NPC_UPLOAD_QUORUM',
   ingestDecodeWorkers: 'INGEST_DECODE_WORKERS',
+  heapMb: 'SKYMARKET_HEAP_MB',
 } as const satisfies Record<keyof Config, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -193,6 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     leaderRetryMs: parseInteger(ENV_NAMES.leaderRetryMs, raw('leaderRetryMs'), 2000, 100, 60_000),
     ingestDecodeWorkers: parseInteger(ENV_NAMES.ingestDecodeWorkers, raw('ingestDecodeWorkers'), 0, 0, 8),
     npcUploadQuorum: parseInteger(ENV_NAMES.npcUploadQuorum, raw('npcUploadQuorum'), 2, 1, 1000),
+    heapMb: parseHeapMb(raw('heapMb')),
   };
 }
 
@@ -249,6 +256,14 @@ function parseInteger(name: string, value: string | undefined, fallback: number,
   const n = Number(value);
   if (n < min || n > max) throw new ConfigError(name, `expected an integer from ${min} to ${max}, got ${value}`);
   return n;
+}
+
+/** SKYMARKET_HEAP_MB: 0 (V8's own sizing) or at least 128 MB, below which the service cannot start. */
+function parseHeapMb(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const mb = parseInteger(ENV_NAMES.heapMb, value, 0, 0, 1_048_576);
+  if (mb > 0 && mb < 128) throw new ConfigError(ENV_NAMES.heapMb, `expected 0 or at least 128 MB, got ${mb}`);
+  return mb;
 }
 
 function parseBoolean(name: string, value: string | undefined, fallback: boolean): boolean {

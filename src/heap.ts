@@ -9,7 +9,6 @@
  * (README, Deployment, Memory).
  */
 import { getHeapStatistics } from 'node:v8';
-import { ConfigError } from './config.ts';
 
 /** Default old-generation limit of the service's worker, MB (see README, Memory, for the figures). */
 export const DEFAULT_HEAP_MB = 512;
@@ -23,22 +22,15 @@ export type HeapPlan = { kind: 'worker'; maxOldGenerationSizeMb: number; maxYoun
 
 /**
  * Where `serve` runs: in a worker with a bounded heap, unless the operator set node's own heap
- * flags (they win), set SKYMARKET_HEAP_MB=0, or the code runs through tsx (development: the
- * worker would need the TypeScript loader again).
+ * flags (they win), set SKYMARKET_HEAP_MB=0 (`heapMb`, from the config), or the code runs through
+ * tsx (development: the worker would need the TypeScript loader again).
  */
-export function heapPlan(env: Readonly<Record<string, string | undefined>>, execArgv: readonly string[], compiled: boolean): HeapPlan {
-  const nodeFlags = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
+export function heapPlan(heapMb: number | undefined, execArgv: readonly string[], nodeOptions: string | undefined, compiled: boolean): HeapPlan {
+  const nodeFlags = `${execArgv.join(' ')} ${nodeOptions ?? ''}`;
   if (/--max[-_]old[-_]space[-_]size|--max[-_]heap[-_]size/.test(nodeFlags)) return { kind: 'in-process', why: 'heap size set by node flags' };
-  const raw = env.SKYMARKET_HEAP_MB?.trim();
-  let mb = DEFAULT_HEAP_MB;
-  if (raw !== undefined && raw !== '') {
-    mb = Number(raw);
-    if (!Number.isInteger(mb) || mb < 0) throw new ConfigError('SKYMARKET_HEAP_MB', `must be a whole number of MB (0 = V8's default sizing), got "${raw}"`);
-    if (mb === 0) return { kind: 'in-process', why: 'SKYMARKET_HEAP_MB=0' };
-    if (mb < 128) throw new ConfigError('SKYMARKET_HEAP_MB', `must be at least 128 (or 0), got ${mb}`);
-  }
+  if (heapMb === 0) return { kind: 'in-process', why: 'SKYMARKET_HEAP_MB=0' };
   if (!compiled) return { kind: 'in-process', why: 'running through tsx (development)' };
   // On a small host V8's own limit is already lower (and its growth factor with it): keep it.
   const v8DefaultMb = Math.floor(getHeapStatistics().heap_size_limit / 1048576);
-  return { kind: 'worker', maxOldGenerationSizeMb: raw ? mb : Math.min(mb, v8DefaultMb), maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
+  return { kind: 'worker', maxOldGenerationSizeMb: heapMb ?? Math.min(DEFAULT_HEAP_MB, v8DefaultMb), maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
 }

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getHeapStatistics } from 'node:v8';
-import { ConfigError } from '../src/config.ts';
-import { DEFAULT_HEAP_MB, YOUNG_GENERATION_MB, heapPlan } from '../src/heap.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
+import { DEFAULT_HEAP_MB, YOUNG_GENERATION_MB, heapPlan as planFor } from '../src/heap.ts';
+
+/** The plan `serve` makes for this environment and node command line (cli.ts). */
+const heapPlan = (env: Record<string, string>, execArgv: string[], compiled: boolean) => planFor(loadConfig(env).heapMb, execArgv, env.NODE_OPTIONS, compiled);
 
 describe('the service heap plan', () => {
   const v8DefaultMb = Math.floor(getHeapStatistics().heap_size_limit / 1048576);
