@@ -13,6 +13,7 @@ import { tierAtLeast } from '../domain/tiers.ts';
 import { sortAttributeFlips, type AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import { loadUpgradeCosts } from '../gamedata/upgrades.ts';
+import { ActiveAuctionsView } from '../market/active-auctions.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -183,7 +184,13 @@ async function flips(app: FastifyInstance) {
   const { config } = app.context;
   // Star and attribute-level costs from the configured game data (only two constants files are read).
   const upgradeCosts = loadUpgradeCosts({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
-  const engine = new FlipEngine(app.store, app.clock, app.context.logger.child({ component: 'flips' }), { pollMs: config.flipsPollMs, upgradeCosts, npcUploadQuorum: config.npcUploadQuorum });
+  const engine = new FlipEngine(app.store, app.clock, app.context.logger.child({ component: 'flips' }), {
+    pollMs: config.flipsPollMs,
+    upgradeCosts,
+    npcUploadQuorum: config.npcUploadQuorum,
+    // One copy of the active listings per process: the auction routes' view.
+    activeBins: ActiveAuctionsView.shared(app.store, app.clock),
+  });
   app.decorate('flips', engine);
   app.addHook('onReady', async () => engine.start());
   app.addHook('onClose', async () => engine.stop());

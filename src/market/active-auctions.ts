@@ -18,6 +18,7 @@ import { priceOf } from '../domain/filters.ts';
 import type { Store } from '../store/index.ts';
 import { toRecord, type AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { AuctionsChange } from '../store/repositories/auctions.ts';
+import type { AuctionRow } from '../store/repositories/flip-inputs.ts';
 
 /** An active auction as the view holds it (also a filter subject). */
 export type ActiveListing = AuctionRecord & FilterSubject & { sold: false };
@@ -69,6 +70,8 @@ export class ActiveAuctionsView {
   private readonly byUuid = new Map<string, ActiveListing>();
   private readonly byTag = new Map<string, TagIndex>();
   private readonly uidCounts = new Map<string, number>();
+  /** binRows' row per listing object (a changed listing is a new object) */
+  private readonly binRowCache = new WeakMap<ActiveListing, AuctionRow>();
   private readonly pollMs: number;
   private loaded: Promise<void> | undefined;
   /** the first load has completed */
@@ -274,6 +277,26 @@ export class ActiveAuctionsView {
         if (l.end <= now) continue;
         out.push({ tag, uuid: l.uuid, startingBid: l.startingBid, count: Math.max(1, l.count) });
         if (++n >= perTag) break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Active BIN listings of `tags` (with or without bids) that have not ended at `now`, as the
+   * attribute flips read them: the same rows as the store's `flipInputs.activeBins`, from memory.
+   * A listing keeps its row object until it changes, so callers can cache what they derive from it.
+   */
+  binRows(tags: readonly string[], now: number): AuctionRow[] {
+    const out: AuctionRow[] = [];
+    for (const tag of tags) {
+      const index = this.byTag.get(tag);
+      if (!index) continue;
+      for (const l of index.listings.values()) {
+        if (!l.bin || l.end <= now) continue;
+        let row = this.binRowCache.get(l);
+        if (!row) this.binRowCache.set(l, (row = { uuid: l.uuid, tag: l.tag, itemName: l.itemName, count: l.count, price: l.startingBid, at: l.start ?? l.end, tier: l.tier, reforge: l.reforge, enchantments: l.enchantments, flatNbt: l.flatNbt }));
+        out.push(row);
       }
     }
     return out;

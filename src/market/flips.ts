@@ -82,6 +82,20 @@ export interface FlipEngineOptions {
   priceHistory?: (since: number, bucketMs: number) => Promise<PriceBucket[]>;
   /** star and attribute-level costs for attribute flips (default: the built-in tables) */
   upgradeCosts?: UpgradeCosts;
+  /**
+   * The process's in-memory active auctions (the API's view); when given, attribute flips read
+   * active BINs from it instead of re-reading and re-parsing them from the store every generation.
+   */
+  activeBins?: ActiveBinSource;
+}
+
+/**
+ * What the attribute flips read active BINs from: rows as `store.flipInputs.activeBins` returns
+ * them, the same row object for a listing as long as it is unchanged.
+ */
+export interface ActiveBinSource {
+  ready(): Promise<void>;
+  binRows(tags: readonly string[], now: number): AuctionRow[];
 }
 
 export interface BazaarFlipResults {
@@ -203,7 +217,7 @@ class HeldProduct implements ProductMarket {
 }
 
 export class FlipEngine {
-  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory'>;
+  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts' | 'activeBins'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'activeBins'>;
   private readonly upgradeCosts: UpgradeCosts;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -223,6 +237,9 @@ export class FlipEngine {
   private trimmedTo = -Infinity;
   private historyLoadedAt = -Infinity;
   private readonly sold = new Map<string, AuctionRow>();
+  /** attribute-flip inputs derived from held rows (see saleOf) */
+  private readonly sales = new WeakMap<AuctionRow, AuctionSale>();
+  private readonly listings = new WeakMap<AuctionRow, AuctionListing>();
   private storedOpenOrders: ReadonlyMap<string, OpenOrderUnits> = new Map();
   private soldNewest: number | null = null;
   private soldFrom = Infinity;
@@ -523,12 +540,12 @@ export class FlipEngine {
     const salesPerTag = new Map<string, number>();
     for (const s of sold) {
       if (s.at < salesFrom) continue;
-      sales.push({ ...modifiersOf(s), tag: s.tag, price: s.price * s.count, soldAt: s.at });
+      sales.push(this.saleOf(s));
       salesPerTag.set(s.tag, (salesPerTag.get(s.tag) ?? 0) + 1);
     }
     const tags = [...salesPerTag].filter(([, n]) => n >= 3).map(([t]) => t);
-    const active = tags.length > 0 ? await this.store.flipInputs.activeBins(tags, now) : [];
-    const listings: AuctionListing[] = active.map((a) => ({ ...modifiersOf(a), uuid: a.uuid, tag: a.tag, itemName: a.itemName, price: a.price, startAt: a.at, count: a.count }));
+    const active = tags.length > 0 ? await this.activeBins(tags, now) : [];
+    const listings = active.map((a) => this.listingOf(a));
     // Upgrades that are not bazaar products (pet items, some shards and star items) are priced at their lowest BIN.
     const offBazaar = new Set<string>();
     const needs = (id: string | null | undefined) => {
@@ -540,7 +557,7 @@ export class FlipEngine {
       if (s.stars > 0) for (const items of this.upgradeCosts.stars.get(s.tag)?.itemsPerStar ?? []) for (const id of Object.keys(items)) needs(id);
     }
     const offBazaarBins = new Map<string, number>();
-    for (const b of offBazaar.size > 0 ? await this.store.flipInputs.activeBins([...offBazaar], now) : []) {
+    for (const b of offBazaar.size > 0 ? await this.activeBins([...offBazaar], now) : []) {
       const unit = b.price / Math.max(1, b.count);
       if (unit > 0 && unit < (offBazaarBins.get(b.tag) ?? Infinity)) offBazaarBins.set(b.tag, unit);
     }
@@ -579,6 +596,31 @@ export class FlipEngine {
     const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
 
     this.auctions = { computedAt: now, attribute, mayor };
+  }
+
+  /**
+   * A sold row as the attribute flips read it. Held sales and the view's unchanged listings are
+   * the same objects from one computation to the next, so their variants are derived once
+   * (60,000 listings re-derived every generation cost ~300 ms of CPU and as much garbage).
+   */
+  private saleOf(row: AuctionRow): AuctionSale {
+    let sale = this.sales.get(row);
+    if (!sale) this.sales.set(row, (sale = { ...modifiersOf(row), tag: row.tag, price: row.price * row.count, soldAt: row.at }));
+    return sale;
+  }
+
+  private listingOf(row: AuctionRow): AuctionListing {
+    let listing = this.listings.get(row);
+    if (!listing) this.listings.set(row, (listing = { ...modifiersOf(row), uuid: row.uuid, tag: row.tag, itemName: row.itemName, price: row.price, startAt: row.at, count: row.count }));
+    return listing;
+  }
+
+  /** Active BINs of `tags` not ended at `now`: from the in-memory view when the process has one, else from the store. */
+  private async activeBins(tags: readonly string[], now: number): Promise<AuctionRow[]> {
+    const view = this.opts.activeBins;
+    if (!view) return this.store.flipInputs.activeBins(tags, now);
+    await view.ready();
+    return view.binRows(tags, now);
   }
 
   /**

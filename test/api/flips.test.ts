@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { electionLeader } from '../../src/market/flips.ts';
+import { electionLeader, FlipEngine } from '../../src/market/flips.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { fillFromSimulator, type SimMarket } from '../helpers/sim-market.ts';
 
@@ -188,6 +188,21 @@ describe('flip endpoints on simulator data', () => {
     const bad = await get('/api/flip/attribute?sort=bogus', 'premium');
     assert.equal(bad.statusCode, 400);
     assert.equal((bad.json() as { status: number }).status, 400);
+  });
+
+  it('attribute flips from the in-memory active auctions equal those from the store', async () => {
+    // The app's engine reads active BINs from the auction routes' view; this one reads the store.
+    const fromStore = new FlipEngine(t.store, t.clock, undefined, { pollMs: 0 });
+    fromStore.setOptions({ bucketMs: MINUTE, mayorMinChange: 0.001, auctionsMinIntervalMs: 0 });
+    try {
+      await t.app.flips.refresh(true);
+      await fromStore.refresh(true);
+      const attribute = t.app.flips.auctions!.attribute;
+      assert.ok(attribute.length >= 1);
+      assert.deepEqual(attribute, fromStore.auctions!.attribute);
+    } finally {
+      await fromStore.stop();
+    }
   });
 
   it('every flip route is in the OpenAPI document with a tag and summary', async () => {

@@ -122,6 +122,45 @@ describe('active auctions view in another process (polling the feed state)', () 
   });
 });
 
+describeEachBackend('active auctions view: binRows for the attribute flips', (fixture) => {
+  it('returns the same rows as the store query the flips read before (bids, ended, non-BIN, missing start)', async () => {
+    const { store } = fixture();
+    const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
+    try {
+      const rows = [
+        listing(NOW, { starting_bid: 100, flat_nbt: { rarity_upgrades: '1', hot_potato_count: '10' }, reforge: 'withered' }),
+        listing(NOW, { starting_bid: 200, highest_bid: 200 }), // a BIN already bought: still active until the next generation
+        listing(NOW, { starting_bid: 300, bin: false }),
+        listing(NOW, { starting_bid: 400, end_at: NOW - 1 }),
+        listing(NOW, { starting_bid: 500, start_at: null, enchantments: {} }),
+        listing(NOW, { tag: 'TERMINATOR', starting_bid: 600, count: 3, tier: null }),
+        listing(NOW, { tag: 'UNASKED', starting_bid: 700 }),
+      ];
+      await storeGeneration(store, NOW, rows);
+      await storeSales(store, NOW + 1, [sale(NOW, 0, { tag: 'HYPERION' })]);
+      await view.ready();
+      const tags = ['HYPERION', 'TERMINATOR', 'NOT_LISTED'];
+      const byUuid = (a: { uuid: string }, b: { uuid: string }) => (a.uuid < b.uuid ? -1 : 1);
+      const fromStore = (await store.flipInputs.activeBins(tags, NOW)).sort(byUuid);
+      const fromView = view.binRows(tags, NOW).sort(byUuid);
+      assert.equal(fromStore.length, 4);
+      assert.deepEqual(fromView, fromStore);
+
+      // Unchanged listings keep their row object (the flips cache what they derive from it); a changed one gets a new row.
+      const again = new Map(view.binRows(tags, NOW).map((r) => [r.uuid, r]));
+      for (const r of fromView) assert.equal(again.get(r.uuid), r, 'same object while unchanged');
+      const changed = { ...rows[0]!, starting_bid: 90, last_updated: NOW + 2 };
+      await storeGeneration(store, NOW + 2, [changed]);
+      const after = new Map(view.binRows(tags, NOW).map((r) => [r.uuid, r]));
+      assert.equal(after.get(changed.uuid)!.price, 90);
+      assert.notEqual(after.get(changed.uuid), again.get(changed.uuid));
+      assert.equal(after.get(rows[1]!.uuid), again.get(rows[1]!.uuid));
+    } finally {
+      view.close();
+    }
+  });
+});
+
 describe('active auctions view on the real 2022 pages', () => {
   it('holds every auction and its lowest BIN matches a direct computation over the raw pages', { skip: !hasAuctionPages && 'auction fixture absent (../shared/data)' }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skymarket-view-real-'));
@@ -144,6 +183,26 @@ describe('active auctions view on the real 2022 pages', () => {
         .map((a) => a.starting_bid);
       assert.ok(expected.length > 0, `tag ${tag} has BIN auctions`);
       assert.deepEqual(view.lowestBin(tag, all, 10).map((l) => l.startingBid), expected);
+    } finally {
+      view.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('binRows equals the store query over every real tag', { skip: !hasAuctionPages && 'auction fixture absent (../shared/data)' }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skymarket-view-real-'));
+    const store = await Store.open({ dataDir: dir });
+    const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
+    try {
+      const { listings, bids } = realRows(NOW);
+      await storeGeneration(store, NOW, listings, bids);
+      await view.ready();
+      const tags = [...new Set(listings.map((l) => l.tag))];
+      const byUuid = (a: { uuid: string }, b: { uuid: string }) => (a.uuid < b.uuid ? -1 : 1);
+      const fromStore = (await store.flipInputs.activeBins(tags, NOW)).sort(byUuid);
+      assert.ok(fromStore.length > 1000, `${fromStore.length} active BINs`);
+      assert.deepEqual(view.binRows(tags, NOW).sort(byUuid), fromStore);
     } finally {
       view.close();
       await store.close();
