@@ -19,6 +19,10 @@
  * per IP (30, 30, 30, 10, 0), counted by the minute the server names in X-Rate-Limit-Reset.
  * Windows are aligned to the wall clock, so the bursts wait for a window start.
  * `--quick`: 20,000 auctions, 10 s of load, 20 IPs and the 10 s window only.
+ *
+ * `--ingest-only[=seconds]` (default 160): the same service and simulator with no reads at all, the
+ * service's RSS sampled every second while it ingests (the cold sweep, then a steady generation a
+ * minute): the memory of ingestion and the work that follows each generation (flips, views) alone.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -358,7 +362,40 @@ function summarize(values: number[]): string {
   return min === max ? String(min) : `${min}-${max}`;
 }
 
+/** Ingestion alone for `seconds` after the service is ready: peak RSS (VmHWM) and the generations seen. */
+async function ingestionOnly(auctions: number, seconds: number): Promise<BenchRow[]> {
+  const demo = await startDemo(auctions, '6h', false);
+  try {
+    const readyMs = await waitReady(demo.url, auctions);
+    const pid = demo.child.pid!;
+    const lastGeneration = async () =>
+      (await getJson<{ feeds?: Record<string, { lastUpdated?: number | string }> }>(`${demo.url}/api/health`, '192.0.2.1').catch(() => undefined))?.body?.feeds?.auctions?.lastUpdated;
+    const generations = new Set([String(await lastGeneration())]);
+    let maxSampled = 0;
+    const until = Date.now() + seconds * 1000;
+    for (let tick = 1; Date.now() < until; tick++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      maxSampled = Math.max(maxSampled, memoryOf(pid)?.current ?? 0);
+      if (tick % 10 === 0) generations.add(String(await lastGeneration()));
+    }
+    const memory = memoryOf(pid);
+    const heapMb = await heapUsedMb(demo.url);
+    return [
+      {
+        name: `service peak RSS, ingestion only (no reads), ${auctions.toLocaleString('en')} auctions (target ≤ 400 MB)`,
+        figure: Math.round(memory?.peak ?? maxSampled),
+        unit: 'MB',
+        notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${heapSetting()}; VmHWM from start (cold sweep, ready after ${Math.round(readyMs / 1000)} s) through ${seconds} s more, ${generations.size} generations seen; max RSS sampled each second ${Math.round(maxSampled)} MB; JS heap used at the end ${heapMb ?? '?'} MB`,
+      },
+    ];
+  } finally {
+    await demo.stop();
+  }
+}
+
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const ingestOnly = process.argv.find((a) => a === '--ingest-only' || a.startsWith('--ingest-only='));
+  if (ingestOnly) return ingestionOnly(options.quick ? 20_000 : 60_000, Number(ingestOnly.split('=')[1] ?? 160));
   const auctions = options.quick ? 20_000 : 60_000;
   const seconds = options.quick ? 10 : 30;
   const connections = options.quick ? 20 : 50;
