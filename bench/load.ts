@@ -370,13 +370,18 @@ async function ingestionOnly(auctions: number, seconds: number): Promise<BenchRo
     const pid = demo.child.pid!;
     const lastGeneration = async () =>
       (await getJson<{ feeds?: Record<string, { lastUpdated?: number | string }> }>(`${demo.url}/api/health`, '192.0.2.1').catch(() => undefined))?.body?.feeds?.auctions?.lastUpdated;
-    const generations = new Set([String(await lastGeneration())]);
+    const generations = new Set<number | string>();
+    const noteGeneration = async () => {
+      const at = await lastGeneration();
+      if (at !== undefined) generations.add(at);
+    };
+    await noteGeneration();
     let maxSampled = 0;
     const until = Date.now() + seconds * 1000;
     for (let tick = 1; Date.now() < until; tick++) {
       await new Promise((r) => setTimeout(r, 1000));
       maxSampled = Math.max(maxSampled, memoryOf(pid)?.current ?? 0);
-      if (tick % 10 === 0) generations.add(String(await lastGeneration()));
+      if (tick % 10 === 0) await noteGeneration();
     }
     const memory = memoryOf(pid);
     const heapMb = await heapUsedMb(demo.url);
@@ -394,9 +399,13 @@ async function ingestionOnly(auctions: number, seconds: number): Promise<BenchRo
 }
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const ingestOnly = process.argv.find((a) => a === '--ingest-only' || a.startsWith('--ingest-only='));
-  if (ingestOnly) return ingestionOnly(options.quick ? 20_000 : 60_000, Number(ingestOnly.split('=')[1] ?? 160));
   const auctions = options.quick ? 20_000 : 60_000;
+  const ingestOnly = process.argv.find((a) => a === '--ingest-only' || a.startsWith('--ingest-only='));
+  if (ingestOnly) {
+    const seconds = Number(ingestOnly.split('=')[1] ?? 160);
+    if (!(seconds > 0)) throw new Error(`--ingest-only=<seconds> needs a positive number, not ${ingestOnly.split('=')[1]}`);
+    return ingestionOnly(auctions, seconds);
+  }
   const seconds = options.quick ? 10 : 30;
   const connections = options.quick ? 20 : 50;
   const ipCount = options.quick ? 20 : 50;
