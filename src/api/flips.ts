@@ -286,8 +286,15 @@ async function flips(app: FastifyInstance) {
     async (request, reply) => {
       if (request.query.requestRefresh) {
         const premium = request.account !== null && tierAtLeast(request.account.tier, 'premium');
-        reply.header('X-Refresh', premium ? 'done' : 'ignored (Premium only)');
-        if (premium) await engine.refresh(true);
+        let refresh = premium ? 'done' : 'ignored (Premium only)';
+        if (premium) {
+          // A failed recomputation is the server's problem, not the caller's: serve the last results and say so.
+          await engine.refresh(true).catch((err: unknown) => {
+            request.log.error({ err }, 'requested flip recomputation failed');
+            refresh = 'failed (the last results are served)';
+          });
+        }
+        reply.header('X-Refresh', refresh);
       }
       return bazaar(reply, 'npc');
     },

@@ -32,16 +32,16 @@ import { NPC_SHOP_UPLOAD_KIND, npcFlips, npcOffersFromUploads, reverseNpcFlips, 
 import { fusionFlips, multistepFusionFlips, type FuseFlip } from '../domain/flips/fusion.ts';
 import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
 import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
-import { attributeFlips, type AttributeFlip, type AuctionListing, type AuctionSale, type VariantModifiers } from '../domain/flips/attribute.ts';
+import { attributeFlipsForTargets, type AttributeFlip, type AttributeTarget, type AuctionListing } from '../domain/flips/attribute.ts';
+import { modifiersOf as variantModifiers, mayorVariantKey as variantMayorKey, weightedMedian } from '../domain/sales-rollup.ts';
+import { SalesRollups } from './sales-rollups.ts';
 import { combinable } from '../gamedata/tables/enchant-combining.ts';
 import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts';
 import { COPPER_YIELDS, type CopperYield } from '../gamedata/tables/copper.ts';
 import { NPC_SHOP_ROWS } from '../gamedata/tables/npc-shops.ts';
 import { builtinUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
-import { petLevelOf as filterPetLevel } from '../domain/filters.ts';
 
 const MINUTE = 60_000;
-const SOLD_OVERLAP_MS = 10 * 60_000;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -56,8 +56,6 @@ export interface FlipEngineOptions {
   historyMs?: number;
   /** window of the "7-day" medians (default 7 days) */
   medianWindowMs?: number;
-  /** sales window for attribute flips (default 7 days) */
-  salesWindowMs?: number;
   auctionsMinIntervalMs?: number;
   /** units held by players' open orders per product; default: the orders the mod uploaded (player_bazaar_orders) */
   openOrders?: () => ReadonlyMap<string, OpenOrderUnits>;
@@ -133,56 +131,7 @@ export function neuNpcOffers(): NpcShopOffer[] {
 }
 
 /** The variant an auction row is (attribute flips), from its flattened NBT and name. */
-export function modifiersOf(row: AuctionRow): VariantModifiers {
-  const f = row.flatNbt;
-  const num = (k: string) => {
-    const v = Number(f[k]);
-    return Number.isFinite(v) ? v : 0;
-  };
-  const attributes: Record<string, number> = {};
-  for (const [k, v] of Object.entries(f)) {
-    if (k.startsWith('attributes.')) {
-      const n = Number(v);
-      if (Number.isFinite(n)) attributes[k.slice('attributes.'.length)] = n;
-    }
-  }
-  return {
-    tier: row.tier,
-    reforge: row.reforge,
-    stars: num('upgrade_level') || num('dungeon_item_level'),
-    rarityUpgrades: num('rarity_upgrades'),
-    hotPotatoCount: num('hot_potato_count'),
-    enchantments: row.enchantments,
-    attributes,
-    ...gemsOf(f),
-    petHeldItem: f['petInfo.heldItem'] || null,
-    petLevel: petLevelOf(row),
-  };
-}
-
-/** Gemstones from the flattened NBT: `gems.<slot>` (or `gems.<slot>.quality`), `gems.<slot>_gem`, `gems.unlocked_slots`. */
-function gemsOf(f: Readonly<Record<string, string>>): { gems: Record<string, string>; unlockedGemSlots: string[] } {
-  const gems: Record<string, string> = {};
-  let unlockedGemSlots: string[] = [];
-  for (const [k, v] of Object.entries(f)) {
-    if (!k.startsWith('gems.')) continue;
-    const key = k.slice('gems.'.length);
-    if (key === 'unlocked_slots') unlockedGemSlots = v.split(',').filter(Boolean);
-    else if (key.endsWith('.quality')) gems[key.slice(0, -'.quality'.length)] = v;
-    else if (!key.includes('.')) gems[key] = v;
-  }
-  return { gems, unlockedGemSlots };
-}
-
-/**
- * A pet's level from its XP, as the `PetLevel` filter computes it, so that flips and filters agree; the
- * `[Lvl N]` of the name only when the item carries no pet data.
- */
-function petLevelOf(row: AuctionRow): number | null {
-  if (row.flatNbt['petInfo.type'] !== undefined) return filterPetLevel({ flatNbt: row.flatNbt });
-  const m = /\[Lvl (\d+)\]/.exec(row.itemName);
-  return m ? Number(m[1]) : null;
-}
+export const modifiersOf = (row: AuctionRow) => variantModifiers(row);
 
 /** A stored order book, decoded on first use (a corrupt one reads as no book: top prices only). */
 class LazyBook {
@@ -236,13 +185,11 @@ export class FlipEngine {
   private mediansAt = -Infinity;
   private trimmedTo = -Infinity;
   private historyLoadedAt = -Infinity;
-  private readonly sold = new Map<string, AuctionRow>();
-  /** attribute-flip inputs derived from held rows (see saleOf) */
-  private readonly sales = new WeakMap<AuctionRow, AuctionSale>();
+  /** sales rolled up per variant and hour: what the auction-driven flips read instead of every sale */
+  readonly rollups: SalesRollups;
+  /** attribute-flip listings derived from the view's rows (see listingOf) */
   private readonly listings = new WeakMap<AuctionRow, AuctionListing>();
   private storedOpenOrders: ReadonlyMap<string, OpenOrderUnits> = new Map();
-  private soldNewest: number | null = null;
-  private soldFrom = Infinity;
   private names = new Map<string, string>();
   private npcSellPrices = new Map<string, number>();
   private readonly neuOffers = neuNpcOffers();
@@ -270,7 +217,6 @@ export class FlipEngine {
       bucketMs: HOUR,
       historyMs: 14 * DAY,
       medianWindowMs: 7 * DAY,
-      salesWindowMs: 7 * DAY,
       auctionsMinIntervalMs: MINUTE,
       fusionRecipes: FUSION_RECIPES,
       copperYields: COPPER_YIELDS,
@@ -282,6 +228,7 @@ export class FlipEngine {
       ...options,
     };
     this.upgradeCosts = options.upgradeCosts ?? builtinUpgradeCosts();
+    this.rollups = new SalesRollups(store, clock, logger);
   }
 
   /** Tunes the windows and thresholds (tests, benchmarks); takes effect at the next computation. */
@@ -531,19 +478,18 @@ export class FlipEngine {
     const currentMayor = latest?.mayorName ?? null;
     const nextMayor = latest ? electionLeader(latest.payload) : null;
 
-    const historyFrom = ref - this.opts.historyMs;
-    const sold = await this.soldRows(Math.min(historyFrom, ref - this.opts.salesWindowMs));
+    // Sales come rolled up per variant and hour (plus the last hour or so raw): memory grows with
+    // the variants that sell, not with the sales of the window.
+    const rolled = await this.rollups.catchUp(ref);
 
-    // Attribute flips: targets from the sales window, listings of the tags sold often enough.
-    const salesFrom = ref - this.opts.salesWindowMs;
-    const sales: AuctionSale[] = [];
-    const salesPerTag = new Map<string, number>();
-    for (const s of sold) {
-      if (s.at < salesFrom) continue;
-      sales.push(this.saleOf(s));
-      salesPerTag.set(s.tag, (salesPerTag.get(s.tag) ?? 0) + 1);
+    // Attribute flips: target variants that sold often enough in the 7-day window, listings of their tags.
+    const targets: AttributeTarget[] = [];
+    for (const v of await this.rollups.variantsSelling('attr', '7d', ATTRIBUTE_MIN_SALES, rolled, ref)) {
+      const median = weightedMedian(v.points);
+      if (v.mods === null || median === null) continue;
+      targets.push({ key: v.key, tag: v.tag, mods: v.mods, median, count: v.count });
     }
-    const tags = [...salesPerTag].filter(([, n]) => n >= 3).map(([t]) => t);
+    const tags = [...new Set(targets.map((t) => t.tag))];
     const active = tags.length > 0 ? await this.activeBins(tags, now) : [];
     const listings = active.map((a) => this.listingOf(a));
     // Upgrades that are not bazaar products (pet items, some shards and star items) are priced at their lowest BIN.
@@ -551,19 +497,19 @@ export class FlipEngine {
     const needs = (id: string | null | undefined) => {
       if (id && !this.market.has(id)) offBazaar.add(id);
     };
-    for (const s of sales) {
-      needs(s.petHeldItem);
-      for (const name of Object.keys(s.attributes)) needs(this.upgradeCosts.attributeShards.get(name)?.productId);
-      if (s.stars > 0) for (const items of this.upgradeCosts.stars.get(s.tag)?.itemsPerStar ?? []) for (const id of Object.keys(items)) needs(id);
+    for (const { tag, mods } of targets) {
+      needs(mods.petHeldItem);
+      for (const name of Object.keys(mods.attributes)) needs(this.upgradeCosts.attributeShards.get(name)?.productId);
+      if (mods.stars > 0) for (const items of this.upgradeCosts.stars.get(tag)?.itemsPerStar ?? []) for (const id of Object.keys(items)) needs(id);
     }
     const offBazaarBins = new Map<string, number>();
     for (const b of offBazaar.size > 0 ? await this.activeBins([...offBazaar], now) : []) {
       const unit = b.price / Math.max(1, b.count);
       if (unit > 0 && unit < (offBazaarBins.get(b.tag) ?? Infinity)) offBazaarBins.set(b.tag, unit);
     }
-    const attribute = attributeFlips(this.market, listings, sales, {
+    const attribute = attributeFlipsForTargets(this.market, listings, targets, {
       now,
-      windowDays: this.opts.salesWindowMs / DAY,
+      windowDays: 7,
       derpy: currentMayor?.toLowerCase() === 'derpy',
       upgrades: this.upgradeCosts,
       lowestBin: (tag) => offBazaarBins.get(tag) ?? null,
@@ -578,37 +524,22 @@ export class FlipEngine {
       items.push({ tag: product, name: p.name, samples, volume: bazaarDailyVolume(p) });
     }
     // Auction items: one comparable variant per tag (its most sold one), not a mix of pet levels and upgrades.
-    const byVariant = new Map<string, { tag: string; name: string; samples: PriceSample[] }>();
-    for (const s of sold) {
-      if (s.at < historyFrom) continue;
-      const key = mayorVariantKey(s);
-      let e = byVariant.get(key);
-      if (!e) byVariant.set(key, (e = { tag: s.tag, name: s.itemName, samples: [] }));
-      e.samples.push({ ts: s.at, price: s.price });
+    const topVariant = new Map<string, { name: string; count: number; samples: PriceSample[] }>();
+    for (const v of await this.rollups.variantsSelling('mayor', '14d', 3, rolled, ref)) {
+      const best = topVariant.get(v.tag);
+      if (!best || v.count > best.count) topVariant.set(v.tag, { name: v.itemName, count: v.count, samples: v.samples });
     }
-    const topVariant = new Map<string, { tag: string; name: string; samples: PriceSample[] }>();
-    for (const e of byVariant.values()) {
-      const best = topVariant.get(e.tag);
-      if (!best || e.samples.length > best.samples.length) topVariant.set(e.tag, e);
-    }
-    const days = this.opts.historyMs / DAY;
-    for (const e of topVariant.values()) if (e.samples.length >= 3) items.push({ tag: e.tag, name: e.name, samples: e.samples, volume: e.samples.length / days, minSamples: AUCTION_TERM_MIN_SALES });
+    for (const [tag, e] of topVariant) items.push({ tag, name: e.name, samples: e.samples, volume: e.count / 14, minSamples: AUCTION_TERM_MIN_SALES });
     const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
 
     this.auctions = { computedAt: now, attribute, mayor };
   }
 
   /**
-   * A sold row as the attribute flips read it. Held sales and the view's unchanged listings are
-   * the same objects from one computation to the next, so their variants are derived once
-   * (60,000 listings re-derived every generation cost ~300 ms of CPU and as much garbage).
+   * A listing as the attribute flips read it. The view's unchanged listings are the same objects
+   * from one computation to the next, so their variants are derived once (60,000 listings
+   * re-derived every generation cost ~300 ms of CPU and as much garbage).
    */
-  private saleOf(row: AuctionRow): AuctionSale {
-    let sale = this.sales.get(row);
-    if (!sale) this.sales.set(row, (sale = { ...modifiersOf(row), tag: row.tag, price: row.price * row.count, soldAt: row.at }));
-    return sale;
-  }
-
   private listingOf(row: AuctionRow): AuctionListing {
     let listing = this.listings.get(row);
     if (!listing) this.listings.set(row, (listing = { ...modifiersOf(row), uuid: row.uuid, tag: row.tag, itemName: row.itemName, price: row.price, startAt: row.at, count: row.count }));
@@ -624,28 +555,11 @@ export class FlipEngine {
   }
 
   /**
-   * Sold auctions since `from`, held in memory and topped up incrementally: each call reads only
-   * sales from shortly before the newest one seen (sales arrive late by up to a minute; the overlap
-   * is de-duplicated by uuid), so a recomputation does not re-read and re-parse weeks of sales.
-   */
-  async soldRows(from: number): Promise<AuctionRow[]> {
-    const since = this.soldNewest === null || from < this.soldFrom ? from : Math.max(from, this.soldNewest - SOLD_OVERLAP_MS);
-    if (this.soldNewest === null || from < this.soldFrom) this.sold.clear();
-    this.soldFrom = from;
-    for (const row of await this.store.flipInputs.soldSince(since)) {
-      this.sold.set(row.uuid, row);
-      if (this.soldNewest === null || row.at > this.soldNewest) this.soldNewest = row.at;
-    }
-    if (this.soldNewest === null) this.soldNewest = from;
-    for (const [uuid, row] of this.sold) if (row.at < from) this.sold.delete(uuid);
-    return [...this.sold.values()];
-  }
-
-  /**
    * Replayed history (older snapshots, sales and elections) was just stored: reload the price
    * history and recompute the auction-driven flips at the next run instead of within the hour.
    */
-  historyReplayed(): Promise<void> {
+  async historyReplayed(): Promise<void> {
+    await this.rollups.rewind();
     this.historyLoadedAt = -Infinity;
     this.auctionsDirty = true;
     this.auctionsComputedAt = -Infinity;
@@ -658,15 +572,13 @@ export class FlipEngine {
   }
 }
 
-/**
- * Sales of one tag compared across mayor terms must be the same thing: tier, stars, recombobulation,
- * potato books, enchantments, attributes and pet level make the variant; reforges do not.
- */
+/** The mayor flips' variant of an auction row (domain/sales-rollup.ts). */
 export function mayorVariantKey(row: AuctionRow): string {
-  const m = modifiersOf(row);
-  const sorted = (o: Record<string, number>) => Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}${v}`).join(',');
-  return [row.tag, m.tier ?? '', m.stars, m.rarityUpgrades, m.hotPotatoCount, sorted(m.enchantments), sorted(m.attributes), m.petLevel ?? ''].join('|');
+  return variantMayorKey(row.tag, modifiersOf(row));
 }
+
+/** Sales a target variant needs in the 7-day window. */
+export const ATTRIBUTE_MIN_SALES = 3;
 
 /** Sales a mayor term needs before an auction item's term median counts (see docs/flips.md). */
 export const AUCTION_TERM_MIN_SALES = 5;

@@ -24,6 +24,7 @@ import { ModLinkRepository } from './repositories/mod-links.ts';
 import { DataUploadRepository } from './repositories/data-uploads.ts';
 import { FlipInputRepository } from './repositories/flip-inputs.ts';
 import { BazaarBooks } from './repositories/bazaar-books.ts';
+import { SaleRollupRepository } from './repositories/sale-rollups.ts';
 
 export type { Dialect } from './db.ts';
 import { SessionLock } from './session-lock.ts';
@@ -47,6 +48,7 @@ export class Store {
   readonly modLinks: ModLinkRepository;
   readonly dataUploads: DataUploadRepository;
   readonly flipInputs: FlipInputRepository;
+  readonly saleRollups: SaleRollupRepository;
 
   private constructor(private readonly handle: DatabaseHandle) {
     this.feeds = new FeedRepository(handle.db);
@@ -67,6 +69,7 @@ export class Store {
     this.modLinks = new ModLinkRepository(handle.db);
     this.dataUploads = new DataUploadRepository(handle.db);
     this.flipInputs = new FlipInputRepository(handle.db, handle.dialect, this.bazaar);
+    this.saleRollups = new SaleRollupRepository(handle.db, handle.dialect);
   }
 
   /** Opens the database and brings its schema up to date. */

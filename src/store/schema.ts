@@ -314,6 +314,45 @@ export interface ExportJobsTable {
   error: string | null;
 }
 
+/** A variant of sold items (migration 012, domain/sales-rollup.ts). */
+export interface SaleVariantsTable {
+  id: Generated<number>;
+  /** 'attr' | 'mayor' | 'tag' */
+  kind: string;
+  key: string;
+  tag: string;
+  item_name: string;
+  /** JSON VariantModifiers (attr, mayor); null for tag */
+  mods: string | null;
+  /** rolled-up sales in the hours from sale_rollup_state.aged_7d on */
+  sales_7d: number;
+  /** rolled-up sales in the hours from sale_rollup_state.aged_14d on */
+  sales_14d: number;
+}
+
+/** One variant's sales in one hour (migration 012). */
+export interface SaleHoursTable {
+  variant: number;
+  /** hour start, epoch ms */
+  hour: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  /** price digest: float64 little-endian, ascending */
+  prices: Uint8Array;
+}
+
+export interface SaleRollupStateTable {
+  id: number;
+  /** every hour before this one is rolled up; 0 = not started */
+  rolled_to: number;
+  /** sale_variants.sales_7d counts the hours from here on */
+  aged_7d: number;
+  /** sale_variants.sales_14d counts the hours from here on */
+  aged_14d: number;
+}
+
 export interface Database {
   feeds: FeedsTable;
   items: ItemsTable;
@@ -343,4 +382,7 @@ export interface Database {
   player_names: PlayerNamesTable;
   data_uploads: DataUploadsTable;
   export_jobs: ExportJobsTable;
+  sale_variants: SaleVariantsTable;
+  sale_hours: SaleHoursTable;
+  sale_rollup_state: SaleRollupStateTable;
 }

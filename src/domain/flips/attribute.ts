@@ -87,14 +87,15 @@ export type AttributeSort = 'profit' | 'price' | 'volume' | 'age';
 const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** What cannot be bought as an upgrade: variants must agree on it. */
-function baseKey(tag: string, m: VariantModifiers): string {
+export function baseKey(tag: string, m: VariantModifiers): string {
   const attrs = Object.keys(m.attributes).sort();
   // A pet's rarity is part of what it is (for other items the tier moves with the recombobulator).
   const pet = m.petLevel != null ? `${m.petLevel}:${m.tier ?? ''}` : '';
   return `${tag}|${pet}|${attrs.join(',')}`;
 }
 
-function fullKey(tag: string, m: VariantModifiers): string {
+/** Everything that makes a variant: two items with the same full key are the same thing to buy or sell. */
+export function fullKey(tag: string, m: VariantModifiers): string {
   const ench = Object.entries(m.enchantments).sort(byKey);
   const attrs = Object.entries(m.attributes).sort(byKey);
   const gems = Object.entries(m.gems ?? {}).sort(byKey);
@@ -274,9 +275,19 @@ export interface AttributeOptions {
   lowestBin?: (tag: string) => number | null;
 }
 
-export function attributeFlips(market: Market, listings: Iterable<AuctionListing>, sales: Iterable<AuctionSale>, options: AttributeOptions): AttributeFlip[] {
-  const minSales = options.minSales ?? 3;
-  // Target variants: median sold price per full key, grouped by base key.
+/** A target variant: the median sold price of one full variant over the sales window. */
+export interface AttributeTarget {
+  /** fullKey(tag, mods) */
+  key: string;
+  tag: string;
+  mods: VariantModifiers;
+  median: number;
+  /** sales in the window */
+  count: number;
+}
+
+/** Targets from individual sales: median sold price per full key, with at least `minSales` sales. */
+export function attributeTargets(sales: Iterable<AuctionSale>, minSales = 3): AttributeTarget[] {
   const salesByKey = new Map<string, { mods: AuctionSale; prices: number[] }>();
   for (const s of sales) {
     const k = fullKey(s.tag, s);
@@ -284,15 +295,28 @@ export function attributeFlips(market: Market, listings: Iterable<AuctionListing
     if (entry) entry.prices.push(s.price);
     else salesByKey.set(k, { mods: s, prices: [s.price] });
   }
-  const targetsByBase = new Map<string, Array<{ key: string; mods: AuctionSale; median: number; count: number }>>();
+  const out: AttributeTarget[] = [];
   for (const [key, { mods, prices }] of salesByKey) {
     if (prices.length < minSales) continue;
     prices.sort((a, b) => a - b);
     const mid = prices.length >> 1;
-    const med = prices.length % 2 ? prices[mid]! : (prices[mid - 1]! + prices[mid]!) / 2;
-    const b = baseKey(mods.tag, mods);
+    const median = prices.length % 2 ? prices[mid]! : (prices[mid - 1]! + prices[mid]!) / 2;
+    out.push({ key, tag: mods.tag, mods, median, count: prices.length });
+  }
+  return out;
+}
+
+export function attributeFlips(market: Market, listings: Iterable<AuctionListing>, sales: Iterable<AuctionSale>, options: AttributeOptions): AttributeFlip[] {
+  return attributeFlipsForTargets(market, listings, attributeTargets(sales, options.minSales ?? 3), options);
+}
+
+/** Attribute flips towards the given target variants (each with its median and sales count). */
+export function attributeFlipsForTargets(market: Market, listings: Iterable<AuctionListing>, targets: Iterable<AttributeTarget>, options: AttributeOptions): AttributeFlip[] {
+  const targetsByBase = new Map<string, AttributeTarget[]>();
+  for (const t of targets) {
+    const b = baseKey(t.tag, t.mods);
     const list = targetsByBase.get(b) ?? [];
-    list.push({ key, mods, median: med, count: prices.length });
+    list.push(t);
     targetsByBase.set(b, list);
   }
   // Only the cheapest listing of each starting variant can be the best buy.

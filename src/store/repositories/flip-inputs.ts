@@ -175,14 +175,15 @@ export class FlipInputRepository {
     return out;
   }
 
-  /** Sold auctions since `since`: price per unit, sale time. */
-  async soldSince(since: number): Promise<AuctionRow[]> {
-    const rows = await this.db
+  /** Sold auctions with `from` ≤ sale time < `to` (no upper bound when omitted): price per unit, sale time. */
+  async soldBetween(from: number, to?: number): Promise<AuctionRow[]> {
+    let q = this.db
       .selectFrom('auctions')
       .select(['uuid', 'tag', 'item_name', 'count', 'sold_price', 'sold_at', 'tier', 'reforge', 'enchantments', 'flat_nbt'])
       .where('state', '=', 'sold')
-      .where('sold_at', '>=', since)
-      .execute();
+      .where('sold_at', '>=', from);
+    if (to !== undefined) q = q.where('sold_at', '<', to);
+    const rows = await q.execute();
     return rows.map((r) => ({
       uuid: r.uuid,
       tag: r.tag,

@@ -1,0 +1,239 @@
+/**
+ * Sales rolled up per variant and hour (migration 012, domain/sales-rollup.ts). Hours are rolled in
+ * order, each exactly once per process group: `rollHour` moves the state's `rolled_to` forward
+ * with a compare-and-set inside the transaction that writes the hour, so two processes rolling at
+ * once cannot both count it. The variants' window counters (`sales_7d`, `sales_14d`) are kept in
+ * the same transactions, so the variants a flip needs are read through an index.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../db.ts';
+import type { Database } from '../schema.ts';
+import { bulkInsert, type BulkSpec } from '../bulk.ts';
+import { HOUR_MS, type HourGroup, type VariantKind } from '../../domain/sales-rollup.ts';
+import type { VariantModifiers } from '../../domain/flips/attribute.ts';
+
+export type SalesWindow = '7d' | '14d';
+const COUNTER: Record<SalesWindow, 'sales_7d' | 'sales_14d'> = { '7d': 'sales_7d', '14d': 'sales_14d' };
+const AGED: Record<SalesWindow, 'aged_7d' | 'aged_14d'> = { '7d': 'aged_7d', '14d': 'aged_14d' };
+
+export interface RollupState {
+  /** every hour before this one is rolled up; 0 = not started */
+  rolledTo: number;
+  aged7d: number;
+  aged14d: number;
+}
+
+export interface StoredVariant {
+  id: number;
+  kind: VariantKind;
+  key: string;
+  tag: string;
+  itemName: string;
+  mods: VariantModifiers | null;
+  sales7d: number;
+  sales14d: number;
+}
+
+export interface StoredHour {
+  variant: number;
+  hour: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  /** the price digest, ascending */
+  prices: Float64Array;
+}
+
+interface VariantInsert {
+  kind: string;
+  key: string;
+  tag: string;
+  item_name: string;
+  mods: string | null;
+}
+
+const VARIANTS: BulkSpec<VariantInsert> = {
+  table: 'sale_variants',
+  columns: { kind: 'text', key: 'text', tag: 'text', item_name: 'text', mods: 'text' },
+  conflict: { target: ['kind', 'key'], update: 'nothing' },
+};
+
+interface HourInsert {
+  variant: number;
+  hour: number;
+  count: number;
+  sum: number;
+  min: number;
+  max: number;
+  prices: Uint8Array;
+}
+
+const HOURS: BulkSpec<HourInsert> = {
+  table: 'sale_hours',
+  columns: { variant: 'int4', hour: 'int8', count: 'int4', sum: 'float8', min: 'float8', max: 'float8', prices: 'bytea' },
+};
+
+/** Kinds whose hours are kept only as long as the longest window needs them. */
+const WINDOWED_KINDS = ['attr', 'mayor'];
+const IN_CHUNK = 500;
+
+function encodePrices(prices: readonly number[]): Uint8Array {
+  const f = Float64Array.from(prices);
+  return new Uint8Array(f.buffer, f.byteOffset, f.byteLength);
+}
+
+function decodePrices(data: Uint8Array): Float64Array {
+  // A copy: the driver's buffer may not be 8-byte aligned.
+  const copy = new Uint8Array(data.byteLength);
+  copy.set(data);
+  return new Float64Array(copy.buffer);
+}
+
+function variantOf(r: { id: number; kind: string; key: string; tag: string; item_name: string; mods: string | null; sales_7d: number; sales_14d: number }): StoredVariant {
+  let mods: VariantModifiers | null = null;
+  if (r.mods !== null) {
+    try {
+      mods = JSON.parse(r.mods) as VariantModifiers;
+    } catch {
+      mods = null;
+    }
+  }
+  return { id: Number(r.id), kind: r.kind as VariantKind, key: r.key, tag: r.tag, itemName: r.item_name, mods, sales7d: Number(r.sales_7d), sales14d: Number(r.sales_14d) };
+}
+
+export class SaleRollupRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async state(db: Kysely<Database> = this.db): Promise<RollupState> {
+    const r = await db.selectFrom('sale_rollup_state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+    return { rolledTo: Number(r.rolled_to), aged7d: Number(r.aged_7d), aged14d: Number(r.aged_14d) };
+  }
+
+  /** Starts the rollup at `from` (an hour start) when it has not started; false when it had. */
+  async begin(from: number): Promise<boolean> {
+    const r = await this.db.updateTable('sale_rollup_state').set({ rolled_to: from, aged_7d: from, aged_14d: from }).where('id', '=', 1).where('rolled_to', '=', 0).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Writes hour `hour`'s groups (replacing whatever that hour held) and moves `rolled_to` past it,
+   * when `rolled_to` is `hour`; false (nothing written) when another process got there first.
+   */
+  async rollHour(hour: number, groups: readonly HourGroup[]): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const moved = await trx.updateTable('sale_rollup_state').set({ rolled_to: hour + HOUR_MS }).where('id', '=', 1).where('rolled_to', '=', hour).executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) return false;
+      const state = await this.state(trx);
+      const counted = (Object.keys(COUNTER) as SalesWindow[]).filter((w) => hour >= (w === '7d' ? state.aged7d : state.aged14d));
+      // A re-rolled hour (after rewind): its old rows leave the counters and the table first.
+      for (const w of counted) await this.shiftCounters(trx, w, hour, hour + HOUR_MS, -1);
+      await trx.deleteFrom('sale_hours').where('hour', '=', hour).execute();
+
+      const kept = hour >= state.aged14d ? groups : groups.filter((g) => !WINDOWED_KINDS.includes(g.kind));
+      if (kept.length === 0) return true;
+      await bulkInsert(
+        trx,
+        this.dialect,
+        VARIANTS,
+        kept.map((g) => ({ kind: g.kind, key: g.key, tag: g.tag, item_name: g.itemName, mods: g.mods ? JSON.stringify(g.mods) : null })),
+      );
+      const ids = await this.idsOf(trx, kept);
+      await bulkInsert(
+        trx,
+        this.dialect,
+        HOURS,
+        kept.map((g) => ({ variant: ids.get(`${g.kind}\u0000${g.key}`)!, hour, count: g.count, sum: g.sum, min: g.min, max: g.max, prices: encodePrices(g.prices) })),
+      );
+      for (const w of counted) await this.shiftCounters(trx, w, hour, hour + HOUR_MS, 1);
+      return true;
+    });
+  }
+
+  /**
+   * Moves window `window`'s start to `to` (an hour start): the hours leaving it leave its counters.
+   * Moving the 14-day window also drops the windowed kinds' hours and variants that left it.
+   */
+  async ageTo(window: SalesWindow, to: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const state = await this.state(trx);
+      const from = window === '7d' ? state.aged7d : state.aged14d;
+      if (state.rolledTo === 0 || from >= to) return;
+      // Compare-and-set: of two processes ageing at once, one moves the window.
+      const moved = await trx.updateTable('sale_rollup_state').set({ [AGED[window]]: to }).where('id', '=', 1).where(AGED[window], '=', from).executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) return;
+      await this.shiftCounters(trx, window, from, to, -1);
+      if (window === '14d') {
+        await sql`delete from sale_hours where hour >= ${from} and hour < ${to}
+          and variant in (select id from sale_variants where kind in ('attr', 'mayor'))`.execute(trx);
+        await trx.deleteFrom('sale_variants').where('kind', 'in', WINDOWED_KINDS).where('sales_14d', '<=', 0).execute();
+      }
+    });
+  }
+
+  /** Rolls up again from `to` on (history was stored for hours already rolled up). */
+  async rewind(to: number): Promise<void> {
+    await this.db.updateTable('sale_rollup_state').set({ rolled_to: to }).where('id', '=', 1).where('rolled_to', '>', to).execute();
+  }
+
+  /** Variants of `kind` with at least `min` rolled-up sales in `window`. */
+  async variantsWithSales(kind: VariantKind, window: SalesWindow, min: number): Promise<StoredVariant[]> {
+    const rows = await this.db.selectFrom('sale_variants').selectAll().where('kind', '=', kind).where(COUNTER[window], '>=', min).execute();
+    return rows.map(variantOf);
+  }
+
+  /** Variants of `kind` by key (those stored). */
+  async variantsByKey(kind: VariantKind, keys: readonly string[]): Promise<StoredVariant[]> {
+    const out: StoredVariant[] = [];
+    for (let i = 0; i < keys.length; i += IN_CHUNK) {
+      const rows = await this.db.selectFrom('sale_variants').selectAll().where('kind', '=', kind).where('key', 'in', keys.slice(i, i + IN_CHUNK)).execute();
+      for (const r of rows) out.push(variantOf(r));
+    }
+    return out;
+  }
+
+  /** The rolled-up hours of these variants from `from` (inclusive) on. */
+  async hours(variants: readonly number[], from: number): Promise<StoredHour[]> {
+    const out: StoredHour[] = [];
+    for (let i = 0; i < variants.length; i += IN_CHUNK) {
+      const rows = await this.db
+        .selectFrom('sale_hours')
+        .selectAll()
+        .where('variant', 'in', variants.slice(i, i + IN_CHUNK))
+        .where('hour', '>=', from)
+        .execute();
+      for (const r of rows) out.push({ variant: Number(r.variant), hour: Number(r.hour), count: Number(r.count), sum: Number(r.sum), min: Number(r.min), max: Number(r.max), prices: decodePrices(r.prices) });
+    }
+    return out;
+  }
+
+  /** Adds (sign 1) or subtracts (sign −1) the sales of hours [from, to) to the window's counters. */
+  private async shiftCounters(trx: Kysely<Database>, window: SalesWindow, from: number, to: number, sign: 1 | -1): Promise<void> {
+    if (!(from < to)) return;
+    const counter = sql.ref(COUNTER[window]);
+    const op = sql.raw(sign > 0 ? '+' : '-');
+    await sql`update sale_variants set ${counter} = ${counter} ${op} s.n
+      from (select variant, sum("count") as n from sale_hours where hour >= ${from} and hour < ${to} group by variant) as s
+      where s.variant = sale_variants.id`.execute(trx);
+  }
+
+  private async idsOf(trx: Kysely<Database>, groups: readonly HourGroup[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    const byKind = new Map<string, string[]>();
+    for (const g of groups) {
+      const list = byKind.get(g.kind) ?? [];
+      list.push(g.key);
+      byKind.set(g.kind, list);
+    }
+    for (const [kind, keys] of byKind) {
+      for (let i = 0; i < keys.length; i += IN_CHUNK) {
+        const rows = await trx.selectFrom('sale_variants').select(['id', 'key']).where('kind', '=', kind).where('key', 'in', keys.slice(i, i + IN_CHUNK)).execute();
+        for (const r of rows) out.set(`${kind}\u0000${r.key}`, Number(r.id));
+      }
+    }
+    return out;
+  }
+}
