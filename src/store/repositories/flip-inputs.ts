@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
-import type { Database } from '../schema.ts';
+import type { AuctionsTable, Database } from '../schema.ts';
 import type { BazaarRepository } from './bazaar.ts';
 
 export interface SnapshotRow {
@@ -177,13 +177,12 @@ export class FlipInputRepository {
 
   /** Sold auctions with `from` ≤ sale time < `to` (no upper bound when omitted): price per unit, sale time. */
   async soldBetween(from: number, to?: number): Promise<AuctionRow[]> {
-    let q = this.db
-      .selectFrom('auctions')
-      .select(['uuid', 'tag', 'item_name', 'count', 'sold_price', 'sold_at', 'tier', 'reforge', 'enchantments', 'flat_nbt'])
-      .where('state', '=', 'sold')
-      .where('sold_at', '>=', from);
-    if (to !== undefined) q = q.where('sold_at', '<', to);
-    const rows = await q.execute();
+    // SQLite's planner (no statistics) would pick (state, end_at) and walk every sale ever stored.
+    const table = this.dialect === 'sqlite' ? sql`auctions indexed by auctions_sold_at` : sql`auctions`;
+    const upper = to === undefined ? sql`` : sql` and sold_at < ${to}`;
+    const { rows } = await sql<Pick<AuctionsTable, 'uuid' | 'tag' | 'item_name' | 'count' | 'sold_price' | 'sold_at' | 'tier' | 'reforge' | 'enchantments' | 'flat_nbt'>>`
+      select uuid, tag, item_name, count, sold_price, sold_at, tier, reforge, enchantments, flat_nbt
+      from ${table} where state = 'sold' and sold_at >= ${from}${upper}`.execute(this.db);
     return rows.map((r) => ({
       uuid: r.uuid,
       tag: r.tag,
