@@ -533,6 +533,7 @@ export class FlipEngine {
     const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
 
     this.auctions = { computedAt: now, attribute, mayor };
+    this.logger?.debug({ attribute: attribute.length, mayor: mayor.length, targets: targets.length, ms: Math.round(this.clock.now() - now) }, 'auction flips computed');
   }
 
   /**
