@@ -1,5 +1,5 @@
 /**
- * Crafting benchmarks on the real NEU recipe graph (../shared/data/neu-repo, 8,745 items,
+ * Crafting benchmarks on the real NEU recipe graph (test/fixtures, 8,745 items,
  * ~3,700 recipes) over a synthetic, deterministic market in which every item is priced:
  * half the items trade on the bazaar with 30-level books per side, the rest as 16 BIN
  * listings; prices follow the recipe graph (fair value = ingredients × 0.8–1.2) so buy-vs-craft
@@ -14,10 +14,10 @@
  *
  * Standalone: `node --import tsx bench/craft.ts [--quick]`
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { ManualClock } from '../src/clock.ts';
 import { encodeBook, type BookLevel } from '../src/domain/bazaar-book.ts';
 import { CraftEngine } from '../src/domain/craft/engine.ts';
@@ -28,9 +28,9 @@ import type { GameData } from '../src/gamedata/types.ts';
 import { CraftMarket } from '../src/market/craft.ts';
 import { Store } from '../src/store/index.ts';
 import type { AuctionsTable, BazaarSnapshotsTable } from '../src/store/schema.ts';
+import { neuRepo } from '../test/helpers/fixtures.ts';
 import { formatNumber, type BenchOptions, type BenchRow } from './lib.ts';
 
-const NEU = fileURLToPath(new URL('../../shared/data/neu-repo/', import.meta.url));
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 
 function hash(s: string): number {
@@ -182,10 +182,7 @@ function median(xs: number[]): number {
 }
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
-  if (!existsSync(join(NEU, 'items'))) {
-    return [{ name: 'craft benchmarks skipped', figure: 0, unit: '', notes: `no NEU repository at ${NEU}` }];
-  }
-  const game = loadNeuRepository(NEU);
+  const game = loadNeuRepository(neuRepo());
   const market = syntheticMarket(game);
   const prices = mapPriceSource(market.bazaar, market.bins, { asOf: NOW });
   let recipes = 0;

@@ -7,15 +7,13 @@
  *
  * Standalone: `node --import tsx bench/decode.ts [--quick]`
  */
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import nbt from 'prismarine-nbt';
 import { decodeAuctionItem, decodeItemBytes } from '../src/domain/nbt.ts';
+import { realAuctionPages } from '../test/helpers/fixtures.ts';
 import { formatNumber } from './lib.ts';
 import type { BenchOptions, BenchRow } from './lib.ts';
-
-const FIXTURE = new URL('../../shared/data/auctions/hypixel-auction-pages-2022-09-29.ndjson.gz', import.meta.url);
 
 interface Variant {
   name: string;
@@ -38,12 +36,9 @@ const VARIANTS: Variant[] = [
 
 /** Distinct `item_bytes` of the fixture's auctions. */
 function loadBlobs(): string[] {
-  const text = gunzipSync(readFileSync(FIXTURE)).toString('utf8');
   const byUuid = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    const page = JSON.parse(line) as { auctions: { uuid: string; item_bytes: string }[] };
-    for (const a of page.auctions) byUuid.set(a.uuid, a.item_bytes);
+  for (const page of realAuctionPages()) {
+    for (const a of page.auctions) byUuid.set(a.uuid, a.item_bytes as string);
   }
   return [...byUuid.values()];
 }

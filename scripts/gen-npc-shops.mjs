@@ -2,12 +2,24 @@
 /**
  * Regenerates src/gamedata/tables/npc-shops.ts from the NEU repository's NPC items
  * (`items/*_NPC.json`, recipes of type `npc_shop`). Usage:
- *   node scripts/gen-npc-shops.mjs [path/to/neu-repo]   (default ../shared/data/neu-repo)
+ *   node scripts/gen-npc-shops.mjs path/to/neu-repo
+ *   npx tsx scripts/gen-npc-shops.mjs      (the NEU snapshot in test/fixtures, unpacked by its test helper)
  */
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const repo = process.argv[2] ?? '../shared/data/neu-repo';
+const repo = process.argv[2] ?? (await fixtureRepo());
+
+/** The fixture's repository; its TypeScript helper needs tsx. */
+async function fixtureRepo() {
+  try {
+    return (await import('../test/helpers/fixtures.ts')).neuRepo();
+  } catch (err) {
+    if (err?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+    console.error('give a path to a NEU repository, or run through tsx (npx tsx scripts/gen-npc-shops.mjs) to use the one in test/fixtures');
+    process.exit(1);
+  }
+}
 const snapshot = readFileSync(join(repo, 'SNAPSHOT'), 'utf8').trim().split(/\s+/)[0];
 const parse = (s) => {
   const i = s.lastIndexOf(':');

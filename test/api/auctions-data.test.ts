@@ -13,9 +13,8 @@ import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { realRows, storeGeneration } from '../helpers/auctions.ts';
-import { hasAuctionPages } from '../helpers/fixtures.ts';
 
-describe('auction endpoints on the real 2022 pages', { skip: !hasAuctionPages && 'auction fixture absent (../shared/data)' }, () => {
+describe('auction endpoints on the real 2022 pages', () => {
   let t: TestApp;
   let rows: ReturnType<typeof realRows>;
   before(async () => {

@@ -1,12 +1,11 @@
 /**
  * Crafting endpoints over HTTP on simulator data (SQLite), and with the real NEU repository
- * loaded when ../shared/data/neu-repo is present.
+ * (test/fixtures).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { ManualClock } from '../../src/clock.ts';
@@ -19,9 +18,9 @@ import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { Store } from '../../src/store/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { neuRepo } from '../helpers/fixtures.ts';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
-const NEU = fileURLToPath(new URL('../../../shared/data/neu-repo/', import.meta.url));
 
 interface Plan {
   itemId: string;
@@ -187,8 +186,8 @@ describe('craft endpoints on simulator data', () => {
     assert.equal(defaults.method, 'craft', 'forceCraft defaults to true');
   });
 
-  test('real NEU recipes priced on the simulated market', { skip: existsSync(join(NEU, 'items')) ? false : 'no NEU repository' }, async () => {
-    const real = await createTestApp({ store, env: { DATA_DIR: dir, GAME_DATA_DIR: NEU } });
+  test('real NEU recipes priced on the simulated market', async () => {
+    const real = await createTestApp({ store, env: { DATA_DIR: dir, GAME_DATA_DIR: neuRepo() } });
     try {
       const rows = (await real.app.inject('/api/craft/profit')).json() as Array<{ itemId: string; ingredients: Array<{ itemId: string }> }>;
       assert.ok(rows.length > 0, 'some real recipes are profitable on the simulated market');
@@ -210,10 +209,10 @@ describe('craft endpoints on simulator data', () => {
   });
 });
 
-describe('craft endpoints with the real NEU repository', { skip: existsSync(join(NEU, 'items')) ? false : `no NEU repository at ${NEU}` }, () => {
+describe('craft endpoints with the real NEU repository', () => {
   let t: TestApp;
   before(async () => {
-    t = await createTestApp({ env: { GAME_DATA_DIR: NEU } });
+    t = await createTestApp({ env: { GAME_DATA_DIR: neuRepo() } });
   });
   after(async () => t.close());
 

@@ -1,6 +1,5 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import nbt from 'prismarine-nbt';
 import {
@@ -14,12 +13,7 @@ import {
 } from '../../src/domain/nbt.ts';
 import type { DecodedItem, ItemDecodeReason } from '../../src/domain/nbt.ts';
 import { PET_CUSTOM_LEVELING, PET_RARITY_OFFSET, PET_XP_PER_LEVEL, petLevel } from '../../src/domain/pets.ts';
-
-// Real data, read relative to the repo root (../shared/data = /work/shared/data).
-const DATA = new URL('../../../shared/data/', import.meta.url);
-const AUCTIONS = new URL('auctions/hypixel-auction-pages-2022-09-29.ndjson.gz', DATA);
-const SKYHELPER = new URL('skyhelper/items.json', DATA);
-const NEU_PETS = new URL('neu-repo/constants/pets.json', DATA);
+import { neuConstant, realAuctionPages, skyHelperItems } from '../helpers/fixtures.ts';
 
 interface AuctionRow {
   uuid: string;
@@ -30,16 +24,8 @@ interface AuctionRow {
   tier: string;
 }
 
-/** All 3,000 rows of the fixture (page 0 appears twice). */
-function auctionRows(): AuctionRow[] {
-  const text = gunzipSync(readFileSync(AUCTIONS)).toString('utf8');
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .flatMap((l) => (JSON.parse(l) as { auctions: AuctionRow[] }).auctions);
-}
-
-const rows = existsSync(AUCTIONS) ? auctionRows() : [];
+/** All 3,000 rows of the real auction pages (page 0 appears twice). */
+const rows = realAuctionPages().flatMap((page) => page.auctions as unknown as AuctionRow[]);
 const byUuid = new Map(rows.map((r) => [r.uuid, r]));
 
 function auctionItem(uuid: string): DecodedItem {
@@ -133,7 +119,7 @@ function rng(seed: number): () => number {
 
 // ---------------------------------------------------------------------------
 
-describe('real auction fixture', { skip: rows.length === 0 && 'fixture missing' }, () => {
+describe('real auction fixture', () => {
   test('decodes all 2,000 distinct auctions with zero failures, matching name, lore and item_uuid', () => {
     assert.equal(rows.length, 3000);
     assert.equal(byUuid.size, 2000);
@@ -304,8 +290,8 @@ describe('real auction fixture', { skip: rows.length === 0 && 'fixture missing' 
   });
 });
 
-describe('SkyHelper items (JSON re-encoded as NBT)', { skip: !existsSync(SKYHELPER) && 'fixture missing' }, () => {
-  const data = existsSync(SKYHELPER) ? (JSON.parse(readFileSync(SKYHELPER, 'utf8')) as Record<string, unknown>) : {};
+describe('SkyHelper items (JSON re-encoded as NBT)', () => {
+  const data = skyHelperItems();
   const sections = Object.entries(data).filter(
     ([name, v]) => Array.isArray(v) && !['sacks', 'essence', 'pets'].includes(name),
   ) as [string, Record<string, unknown>[]][];
@@ -361,8 +347,8 @@ describe('SkyHelper items (JSON re-encoded as NBT)', { skip: !existsSync(SKYHELP
     assert.ok(books.some(({ item }) => item.tag === 'ENCHANTED_BOOK'));
   });
 
-  test('pet levels of the profile pets match an independent reading of NEU pets.json', { skip: !existsSync(NEU_PETS) }, () => {
-    const neu = JSON.parse(readFileSync(NEU_PETS, 'utf8')) as {
+  test('pet levels of the profile pets match an independent reading of NEU pets.json', () => {
+    const neu = neuConstant('pets.json') as {
       pet_levels: number[];
       pet_rarity_offset: Record<string, number>;
       custom_pet_leveling: Record<string, { type?: number; pet_levels?: number[]; max_level?: number; rarity_offset?: Record<string, number> }>;
@@ -403,9 +389,9 @@ describe('SkyHelper items (JSON re-encoded as NBT)', { skip: !existsSync(SKYHELP
   });
 });
 
-describe('pet XP tables', { skip: !existsSync(NEU_PETS) && 'NEU repo missing' }, () => {
+describe('pet XP tables', () => {
   test('match NEU constants/pets.json', () => {
-    const neu = JSON.parse(readFileSync(NEU_PETS, 'utf8')) as {
+    const neu = neuConstant('pets.json') as {
       pet_levels: number[];
       pet_rarity_offset: Record<string, number>;
       custom_pet_leveling: Record<string, { type?: number; pet_levels?: number[]; max_level?: number; rarity_offset?: Record<string, number> }>;
@@ -619,7 +605,7 @@ describe('untrusted input', () => {
   });
 });
 
-test('string timestamps read as New York time put every creation before its listing, the closest within minutes', { skip: rows.length === 0 && 'auction fixture absent' }, () => {
+test('string timestamps read as New York time put every creation before its listing, the closest within minutes', () => {
   let closest = Infinity;
   let compared = 0;
   for (const row of rows as Array<AuctionRow & { start: number }>) {

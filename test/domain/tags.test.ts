@@ -1,9 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { isValidTag, itemTagFromExtra, neuIdToTag, normalizeTag, readPetInfo } from '../../src/domain/tags.ts';
-
-const NEU_ITEMS = new URL('../../../shared/data/neu-repo/items/', import.meta.url);
+import { neuRepo } from '../helpers/fixtures.ts';
 
 describe('itemTagFromExtra', () => {
   test('plain items keep their id', () => {
@@ -94,11 +94,12 @@ describe('neuIdToTag', () => {
     assert.equal(neuIdToTag('HYPERION'), 'HYPERION');
   });
 
-  test('agrees with itemTagFromExtra on the NEU repository items', { skip: !existsSync(NEU_ITEMS) && 'NEU repo missing' }, () => {
+  test('agrees with itemTagFromExtra on the NEU repository items', () => {
+    const items = join(neuRepo(), 'items');
     const counts = { pets: 0, books: 0, runes: 0, potions: 0 };
-    for (const file of readdirSync(NEU_ITEMS)) {
+    for (const file of readdirSync(items)) {
       if (!file.endsWith('.json')) continue;
-      const item = JSON.parse(readFileSync(new URL(file, NEU_ITEMS), 'utf8')) as { internalname: string; itemid: string; nbttag: string };
+      const item = JSON.parse(readFileSync(join(items, file), 'utf8')) as { internalname: string; itemid: string; nbttag: string };
       const tag = neuIdToTag(item.internalname, item.itemid);
       assert.ok(isValidTag(tag), `${item.internalname} → ${tag}`);
       if (!item.internalname.includes(';')) continue;

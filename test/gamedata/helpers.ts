@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { encodeBook } from '../../src/domain/bazaar-book.ts';
 import type { Store } from '../../src/store/index.ts';
 
-export const NEU_REPO = new URL('../../../shared/data/neu-repo/', import.meta.url);
-
 export function writeMiniRepo(dir: string): void {
   mkdirSync(join(dir, 'items'), { recursive: true });
   mkdirSync(join(dir, 'constants'), { recursive: true });

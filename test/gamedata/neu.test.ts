@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { loadGameData, syncedGameDataPath } from '../../src/gamedata/index.ts';
 import { loadNeuRepository, requirementsOf } from '../../src/gamedata/neu.ts';
 import type { GameData } from '../../src/gamedata/types.ts';
-import { NEU_REPO, writeMiniRepo } from './helpers.ts';
-
-const realRepo = fileURLToPath(NEU_REPO);
-const hasRealRepo = existsSync(join(realRepo, 'items'));
+import { neuRepo } from '../helpers/fixtures.ts';
+import { writeMiniRepo } from './helpers.ts';
 
 describe('NEU loader on a hand-made repository', () => {
   let dir: string;
@@ -92,10 +89,10 @@ describe('game data source precedence', () => {
   });
 });
 
-describe('NEU loader on the real repository', { skip: hasRealRepo ? false : `no NEU repository at ${realRepo}` }, () => {
+describe('NEU loader on the real repository', () => {
   let data: GameData & { report: { itemFiles: number; failed: unknown[] } };
   before(() => {
-    data = loadNeuRepository(realRepo);
+    data = loadNeuRepository(neuRepo());
   });
 
   test('every one of the 8,745 items parses', () => {

@@ -11,7 +11,7 @@ import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { createLogger } from '../../src/logger.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { FakeUpstream } from '../helpers/fake-upstream.ts';
-import { hasAuctionPages, realGeneration, type RealAuctionPage } from '../helpers/fixtures.ts';
+import { realGeneration, type RealAuctionPage } from '../helpers/fixtures.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -50,14 +50,14 @@ describeEachBackend('auctions ingestion', (fixture) => {
       source: 'upstream',
       sleep: async () => {},
     };
-    pages = hasAuctionPages ? realGeneration(NOW) : [];
+    pages = realGeneration(NOW);
   });
   after(async () => {
     await ctx.client.close();
     await upstream.stop();
   });
 
-  it('ingests a real two-page generation: every auction decoded and stored, atomically', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+  it('ingests a real two-page generation: every auction decoded and stored, atomically', async () => {
     upstream.on(pagePath(0), { body: pages[0] }).on(pagePath(1), { body: pages[1], gzip: true });
     const ingester = new AuctionIngester(ctx);
     const result = applied(await ingester.pollOnce());
@@ -103,7 +103,7 @@ describeEachBackend('auctions ingestion', (fixture) => {
     assert.equal(await ingester.pollOnce(), 'unchanged');
   });
 
-  it('applies the next generation as a diff: new, changed, sold through bids, and gone', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+  it('applies the next generation as a diff: new, changed, sold through bids, and gone', async () => {
     const { store } = fixture();
     const next = structuredClone(pages);
     const lastUpdated = pages[0]!.lastUpdated + 60_000;
@@ -187,7 +187,7 @@ describeEachBackend('auctions ingestion', (fixture) => {
     assert.equal((await store.auctions.get(goneBin.uuid))?.state, 'sold');
   });
 
-  it('waits out stale pages, 404s during a swap and 5xx, and restarts on a newer generation', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+  it('waits out stale pages, 404s during a swap and 5xx, and restarts on a newer generation', async () => {
     const base = pages[0]!.lastUpdated + 10 * 60_000;
     const gen = (t: number) => pages.map((p) => ({ ...p, lastUpdated: t }));
     const [a0, a1] = gen(base);
@@ -202,7 +202,7 @@ describeEachBackend('auctions ingestion', (fixture) => {
     assert.equal((await fixture().store.feeds.get('auctions'))?.lastUpdated, base + 60_000);
   });
 
-  it('counts, logs and skips invalid records and corrupt NBT without losing the rest', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+  it('counts, logs and skips invalid records and corrupt NBT without losing the rest', async () => {
     const t = pages[0]!.lastUpdated + 20 * 60_000;
     const bad = structuredClone(pages);
     for (const p of bad) p.lastUpdated = t;
@@ -220,7 +220,7 @@ describeEachBackend('auctions ingestion', (fixture) => {
     assert.equal((await fixture().store.feeds.get('auctions'))?.lastUpdated, t, 'the generation still applied');
   });
 
-  it('gives up on a generation whose pages never agree, leaving the store untouched', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+  it('gives up on a generation whose pages never agree, leaving the store untouched', async () => {
     const t = pages[0]!.lastUpdated + 30 * 60_000;
     const before = await fixture().store.feeds.get('auctions');
     upstream.on(pagePath(0), { body: { ...pages[0], lastUpdated: t } }).on(pagePath(1), { body: { ...pages[1], lastUpdated: t - 60_000 } });

@@ -8,7 +8,7 @@ import { after, it } from 'node:test';
 import { DecodePool, type RecordRanges } from '../../src/ingest/decode-pool.ts';
 import { scanAuctionPage } from '../../src/ingest/page-scan.ts';
 import { prepareAuctionRecord, type PreparedRecord } from '../../src/ingest/prepare-auction.ts';
-import { hasAuctionPages, realGeneration } from '../helpers/fixtures.ts';
+import { realGeneration } from '../helpers/fixtures.ts';
 
 const pool = new DecodePool(1, (err) => assert.fail(`decode pool error: ${String(err)}`));
 after(() => pool.close());
@@ -28,7 +28,7 @@ function inline(body: Buffer, ranges: Array<{ from: number; to: number }>): Prep
   return ranges.map((r) => prepareAuctionRecord(body.toString('utf8', r.from, r.to)));
 }
 
-it('decodes real pages in a worker exactly as the ingest thread does', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+it('decodes real pages in a worker exactly as the ingest thread does', async () => {
   for (const page of realGeneration(Date.UTC(2026, 10, 22))) {
     const body = Buffer.from(JSON.stringify(page));
     const scanned = scanAuctionPage(body).auctions!;
@@ -41,7 +41,7 @@ it('decodes real pages in a worker exactly as the ingest thread does', { skip: !
   }
 });
 
-it('returns bad records as invalid or undecodable, in order, without failing the page', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+it('returns bad records as invalid or undecodable, in order, without failing the page', async () => {
   const [page] = realGeneration(Date.UTC(2026, 10, 22));
   const good = page!.auctions.slice(0, 3);
   const records = [
@@ -69,7 +69,7 @@ it('returns bad records as invalid or undecodable, in order, without failing the
   assert.deepEqual(fromWorker, inline(body, ranges));
 });
 
-it('stops its workers on close and starts them again on the next use', { skip: !hasAuctionPages && 'auction fixture absent' }, async () => {
+it('stops its workers on close and starts them again on the next use', async () => {
   const [page] = realGeneration(Date.UTC(2026, 10, 22));
   const body = Buffer.from(JSON.stringify(page));
   const ranges = scanAuctionPage(body).auctions!.slice(0, 10);

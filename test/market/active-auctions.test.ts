@@ -9,7 +9,6 @@ import { ActiveAuctionsView } from '../../src/market/active-auctions.ts';
 import { Store } from '../../src/store/index.ts';
 import { listing, realRows, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
-import { hasAuctionPages } from '../helpers/fixtures.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const all = compileFilters({}).test;
@@ -162,7 +161,7 @@ describeEachBackend('active auctions view: binRows for the attribute flips', (fi
 });
 
 describe('active auctions view on the real 2022 pages', () => {
-  it('holds every auction and its lowest BIN matches a direct computation over the raw pages', { skip: !hasAuctionPages && 'auction fixture absent (../shared/data)' }, async () => {
+  it('holds every auction and its lowest BIN matches a direct computation over the raw pages', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skymarket-view-real-'));
     const store = await Store.open({ dataDir: dir });
     const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
@@ -190,7 +189,7 @@ describe('active auctions view on the real 2022 pages', () => {
     }
   });
 
-  it('binRows equals the store query over every real tag', { skip: !hasAuctionPages && 'auction fixture absent (../shared/data)' }, async () => {
+  it('binRows equals the store query over every real tag', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'skymarket-view-real-'));
     const store = await Store.open({ dataDir: dir });
     const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { attributeFlips, upgradeIngredients, type AuctionListing, type AuctionSale, type VariantModifiers } from '../../../src/domain/flips/attribute.ts';
 import { builtinUpgradeCosts, upgradeCostsFromNeu, type UpgradeCosts } from '../../../src/gamedata/upgrades.ts';
+import { neuConstant } from '../../helpers/fixtures.ts';
 import { NOW, marketOf, product } from './helpers.ts';
 
 const H = 3_600_000;
@@ -100,11 +100,8 @@ describe('upgrade pricing: stars, attributes, gemstones, pet items', () => {
 });
 
 describe('upgrade costs as game data', () => {
-  const dir = new URL('../../../../shared/data/neu-repo/constants/', import.meta.url);
-  const skip = existsSync(new URL('essencecosts.json', dir)) ? false : 'no NEU repository in ../shared/data';
-  it('reads stars and attribute levelling from the real NEU constants', { skip }, () => {
-    const read = (name: string) => JSON.parse(readFileSync(new URL(name, dir), 'utf8')) as unknown;
-    const neu = upgradeCostsFromNeu(read('essencecosts.json'), read('attribute_shards.json'));
+  it('reads stars and attribute levelling from the real NEU constants', () => {
+    const neu = upgradeCostsFromNeu(neuConstant('essencecosts.json'), neuConstant('attribute_shards.json'));
     const hyperion = neu.stars.get('HYPERION')!;
     assert.equal(hyperion.essence, 'ESSENCE_WITHER');
     assert.deepEqual(hyperion.perStar.slice(0, 5), [150, 300, 500, 900, 1500]);
