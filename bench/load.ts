@@ -23,6 +23,10 @@
  * `--ingest-only[=seconds]` (default 160): the same service and simulator with no reads at all, the
  * service's RSS sampled every second while it ingests (the cold sweep, then a steady generation a
  * minute): the memory of ingestion and the work that follows each generation (flips, views) alone.
+ *
+ * `--history[=sales]` (default 1,000,000): the service's store holds a month of sold auctions before it
+ * starts, as a service restarted on its history does (the flips then roll the last 14 days of sales up
+ * first). With `--ingest-only` the run measures the empty store and then the history, and gives the ratio.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +36,8 @@ import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import type { BenchOptions, BenchRow } from './lib.ts';
+import { Store } from '../src/store/index.ts';
+import { storeManySales } from '../test/helpers/sales-history.ts';
 
 const BIN = join(import.meta.dirname, '../bin/skymarket.js');
 const DIST_CLI = join(import.meta.dirname, '../dist/cli.js');
@@ -75,8 +81,9 @@ function startSimulatorProcess(auctions: number): Promise<{ url: string; child: 
   return spawnListening('simulator', [BIN, 'simulate', '--port', '0', '--host', '127.0.0.1'], { ...process.env, SIM_AUCTIONS: String(auctions), LOG_LEVEL: 'info' });
 }
 
-async function startDemo(auctions: number, backfill: string, inProcess: boolean): Promise<Demo & { simulator?: ChildProcess }> {
+async function startDemo(auctions: number, backfill: string, inProcess: boolean, historySales = 0): Promise<Demo & { simulator?: ChildProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-load-'));
+  if (historySales > 0) await storeHistory(dir, historySales);
   const simulator = inProcess ? undefined : await startSimulatorProcess(auctions);
   if (!VIA_TSX) execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] });
   const { url, child } = await spawnListening('skymarket', [...NODE_FLAGS, VIA_TSX ? BIN : DIST_CLI, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
@@ -106,6 +113,19 @@ async function startDemo(auctions: number, backfill: string, inProcess: boolean)
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A month of sold auctions in the service's store before it starts (test/helpers/sales-history.ts:
+ * a few hundred tags with a long tail of variants), as a service restarted on its history has.
+ */
+async function storeHistory(dir: string, sales: number): Promise<void> {
+  const store = await Store.open({ dataDir: dir });
+  try {
+    await storeManySales(store, { now: Date.now(), days: 30, sales, seed: 5 });
+  } finally {
+    await store.close();
+  }
 }
 
 /** Peak and current resident set of a process, MB (Linux /proc). */
@@ -363,8 +383,8 @@ function summarize(values: number[]): string {
 }
 
 /** Ingestion alone for `seconds` after the service is ready: peak RSS (VmHWM) and the generations seen. */
-async function ingestionOnly(auctions: number, seconds: number): Promise<BenchRow[]> {
-  const demo = await startDemo(auctions, '6h', false);
+async function ingestionOnly(auctions: number, seconds: number, historySales = 0): Promise<BenchRow[]> {
+  const demo = await startDemo(auctions, '6h', false, historySales);
   try {
     const readyMs = await waitReady(demo.url, auctions);
     const pid = demo.child.pid!;
@@ -387,7 +407,7 @@ async function ingestionOnly(auctions: number, seconds: number): Promise<BenchRo
     const heapMb = await heapUsedMb(demo.url);
     return [
       {
-        name: `service peak RSS, ingestion only (no reads), ${auctions.toLocaleString('en')} auctions (target ≤ 400 MB)`,
+        name: `service peak RSS, ingestion only (no reads), ${auctions.toLocaleString('en')} auctions${historySales > 0 ? `, restarted on ${historySales.toLocaleString('en')} stored sales (30 days)` : ', empty store'} (target ≤ 400 MB)`,
         figure: Math.round(memory?.peak ?? maxSampled),
         unit: 'MB',
         notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${heapSetting()}; VmHWM from start (cold sweep, ready after ${Math.round(readyMs / 1000)} s) through ${seconds} s more, ${generations.size} generations seen; max RSS sampled each second ${Math.round(maxSampled)} MB; JS heap used at the end ${heapMb ?? '?'} MB`,
@@ -398,19 +418,33 @@ async function ingestionOnly(auctions: number, seconds: number): Promise<BenchRo
   }
 }
 
+/** `--history[=sales]`: stored sales the service restarts on (default 1,000,000; 200,000 with --quick); 0 without the flag. */
+function historyArgument(options: BenchOptions): number {
+  const arg = process.argv.find((a) => a === '--history' || a.startsWith('--history='));
+  if (!arg) return 0;
+  const sales = arg.includes('=') ? Number(arg.split('=')[1]) : options.quick ? 200_000 : 1_000_000;
+  if (!(Number.isInteger(sales) && sales > 0)) throw new Error(`--history=<sales> needs a positive integer, not ${arg.split('=')[1]}`);
+  return sales;
+}
+
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const auctions = options.quick ? 20_000 : 60_000;
   const ingestOnly = process.argv.find((a) => a === '--ingest-only' || a.startsWith('--ingest-only='));
   if (ingestOnly) {
     const seconds = Number(ingestOnly.split('=')[1] ?? 160);
     if (!(seconds > 0)) throw new Error(`--ingest-only=<seconds> needs a positive number, not ${ingestOnly.split('=')[1]}`);
-    return ingestionOnly(auctions, seconds);
+    const history = historyArgument(options);
+    if (history === 0) return ingestionOnly(auctions, seconds);
+    // The same service on an empty store and on a month of history, one after the other: the ratio is what history costs.
+    const [empty] = await ingestionOnly(auctions, seconds);
+    const [full] = await ingestionOnly(auctions, seconds, history);
+    return [empty!, { ...full!, ratio: full!.figure / empty!.figure, baseline: 'the same service on an empty store' }];
   }
   const seconds = options.quick ? 10 : 30;
   const connections = options.quick ? 20 : 50;
   const ipCount = options.quick ? 20 : 50;
   const inProcess = process.argv.includes('--in-process');
-  const demo = await startDemo(auctions, options.quick ? '1h' : '6h', inProcess);
+  const demo = await startDemo(auctions, options.quick ? '1h' : '6h', inProcess, historyArgument(options));
   try {
     const readyMs = await waitReady(demo.url, auctions);
     const paths = await workloadPaths(demo.url);

@@ -5,6 +5,7 @@
  * attributes), so the variants the rollups hold grow as a real market's would. Deterministic for
  * a seed; stored in batches through the store's own sales path.
  */
+import { sql } from 'kysely';
 import type { Store } from '../../src/store/index.ts';
 import type { AuctionsTable } from '../../src/store/schema.ts';
 
@@ -114,4 +115,24 @@ export async function storeSyntheticSales(store: Store, o: HistoryOptions): Prom
     n += rows.length;
   }
   return n;
+}
+
+/**
+ * Many sales quickly: an eighth of them generated and stored, then copied seven times in SQL, each
+ * copy with new uuids (generated ones start with 'a', a copy's with its digit) a minute or so earlier.
+ * Returns the sold rows the store then holds.
+ */
+export async function storeManySales(store: Store, o: HistoryOptions): Promise<number> {
+  const copies = 8;
+  await storeSyntheticSales(store, { ...o, sales: Math.ceil(o.sales / copies) });
+  const columns = sql.raw(
+    'tag, item_name, count, seller, profile_id, coop, start_at, end_at, starting_bid, highest_bid, bin, tier, category, reforge, item_uuid, item_uid, item_created_at, enchantments, flat_nbt, item_bytes, state, last_updated, sold_price, buyer',
+  );
+  for (let k = 1; k < copies; k++) {
+    await sql`insert into auctions (uuid, ${columns}, sold_at)
+      select ${String(k)} || substr(uuid, 2), ${columns}, sold_at - ${k * 61_000}
+      from auctions where state = 'sold' and uuid like 'a%'`.execute(store.kysely);
+  }
+  const r = await store.kysely.selectFrom('auctions').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'sold').executeTakeFirstOrThrow();
+  return Number(r.n);
 }

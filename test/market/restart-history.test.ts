@@ -10,30 +10,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import { Store } from '../../src/store/index.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, type Backend } from '../helpers/databases.ts';
-import { storeSyntheticSales } from '../helpers/sales-history.ts';
+import { storeManySales } from '../helpers/sales-history.ts';
 
 const CLI = join(import.meta.dirname, '../../src/cli.ts');
 const SALES = 1_000_000;
-const COPIES = 8; // the generated history, stored once and copied 7 times a minute apart (SQL: seconds, not minutes)
 const HEAP_MB = 256;
 const RSS_BUDGET_MB = 512;
-
-/** A month of sales: SALES / COPIES generated, then copied in SQL with new uuids a minute or so earlier each. */
-async function fill(store: Store, now: number): Promise<number> {
-  await storeSyntheticSales(store, { now, days: 30, sales: SALES / COPIES, seed: 3 });
-  const columns = 'tag, item_name, count, seller, profile_id, coop, start_at, end_at, starting_bid, highest_bid, bin, tier, category, reforge, item_uuid, item_uid, item_created_at, enchantments, flat_nbt, item_bytes, state, last_updated, sold_price, buyer';
-  for (let k = 1; k < COPIES; k++) {
-    // Generated uuids start with 'a'; each copy starts with its own digit.
-    await sql`insert into auctions (uuid, ${sql.raw(columns)}, sold_at)
-      select ${String(k)} || substr(uuid, 2), ${sql.raw(columns)}, sold_at - ${k * 61_000}
-      from auctions where state = 'sold' and uuid like 'a%'`.execute(store.kysely);
-  }
-  const r = await store.kysely.selectFrom('auctions').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'sold').executeTakeFirstOrThrow();
-  return Number(r.n);
-}
 
 function rssOf(pid: number): { rss: number; hwm: number } | null {
   try {
@@ -60,7 +44,7 @@ for (const backend of ['sqlite', 'postgres'] as Backend[]) {
     before(async () => {
       const store = await Store.open({ dataDir: dir, databaseUrl, schema: backend === 'postgres' ? schema : undefined });
       try {
-        sales = await fill(store, now);
+        sales = await storeManySales(store, { now, days: 30, sales: SALES, seed: 3 });
       } finally {
         await store.close();
       }
