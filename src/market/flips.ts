@@ -481,10 +481,11 @@ export class FlipEngine {
     // Sales come rolled up per variant and hour (plus the last hour or so raw): memory grows with
     // the variants that sell, not with the sales of the window.
     const rolled = await this.rollups.catchUp(ref);
+    const tail = await this.rollups.rawTail(rolled, ref);
 
     // Attribute flips: target variants that sold often enough in the 7-day window, listings of their tags.
     const targets: AttributeTarget[] = [];
-    for (const v of await this.rollups.variantsSelling('attr', '7d', ATTRIBUTE_MIN_SALES, rolled, ref)) {
+    for (const v of await this.rollups.variantsSelling('attr', '7d', ATTRIBUTE_MIN_SALES, rolled, ref, tail)) {
       const median = weightedMedian(v.points);
       if (v.mods === null || median === null) continue;
       targets.push({ key: v.key, tag: v.tag, mods: v.mods, median, count: v.count });
@@ -525,7 +526,7 @@ export class FlipEngine {
     }
     // Auction items: one comparable variant per tag (its most sold one), not a mix of pet levels and upgrades.
     const topVariant = new Map<string, { name: string; count: number; samples: PriceSample[] }>();
-    for (const v of await this.rollups.variantsSelling('mayor', '14d', 3, rolled, ref)) {
+    for (const v of await this.rollups.variantsSelling('mayor', '14d', 3, rolled, ref, tail)) {
       const best = topVariant.get(v.tag);
       if (!best || v.count > best.count) topVariant.set(v.tag, { name: v.itemName, count: v.count, samples: v.samples });
     }

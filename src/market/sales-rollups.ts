@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { RollupState, SalesWindow } from '../store/repositories/sale-rollups.ts';
 import type { VariantModifiers } from '../domain/flips/attribute.ts';
-import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
+import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, type SoldItem, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * HOUR_MS;
@@ -36,6 +36,12 @@ export interface VariantSales {
   points: WeightedPrice[];
   /** the same prices with a time each (an hour's digest points at the middle of their hour) */
   samples: Array<{ ts: number; price: number }>;
+}
+
+/** Sales not rolled up yet, from `from` on. */
+export interface RawTail {
+  from: number;
+  sales: SoldItem[];
 }
 
 export class SalesRollups {
@@ -73,9 +79,16 @@ export class SalesRollups {
     let rolled = 0;
     while (state.rolledTo < closedTo) {
       const hour = state.rolledTo;
-      const sales = await this.store.flipInputs.soldBetween(hour, hour + HOUR_MS);
-      await repo.rollHour(hour, rollSales(sales).get(hour) ?? []);
-      rolled++;
+      // Hours without sales (a quiet store, or before a history replay arrives) are passed in one step.
+      const first = await this.store.flipInputs.firstSaleFrom(hour);
+      const next = first === null ? closedTo : Math.min(closedTo, hourOf(first));
+      if (next > hour) {
+        await repo.rollEmpty(hour, next);
+      } else {
+        const sales = await this.store.flipInputs.soldBetween(hour, hour + HOUR_MS);
+        await repo.rollHour(hour, rollSales(sales).get(hour) ?? []);
+        rolled++;
+      }
       state = await repo.state();
       // One hour at a time, the event loop served in between (a first catch-up can be days of sales).
       await new Promise((resolve) => setImmediate(resolve));
@@ -89,16 +102,21 @@ export class SalesRollups {
     for (const w of ['7d', '14d'] as const) await this.store.saleRollups.ageTo(w, hourOf(now - WINDOW_MS[w]));
   }
 
+  /** The sales after the last rolled-up hour (at most RAW_TAIL_MS of them), read once for several kinds. */
+  async rawTail(state: RollupState, now: number): Promise<RawTail> {
+    const from = Math.max(state.rolledTo, now - RAW_TAIL_MS);
+    return { from, sales: await this.store.flipInputs.soldBetween(from) };
+  }
+
   /**
    * Variants of `kind` with at least `minSales` sales in `window` at `now`: the rolled-up hours
    * from the window's start plus the raw sales after the last rolled-up hour.
    */
-  async variantsSelling(kind: VariantKind, window: SalesWindow, minSales: number, state: RollupState, now: number): Promise<VariantSales[]> {
-    const tailFrom = Math.max(state.rolledTo, now - RAW_TAIL_MS);
-    const tail = await this.store.flipInputs.soldBetween(tailFrom);
+  async variantsSelling(kind: VariantKind, window: SalesWindow, minSales: number, state: RollupState, now: number, tail?: RawTail): Promise<VariantSales[]> {
+    const { from: tailFrom, sales: tailSales } = tail ?? (await this.rawTail(state, now));
     // Raw sales keep their own times.
     const tailGroups = new Map<string, { tag: string; itemName: string; mods: VariantModifiers | null; raw: Array<{ ts: number; price: number }> }>();
-    for (const sale of tail) {
+    for (const sale of tailSales) {
       if (!(sale.price > 0)) continue;
       const { key, mods, price } = saleVariants(sale)[kind];
       const e = tailGroups.get(key);

@@ -154,6 +154,22 @@ export class SaleRollupRepository {
   }
 
   /**
+   * Marks the hours [from, to) rolled up with no sales in them (dropping whatever a previous roll left
+   * there), when `rolled_to` is `from`; false when another process got there first.
+   */
+  async rollEmpty(from: number, to: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const moved = await trx.updateTable('sale_rollup_state').set({ rolled_to: to }).where('id', '=', 1).where('rolled_to', '=', from).executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) return false;
+      const state = await this.state(trx);
+      await this.shiftCounters(trx, '7d', Math.max(from, state.aged7d), to, -1);
+      await this.shiftCounters(trx, '14d', Math.max(from, state.aged14d), to, -1);
+      await trx.deleteFrom('sale_hours').where('hour', '>=', from).where('hour', '<', to).execute();
+      return true;
+    });
+  }
+
+  /**
    * Moves window `window`'s start to `to` (an hour start): the hours leaving it leave its counters.
    * Moving the 14-day window also drops the windowed kinds' hours and variants that left it.
    */
