@@ -11,9 +11,9 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
-import type { RollupState, SalesWindow } from '../store/repositories/sale-rollups.ts';
+import type { RollupState, SalesWindow, VariantCount } from '../store/repositories/sale-rollups.ts';
 import type { VariantModifiers } from '../domain/flips/attribute.ts';
-import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, type SoldItem, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
+import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, weightedMedian, type SoldItem, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * HOUR_MS;
@@ -44,8 +44,29 @@ export interface RawTail {
   sales: SoldItem[];
 }
 
+/** An attribute flip target: a variant, its sales in the 7-day window and their median. */
+export interface AttributeTargetSales {
+  key: string;
+  tag: string;
+  mods: VariantModifiers;
+  median: number;
+  count: number;
+}
+
+/** A tag's most sold mayor variant: its sales in the 14-day window and their prices with times. */
+export interface MayorItemSales {
+  tag: string;
+  name: string;
+  count: number;
+  samples: Array<{ ts: number; price: number }>;
+}
+
 export class SalesRollups {
   private catching: Promise<RollupState> | undefined;
+  /** attribute targets kept between calls: median of the rolled-up hours, and the variant */
+  private readonly medians = new Map<number, number>();
+  private readonly variants = new Map<number, { tag: string; mods: VariantModifiers | null }>();
+  private keptAt: RollupState | undefined;
 
   constructor(
     private readonly store: Store,
@@ -114,15 +135,7 @@ export class SalesRollups {
    */
   async variantsSelling(kind: VariantKind, window: SalesWindow, minSales: number, state: RollupState, now: number, tail?: RawTail): Promise<VariantSales[]> {
     const { from: tailFrom, sales: tailSales } = tail ?? (await this.rawTail(state, now));
-    // Raw sales keep their own times.
-    const tailGroups = new Map<string, { tag: string; itemName: string; mods: VariantModifiers | null; raw: Array<{ ts: number; price: number }> }>();
-    for (const sale of tailSales) {
-      if (!(sale.price > 0)) continue;
-      const { key, mods, price } = saleVariants(sale)[kind];
-      const e = tailGroups.get(key);
-      if (e) e.raw.push({ ts: sale.at, price });
-      else tailGroups.set(key, { tag: sale.tag, itemName: sale.itemName, mods, raw: [{ ts: sale.at, price }] });
-    }
+    const tailGroups = groupTail({ from: tailFrom, sales: tailSales }, kind);
     const windowStart = window === '7d' ? state.aged7d : state.aged14d;
     const stored = new Map((await this.store.saleRollups.variantsWithSales(kind, window, Math.max(1, minSales))).map((v) => [v.key, v]));
     const missing = [...tailGroups.keys()].filter((k) => !stored.has(k));
@@ -161,4 +174,138 @@ export class SalesRollups {
     }
     return [...out.values()];
   }
+
+  /**
+   * The attribute flips' targets: `attr` variants with at least `minSales` sales in the 7-day window
+   * and their median sale price. Medians and modifiers of rolled-up variants are kept between calls and
+   * recomputed only for variants whose hours changed (rolled in or aged out since the last call), so a
+   * steady computation reads the hours of an hour's worth of variants, not of every target.
+   */
+  async attributeTargets(state: RollupState, tail: RawTail, minSales: number): Promise<AttributeTargetSales[]> {
+    await this.invalidate(state);
+    const tailGroups = groupTail(tail, 'attr');
+    const counts = await this.candidates('attr', '7d', minSales, tailGroups);
+    const needHours: VariantCount[] = [];
+    const needVariant: number[] = [];
+    const seen = new Set<number>();
+    for (const c of counts) {
+      const raw = tailGroups.get(c.key)?.raw.length ?? 0;
+      if (c.sales + raw < minSales) continue;
+      seen.add(c.id);
+      if (!this.variants.has(c.id)) needVariant.push(c.id);
+      if (raw > 0 || !this.medians.has(c.id)) needHours.push(c);
+    }
+    for (const v of await this.store.saleRollups.variantsById(needVariant)) this.variants.set(v.id, { tag: v.tag, mods: v.mods });
+    const points = new Map<number, WeightedPrice[]>(needHours.map((c) => [c.id, []]));
+    for (const h of await this.store.saleRollups.hours([...points.keys()], state.aged7d)) {
+      if (h.hour < tail.from) digestPoints(h.count, h.prices, points.get(h.variant));
+    }
+    for (const c of needHours) {
+      const p = points.get(c.id)!;
+      const stored = weightedMedian(p);
+      if (stored !== null) this.medians.set(c.id, stored);
+      else this.medians.delete(c.id);
+      for (const r of tailGroups.get(c.key)?.raw ?? []) p.push({ price: r.price, weight: 1 });
+    }
+    // Forget variants that no longer qualify: what is kept stays bounded by today's targets.
+    for (const id of this.variants.keys()) if (!seen.has(id)) this.variants.delete(id);
+    for (const id of this.medians.keys()) if (!seen.has(id)) this.medians.delete(id);
+    const out: AttributeTargetSales[] = [];
+    const counted = new Set<string>();
+    for (const c of counts) {
+      if (!seen.has(c.id)) continue;
+      counted.add(c.key);
+      const v = this.variants.get(c.id);
+      const raw = tailGroups.get(c.key)?.raw.length ?? 0;
+      const median = raw > 0 ? weightedMedian(points.get(c.id)!) : (this.medians.get(c.id) ?? null);
+      if (!v?.mods || median === null) continue;
+      out.push({ key: c.key, tag: v.tag, mods: v.mods, median, count: c.sales + raw });
+    }
+    // Variants seen only in the raw tail.
+    for (const [key, g] of tailGroups) {
+      if (counted.has(key) || g.raw.length < minSales || !g.mods) continue;
+      const median = weightedMedian(g.raw.map((r) => ({ price: r.price, weight: 1 })));
+      if (median !== null) out.push({ key, tag: g.tag, mods: g.mods, median, count: g.raw.length });
+    }
+    return out;
+  }
+
+  /**
+   * The mayor flips' auction items: per tag, its most sold `mayor` variant in the 14-day window (at
+   * least `minSales` sales), with its price samples. Only the chosen variants' hours are read.
+   */
+  async mayorItems(state: RollupState, tail: RawTail, minSales: number): Promise<MayorItemSales[]> {
+    const tailGroups = groupTail(tail, 'mayor');
+    const counts = await this.candidates('mayor', '14d', minSales, tailGroups);
+    const top = new Map<string, { id: number | null; key: string; count: number }>();
+    const consider = (tag: string, id: number | null, key: string, count: number) => {
+      if (count < minSales) return;
+      const best = top.get(tag);
+      if (!best || count > best.count) top.set(tag, { id, key, count });
+    };
+    const stored = new Set<string>();
+    for (const c of counts) {
+      stored.add(c.key);
+      consider(c.tag, c.id, c.key, c.sales + (tailGroups.get(c.key)?.raw.length ?? 0));
+    }
+    for (const [key, g] of tailGroups) if (!stored.has(key)) consider(g.tag, null, key, g.raw.length);
+    const ids = [...top.values()].flatMap((c) => (c.id === null ? [] : [c.id]));
+    const names = new Map((await this.store.saleRollups.variantsById(ids)).map((v) => [v.id, v.itemName]));
+    const samples = new Map<number, Array<{ ts: number; price: number }>>(ids.map((id) => [id, []]));
+    for (const h of await this.store.saleRollups.hours(ids, state.aged14d)) {
+      if (h.hour >= tail.from) continue;
+      const list = samples.get(h.variant)!;
+      for (const p of digestPoints(h.count, h.prices)) list.push({ ts: h.hour + HOUR_MS / 2, price: p.price });
+    }
+    return [...top].map(([tag, c]) => {
+      const g = tailGroups.get(c.key);
+      const list = c.id === null ? [] : samples.get(c.id)!;
+      for (const r of g?.raw ?? []) list.push(r);
+      return { tag, name: (c.id === null ? undefined : names.get(c.id)) ?? g?.itemName ?? tag, count: c.count, samples: list };
+    });
+  }
+
+  /** Stored variants of `kind` that may reach `minSales` with the raw tail's sales: counted ones and the tail's own. */
+  private async candidates(kind: VariantKind, window: SalesWindow, minSales: number, tailGroups: Map<string, TailGroup>): Promise<VariantCount[]> {
+    const counts = await this.store.saleRollups.variantCounts(kind, window, Math.max(1, minSales));
+    const known = new Set(counts.map((c) => c.key));
+    const missing = [...tailGroups.keys()].filter((k) => !known.has(k));
+    return [...counts, ...(await this.store.saleRollups.variantCountsByKey(kind, window, missing))];
+  }
+
+  /** Drops kept medians whose hours changed since they were computed. */
+  private async invalidate(state: RollupState): Promise<void> {
+    const before = this.keptAt;
+    this.keptAt = state;
+    if (!before) return;
+    if (state.rolledTo < before.rolledTo || state.aged7d < before.aged7d) {
+      this.medians.clear();
+      return;
+    }
+    const changed = [
+      ...(await this.store.saleRollups.variantsWithHoursIn(before.rolledTo, state.rolledTo)),
+      ...(await this.store.saleRollups.variantsWithHoursIn(before.aged7d, state.aged7d)),
+    ];
+    for (const id of changed) this.medians.delete(id);
+  }
+}
+
+interface TailGroup {
+  tag: string;
+  itemName: string;
+  mods: VariantModifiers | null;
+  raw: Array<{ ts: number; price: number }>;
+}
+
+/** The raw tail's sales grouped by their variant of `kind`; each keeps its own time. */
+function groupTail(tail: RawTail, kind: VariantKind): Map<string, TailGroup> {
+  const groups = new Map<string, TailGroup>();
+  for (const sale of tail.sales) {
+    if (!(sale.price > 0)) continue;
+    const { key, mods, price } = saleVariants(sale)[kind];
+    const e = groups.get(key);
+    if (e) e.raw.push({ ts: sale.at, price });
+    else groups.set(key, { tag: sale.tag, itemName: sale.itemName, mods, raw: [{ ts: sale.at, price }] });
+  }
+  return groups;
 }

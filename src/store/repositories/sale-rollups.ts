@@ -34,6 +34,14 @@ export interface StoredVariant {
   sales14d: number;
 }
 
+export interface VariantCount {
+  id: number;
+  key: string;
+  tag: string;
+  /** rolled-up sales in the window asked for */
+  sales: number;
+}
+
 export interface StoredHour {
   variant: number;
   hour: number;
@@ -199,6 +207,41 @@ export class SaleRollupRepository {
   async variantsWithSales(kind: VariantKind, window: SalesWindow, min: number): Promise<StoredVariant[]> {
     const rows = await this.db.selectFrom('sale_variants').selectAll().where('kind', '=', kind).where(COUNTER[window], '>=', min).execute();
     return rows.map(variantOf);
+  }
+
+  /** Id, key, tag and window count of the variants of `kind` with at least `min` sales in `window` (no modifiers parsed). */
+  async variantCounts(kind: VariantKind, window: SalesWindow, min: number): Promise<VariantCount[]> {
+    const counter = COUNTER[window];
+    const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where(counter, '>=', min).execute();
+    return rows.map((r) => ({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) }));
+  }
+
+  /** The same for variants of `kind` by key (those stored). */
+  async variantCountsByKey(kind: VariantKind, window: SalesWindow, keys: readonly string[]): Promise<VariantCount[]> {
+    const counter = COUNTER[window];
+    const out: VariantCount[] = [];
+    for (let i = 0; i < keys.length; i += IN_CHUNK) {
+      const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('key', 'in', keys.slice(i, i + IN_CHUNK)).execute();
+      for (const r of rows) out.push({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) });
+    }
+    return out;
+  }
+
+  /** Variants by id (those stored). */
+  async variantsById(ids: readonly number[]): Promise<StoredVariant[]> {
+    const out: StoredVariant[] = [];
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const rows = await this.db.selectFrom('sale_variants').selectAll().where('id', 'in', ids.slice(i, i + IN_CHUNK)).execute();
+      for (const r of rows) out.push(variantOf(r));
+    }
+    return out;
+  }
+
+  /** The variants with a rolled-up hour in [from, to). */
+  async variantsWithHoursIn(from: number, to: number): Promise<number[]> {
+    if (!(from < to)) return [];
+    const rows = await this.db.selectFrom('sale_hours').select('variant').distinct().where('hour', '>=', from).where('hour', '<', to).execute();
+    return rows.map((r) => Number(r.variant));
   }
 
   /** Variants of `kind` by key (those stored). */
