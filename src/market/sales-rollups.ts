@@ -67,6 +67,10 @@ export class SalesRollups {
   private readonly medians = new Map<number, number>();
   private readonly variants = new Map<number, { tag: string; mods: VariantModifiers | null }>();
   private keptAt: RollupState | undefined;
+  private attrCounts: Map<number, VariantCount> | null = null;
+  /** the rolled-up points of targets that also have raw sales (their median is merged every time) */
+  private readonly storedPoints = new Map<number, WeightedPrice[]>();
+  private attrMin = 0;
 
   constructor(
     private readonly store: Store,
@@ -182,9 +186,19 @@ export class SalesRollups {
    * steady computation reads the hours of an hour's worth of variants, not of every target.
    */
   async attributeTargets(state: RollupState, tail: RawTail, minSales: number): Promise<AttributeTargetSales[]> {
-    await this.invalidate(state);
+    const changed = await this.invalidate(state);
     const tailGroups = groupTail(tail, 'attr');
-    const counts = await this.candidates('attr', '7d', minSales, tailGroups);
+    // The qualifying variants' counts, kept too: only variants whose hours changed can have new counts.
+    if (this.attrCounts === null || this.attrMin !== minSales) {
+      this.attrCounts = new Map((await this.store.saleRollups.variantCounts('attr', '7d', minSales)).map((c) => [c.id, c]));
+      this.attrMin = minSales;
+    } else if (changed.length > 0) {
+      for (const id of changed) this.attrCounts.delete(id);
+      for (const c of await this.store.saleRollups.variantCountsById('attr', '7d', [...new Set(changed)])) if (c.sales >= minSales) this.attrCounts.set(c.id, c);
+    }
+    const known = new Set<string>();
+    for (const c of this.attrCounts.values()) known.add(c.key);
+    const counts = [...this.attrCounts.values(), ...(await this.store.saleRollups.variantCountsByKey('attr', '7d', [...tailGroups.keys()].filter((k) => !known.has(k))))];
     const needHours: VariantCount[] = [];
     const needVariant: number[] = [];
     const seen = new Set<number>();
@@ -193,7 +207,7 @@ export class SalesRollups {
       if (c.sales + raw < minSales) continue;
       seen.add(c.id);
       if (!this.variants.has(c.id)) needVariant.push(c.id);
-      if (raw > 0 || !this.medians.has(c.id)) needHours.push(c);
+      if (!this.medians.has(c.id) || (raw > 0 && !this.storedPoints.has(c.id))) needHours.push(c);
     }
     for (const v of await this.store.saleRollups.variantsById(needVariant)) this.variants.set(v.id, { tag: v.tag, mods: v.mods });
     const points = new Map<number, WeightedPrice[]>(needHours.map((c) => [c.id, []]));
@@ -205,11 +219,13 @@ export class SalesRollups {
       const stored = weightedMedian(p);
       if (stored !== null) this.medians.set(c.id, stored);
       else this.medians.delete(c.id);
-      for (const r of tailGroups.get(c.key)?.raw ?? []) p.push({ price: r.price, weight: 1 });
+      // Variants that sell right now (raw sales on top) keep their points: they are few and read every time.
+      if (tailGroups.has(c.key)) this.storedPoints.set(c.id, p);
     }
     // Forget variants that no longer qualify: what is kept stays bounded by today's targets.
     for (const id of this.variants.keys()) if (!seen.has(id)) this.variants.delete(id);
     for (const id of this.medians.keys()) if (!seen.has(id)) this.medians.delete(id);
+    for (const id of this.storedPoints.keys()) if (!seen.has(id)) this.storedPoints.delete(id);
     const out: AttributeTargetSales[] = [];
     const counted = new Set<string>();
     for (const c of counts) {
@@ -217,7 +233,8 @@ export class SalesRollups {
       counted.add(c.key);
       const v = this.variants.get(c.id);
       const raw = tailGroups.get(c.key)?.raw.length ?? 0;
-      const median = raw > 0 ? weightedMedian(points.get(c.id)!) : (this.medians.get(c.id) ?? null);
+      const rawPoints = (tailGroups.get(c.key)?.raw ?? []).map((r) => ({ price: r.price, weight: 1 }));
+      const median = raw > 0 ? weightedMedian([...(this.storedPoints.get(c.id) ?? []), ...rawPoints]) : (this.medians.get(c.id) ?? null);
       if (!v?.mods || median === null) continue;
       out.push({ key: c.key, tag: v.tag, mods: v.mods, median, count: c.sales + raw });
     }
@@ -236,12 +253,16 @@ export class SalesRollups {
    */
   async mayorItems(state: RollupState, tail: RawTail, minSales: number): Promise<MayorItemSales[]> {
     const tailGroups = groupTail(tail, 'mayor');
-    const counts = await this.candidates('mayor', '14d', minSales, tailGroups);
+    // The true top of a tag is its stored top, or a variant the raw tail adds sales to.
+    const stored0 = await this.store.saleRollups.topVariantPerTag('mayor', '14d', 1);
+    const known = new Set(stored0.map((c) => c.key));
+    const counts = [...stored0, ...(await this.store.saleRollups.variantCountsByKey('mayor', '14d', [...tailGroups.keys()].filter((k) => !known.has(k))))];
     const top = new Map<string, { id: number | null; key: string; count: number }>();
     const consider = (tag: string, id: number | null, key: string, count: number) => {
       if (count < minSales) return;
       const best = top.get(tag);
-      if (!best || count > best.count) top.set(tag, { id, key, count });
+      // Ties go to the smaller key, so the choice does not depend on read order.
+      if (!best || count > best.count || (count === best.count && key < best.key)) top.set(tag, { id, key, count });
     };
     const stored = new Set<string>();
     for (const c of counts) {
@@ -265,28 +286,26 @@ export class SalesRollups {
     });
   }
 
-  /** Stored variants of `kind` that may reach `minSales` with the raw tail's sales: counted ones and the tail's own. */
-  private async candidates(kind: VariantKind, window: SalesWindow, minSales: number, tailGroups: Map<string, TailGroup>): Promise<VariantCount[]> {
-    const counts = await this.store.saleRollups.variantCounts(kind, window, Math.max(1, minSales));
-    const known = new Set(counts.map((c) => c.key));
-    const missing = [...tailGroups.keys()].filter((k) => !known.has(k));
-    return [...counts, ...(await this.store.saleRollups.variantCountsByKey(kind, window, missing))];
-  }
-
-  /** Drops kept medians whose hours changed since they were computed. */
-  private async invalidate(state: RollupState): Promise<void> {
+  /** Drops kept medians (and counts) whose hours changed since they were computed; returns those variants. */
+  private async invalidate(state: RollupState): Promise<number[]> {
     const before = this.keptAt;
     this.keptAt = state;
-    if (!before) return;
+    if (!before) return [];
     if (state.rolledTo < before.rolledTo || state.aged7d < before.aged7d) {
       this.medians.clear();
-      return;
+      this.storedPoints.clear();
+      this.attrCounts = null;
+      return [];
     }
     const changed = [
       ...(await this.store.saleRollups.variantsWithHoursIn(before.rolledTo, state.rolledTo)),
       ...(await this.store.saleRollups.variantsWithHoursIn(before.aged7d, state.aged7d)),
     ];
-    for (const id of changed) this.medians.delete(id);
+    for (const id of changed) {
+      this.medians.delete(id);
+      this.storedPoints.delete(id);
+    }
+    return changed;
   }
 }
 

@@ -216,6 +216,27 @@ export class SaleRollupRepository {
     return rows.map((r) => ({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) }));
   }
 
+  /** The same for variants of `kind` by id (those stored). */
+  async variantCountsById(kind: VariantKind, window: SalesWindow, ids: readonly number[]): Promise<VariantCount[]> {
+    const counter = COUNTER[window];
+    const out: VariantCount[] = [];
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('id', 'in', ids.slice(i, i + IN_CHUNK)).execute();
+      for (const r of rows) out.push({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) });
+    }
+    return out;
+  }
+
+  /** Per tag, the variants of `kind` with the most sales in `window` (at least `min`; every one of a tie). */
+  async topVariantPerTag(kind: VariantKind, window: SalesWindow, min: number): Promise<VariantCount[]> {
+    const counter = sql.ref(COUNTER[window]);
+    const { rows } = await sql<{ id: number; key: string; tag: string; sales: number }>`
+      select v.id, v.key, v.tag, v.${counter} as sales from sale_variants v
+      join (select tag, max(${counter}) as top from sale_variants where kind = ${kind} group by tag) t on t.tag = v.tag and v.${counter} = t.top
+      where v.kind = ${kind} and v.${counter} >= ${min}`.execute(this.db);
+    return rows.map((r) => ({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number(r.sales) }));
+  }
+
   /** The same for variants of `kind` by key (those stored). */
   async variantCountsByKey(kind: VariantKind, window: SalesWindow, keys: readonly string[]): Promise<VariantCount[]> {
     const counter = COUNTER[window];
