@@ -40,6 +40,9 @@ export const SOLD_PARTNER_WINDOW_DAYS = 30;
 export const SOLD_PAGE_SIZE = 1000;
 export const SOLD_PARTNER_PAGE_SIZE = 10_000;
 export const MAX_UID_BATCH = 120;
+/** sales of one item per page of /api/auctions/uid/{uid}/sold: by default, and at most */
+export const UID_SOLD_PAGE_SIZE = 100;
+export const UID_SOLD_MAX_PAGE_SIZE = 1000;
 export const MAX_ACTIVE_UUID_BATCH = 1000;
 export const ANALYSIS_MAX_SALES = 50_000;
 /** The price analysis gives up after this long (the reference's 20 s database timeout): a 503 problem. */
@@ -586,21 +589,35 @@ export async function auctionsRoutes(app: FastifyInstance) {
     return found;
   }
 
-  app.get<{ Params: { uid: string } }>(
+  app.get<{ Params: { uid: string }; Querystring: { page: number; pageSize: number } }>(
     '/api/auctions/uid/:uid/sold',
     {
       schema: {
         tags: TAGS,
-        summary: 'Every recorded sale of one physical item (duplicate detection)',
+        summary: 'Recorded sales of one physical item (duplicate detection), newest first, a page at a time',
+        description:
+          `Page 0 (the default) is the newest ${UID_SOLD_PAGE_SIZE} sales, in the established answer shape; \`page\` (0-based) and \`pageSize\` ` +
+          `(1-${UID_SOLD_MAX_PAGE_SIZE}) read further. Ordered by sale time, newest first, then by auction uuid, so pages neither overlap nor skip. ` +
+          'When there are more sales than this page holds, the response has a `Link: <…>; rel="next"` header.',
         params: Type.Object({ uid: Type.String({ description: 'item uuid, or its last 12 hex characters' }) }),
+        querystring: Type.Object({
+          page: Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: '0-based page number' }),
+          pageSize: Type.Integer({ minimum: 1, maximum: UID_SOLD_MAX_PAGE_SIZE, default: UID_SOLD_PAGE_SIZE, description: `sales per page, 1-${UID_SOLD_MAX_PAGE_SIZE}` }),
+        }),
         response: { 200: Type.Array(Type.Ref('ItemSell')), ...problemResponses(400) },
       },
       config: { cache: 600 },
     },
-    async (request) => {
+    async (request, reply) => {
       const uid = itemUidOf(request.params.uid);
       if (!uid) throw badRequest('invalid_uuid', 'One or more passed uuids are invalid (12 to 32 hex characters expected).');
-      return (await store.auctionQueries.salesByItemUid([uid])).map((s) => itemSell(s, true));
+      const { page, pageSize } = request.query;
+      // One row past the page says whether a next page exists.
+      const rows = await store.auctionQueries.salesOfItem(uid, pageSize + 1, page * pageSize);
+      if (rows.length > pageSize) {
+        reply.header('link', `</api/auctions/uid/${encodeURIComponent(request.params.uid)}/sold?page=${page + 1}&pageSize=${pageSize}>; rel="next"`);
+      }
+      return rows.slice(0, pageSize).map((s) => itemSell(s, true));
     },
   );
 

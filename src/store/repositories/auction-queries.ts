@@ -347,6 +347,26 @@ export class AuctionQueryRepository {
     if (this.dialect === 'sqlite') await new Promise((resolve) => setImmediate(resolve));
   }
 
+  /**
+   * One page of the sales of one item (its uid: the last 12 hex characters of the item uuid),
+   * newest first, then by auction uuid. LIMIT/OFFSET is right here: the item_uid index gives
+   * all of one item's rows (a few, or a few thousand for the most traded) and they are sorted
+   * whatever the page.
+   */
+  async salesOfItem(uid: string, limit: number, offset: number): Promise<ItemSaleRow[]> {
+    const rows = await this.db
+      .selectFrom('auctions')
+      .select(['uuid', 'tag', 'item_uid', 'seller', 'buyer', 'sold_price', 'highest_bid', 'sold_at', 'end_at'])
+      .where('item_uid', '=', uid)
+      .where('state', '=', SOLD)
+      .orderBy('sold_at', 'desc')
+      .orderBy('uuid')
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    return rows.map(toItemSale);
+  }
+
   /** Every sale of the items with these uids (last 12 hex characters of the item uuid). */
   async salesByItemUid(uids: readonly string[]): Promise<ItemSaleRow[]> {
     if (uids.length === 0) return [];
