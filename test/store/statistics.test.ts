@@ -128,20 +128,31 @@ describeEachBackend('planner statistics', (fixture) => {
       assert.deepEqual(await job.runOnce(), []);
       return;
     }
-    assert.deepEqual(await job.runOnce(), [], 'nothing stale after the replay');
+    assert.deepEqual(await store.statistics.stale(), [], 'nothing never analyzed after the replay');
+    const autovacuum = (await store.statistics.settings())!.autovacuum;
+    // Change counts reach the statistics system up to about a second after their transaction, so
+    // counts of the replay's last writes can arrive after its ANALYZE: let the job take those first.
+    const settle = async () => {
+      for (let i = 0; i < 20 && (await job.runOnce()).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 300));
+    };
+    await settle();
     // Change more than 10 % of the auctions table.
     await sql`update auctions set last_updated = last_updated + 1`.execute(store.kysely);
+    if (autovacuum) {
+      // The server analyzes it; the job only takes tables never analyzed.
+      assert.ok(!(await job.runOnce()).includes('auctions'));
+      return;
+    }
     let outdated: string[] = [];
-    // Change counts reach the statistics system within about a second of the transaction.
     for (let i = 0; i < 40 && !outdated.includes('auctions'); i++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       outdated = await store.statistics.stale({ outdated: true });
     }
     assert.ok(outdated.includes('auctions'), `auctions counted as changed: ${outdated.join()}`);
     assert.ok(!(await store.statistics.stale()).includes('auctions'), 'but not as never analyzed');
-    const autovacuum = (await store.statistics.settings())!.autovacuum;
     const analyzed = await job.runOnce();
-    assert.equal(analyzed.includes('auctions'), !autovacuum, `autovacuum ${autovacuum}: analyzed ${analyzed.join()}`);
-    if (!autovacuum) assert.ok(!(await store.statistics.stale({ outdated: true })).includes('auctions'));
+    assert.ok(analyzed.includes('auctions'), `autovacuum off: analyzed ${analyzed.join()}`);
+    await settle();
+    assert.ok(!(await store.statistics.stale({ outdated: true })).includes('auctions'));
   });
 });
