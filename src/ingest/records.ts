@@ -3,6 +3,7 @@
  * a blob that does not decode throws ItemDecodeError for the caller to count and skip.
  */
 import { decodeAuctionItem, type DecodedItem } from '../domain/nbt.ts';
+import { coopColumn, itemBytesColumn } from '../store/auction-encoding.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import type { UpstreamAuction, UpstreamSale } from './upstream.ts';
 
@@ -20,7 +21,6 @@ function itemColumns(item: DecodedItem) {
   return {
     tag: item.tag,
     reforge: item.reforge,
-    item_uuid: itemUuid,
     item_uid: itemUuid ? itemUuid.slice(-12) : item.uid,
     item_created_at: item.createdAt,
     enchantments: Object.keys(item.enchantments).length ? item.enchantments : null,
@@ -36,7 +36,7 @@ export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionsTable
     count: item.count,
     seller: a.auctioneer,
     profile_id: a.profile_id ?? null,
-    coop: a.coop && a.coop.length ? JSON.stringify(a.coop) : null,
+    coop: coopColumn(a.coop, a.auctioneer),
     start_at: a.start,
     end_at: a.end,
     starting_bid: a.starting_bid,
@@ -44,7 +44,7 @@ export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionsTable
     bin: a.bin === true,
     tier: a.tier ?? null,
     category: a.category ?? null,
-    item_bytes: a.item_bytes,
+    item_bytes: itemBytesColumn(a.item_bytes),
     state: 'active',
     last_updated: a.last_updated ?? a.start,
     sold_price: null,
@@ -79,7 +79,7 @@ export function saleRow(s: UpstreamSale, item: DecodedItem): AuctionsTable {
     bin: s.bin,
     tier: tierFromLore(item.lore),
     category: null,
-    item_bytes: s.item_bytes,
+    item_bytes: itemBytesColumn(s.item_bytes),
     state: 'sold',
     last_updated: s.timestamp,
     sold_price: s.price,

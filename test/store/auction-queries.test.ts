@@ -13,11 +13,10 @@ describeEachBackend('auction queries', (fixture) => {
     const q = store.auctionQueries;
     const active = listing(NOW, { enchantments: { sharpness: 6 }, flat_nbt: { upgrade_level: '5' }, coop: JSON.stringify(['a', 'b']) });
     await storeGeneration(store, NOW, [active], [{ auction_uuid: active.uuid, amount: 10, bidder: 'x', profile_id: null, placed_at: NOW - 5 }]);
-    const itemUuid = hex32();
-    const uid = itemUuid.slice(-12);
+    const uid = hex32().slice(-12);
     await storeSales(store, NOW, [
-      sale(NOW, DAY, { sold_price: 300, item_uuid: itemUuid, item_uid: uid, count: 3 }),
-      sale(NOW, 2 * DAY, { sold_price: 100, item_uuid: itemUuid, item_uid: uid }),
+      sale(NOW, DAY, { sold_price: 300, item_uid: uid, count: 3 }),
+      sale(NOW, 2 * DAY, { sold_price: 100, item_uid: uid }),
       sale(NOW, 3 * DAY, { sold_price: 200 }),
       sale(NOW, 10 * DAY, { sold_price: 400, tag: 'OTHER' }),
     ]);

@@ -15,6 +15,7 @@ import { m008Mod } from './008-mod.ts';
 import { m009UploadKindIndex } from './009-upload-kind-index.ts';
 import { m010BazaarCompact } from './010-bazaar-compact.ts';
 import { m011BazaarChunks } from './011-bazaar-chunks.ts';
+import { m013AuctionStorage } from './013-auction-storage.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -28,6 +29,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['009-upload-kind-index', m009UploadKindIndex],
   ['010-bazaar-compact', m010BazaarCompact],
   ['011-bazaar-chunks', m011BazaarChunks],
+  ['013-auction-storage', m013AuctionStorage],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -3,6 +3,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
+import { ACTIVE } from './auction-queries.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
 
 const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
@@ -12,7 +13,7 @@ const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
   count: 'int4',
   seller: 'text',
   profile_id: 'text',
-  coop: 'jsonb',
+  coop: 'text',
   start_at: 'int8',
   end_at: 'int8',
   starting_bid: 'int8',
@@ -21,12 +22,11 @@ const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
   tier: 'text',
   category: 'text',
   reforge: 'text',
-  item_uuid: 'text',
   item_uid: 'text',
   item_created_at: 'int8',
   enchantments: 'jsonb',
   flat_nbt: 'jsonb',
-  item_bytes: 'text',
+  item_bytes: 'bytea',
   state: 'text',
   last_updated: 'int8',
   sold_price: 'int8',
@@ -123,7 +123,7 @@ export class AuctionRepository {
           .limit(1)
           .as('top_bidder'),
       )
-      .where('a.state', '=', 'active')
+      .where('a.state', '=', ACTIVE)
       .execute();
     return new Map(
       rows.map((r) => [
@@ -175,8 +175,9 @@ export class AuctionRepository {
       return;
     }
     // SQLite: statement text built directly, chunked under the bound-parameter limit. `+state`
-    // keeps the planner on the primary key (without statistics it picks the (state, end_at)
-    // index and walks every active auction for a few hundred uuids).
+    // keeps the planner on the primary key (without statistics it would pick an index over the
+    // active auctions, since migration 013 the partial auctions_active_end, and walk every active
+    // auction for a few hundred uuids).
     for (let i = 0; i < sold.length; i += SQLITE_DEPARTED_CHUNK) {
       const chunk = sold.slice(i, i + SQLITE_DEPARTED_CHUNK);
       const parameters: unknown[] = [];

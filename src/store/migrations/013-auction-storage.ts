@@ -1,0 +1,181 @@
+/**
+ * Smaller auction rows (issue 29, part 4; measured with `npm run bench -- storage-sales`,
+ * docs/performance.md):
+ *
+ * - `item_bytes` holds the gzipped NBT as raw bytes instead of upstream's base64 text (−25 %).
+ *   PostgreSQL: a `bytea` column stored EXTERNAL (gzip does not compress again); SQLite keeps
+ *   the column's declared type (its TEXT affinity stores blobs as blobs) so the rows are
+ *   converted in place rather than copied into a new table.
+ * - `coop` is stored compactly: members joined by `,`, the seller as an empty entry (a solo
+ *   profile's list becomes `''`); a list that does not fit that form stays a JSON array
+ *   (store/auction-encoding.ts reads both). PostgreSQL: `text` instead of `jsonb`.
+ * - `item_uuid` is gone: no reader used it, `item_uid` (the lookup id) stays, and the full uuid
+ *   is in the item bytes. SQLite keeps the column, NULL in every row (SQLite's DROP COLUMN
+ *   rewrites the whole table in one transaction); nothing reads or writes it.
+ * - Indexes that only active-auction reads use become partial indexes over active rows, so a
+ *   sale no longer pays for them: (tag, state, starting_bid) → (tag, starting_bid), (state,
+ *   end_at) → (end_at), (seller) → (seller), each `where state = 'active'`; expired rows keep a
+ *   (tag) index for the tag-exists check. `bids_bidder` is dropped: no query reads bids by bidder.
+ *
+ * Existing rows are converted in batches of BATCH rows (keyset by rowid on SQLite, each batch its
+ * own transaction, so the migration can stop and resume; by uuid on PostgreSQL, where Kysely runs
+ * the migration in one transaction): memory stays bounded by one batch. The conversion code is
+ * inlined so this migration keeps doing what it did when the encoding helpers change.
+ * Space freed inside the database is reused by new rows; `VACUUM` (SQLite) or `VACUUM FULL`
+ * (PostgreSQL) returns it to the file system.
+ */
+import { sql, type Migration } from 'kysely';
+import type { Dialect } from '../db.ts';
+import { postgresArray } from '../bulk.ts';
+import { decodeAuctionItem, ItemDecodeError } from '../../domain/nbt.ts';
+import type { AnyDb } from './column-types.ts';
+
+const BATCH = 2_000;
+
+/** Indexes of migration 002 replaced by partial ones. */
+const OLD_INDEXES = ['auctions_tag_state_price', 'auctions_state_end', 'auctions_seller', 'bids_bidder'];
+const NEW_INDEXES = ['auctions_active_tag_price', 'auctions_active_end', 'auctions_active_seller', 'auctions_expired_tag'];
+
+/** The compact coop form (store/auction-encoding.ts `coopColumn` as of this migration). */
+function compactCoop(coop: unknown, seller: string): string | null {
+  let list: unknown = coop;
+  if (typeof coop === 'string') {
+    try {
+      list = JSON.parse(coop);
+    } catch {
+      return coop;
+    }
+  }
+  if (!Array.isArray(list) || list.length === 0) return null;
+  const members = list.map(String);
+  if (members.some((m) => m === '' || m.includes(',')) || members[0]!.startsWith('[')) return JSON.stringify(members);
+  return members.map((m) => (m === seller ? '' : m)).join(',');
+}
+
+/** The JSON coop form of migration 002. */
+function jsonCoop(stored: string | null, seller: string): string | null {
+  if (stored === null) return null;
+  if (stored.startsWith('[')) return stored;
+  return JSON.stringify(stored.split(',').map((m) => (m === '' ? seller : m)));
+}
+
+/** Item uuid as migration 002 stored it (32 hex, lower case), from the item's NBT; null when it has none. */
+function itemUuidOf(base64: string): string | null {
+  try {
+    const hex = decodeAuctionItem(base64).itemUuid?.replace(/-/g, '').toLowerCase();
+    return hex && /^[0-9a-f]{32}$/.test(hex) ? hex : null;
+  } catch (err) {
+    if (err instanceof ItemDecodeError) return null;
+    throw err;
+  }
+}
+
+const toBytes = (v: unknown): Buffer => (typeof v === 'string' ? Buffer.from(v, 'base64') : Buffer.from(v as Uint8Array));
+const toBase64 = (v: unknown): string => (typeof v === 'string' ? v : Buffer.from(v as Uint8Array).toString('base64'));
+
+export function m013AuctionStorage(dialect: Dialect): Migration {
+  return {
+    async up(db: AnyDb) {
+      for (const name of OLD_INDEXES) await sql`drop index if exists ${sql.ref(name)}`.execute(db);
+      if (dialect === 'sqlite') await upSqlite(db);
+      else await upPostgres(db);
+      await sql`create index if not exists auctions_active_tag_price on auctions (tag, starting_bid) where state = 'active'`.execute(db);
+      await sql`create index if not exists auctions_active_end on auctions (end_at) where state = 'active'`.execute(db);
+      await sql`create index if not exists auctions_active_seller on auctions (seller) where state = 'active'`.execute(db);
+      await sql`create index if not exists auctions_expired_tag on auctions (tag) where state = 'expired'`.execute(db);
+    },
+    async down(db: AnyDb) {
+      for (const name of NEW_INDEXES) await sql`drop index if exists ${sql.ref(name)}`.execute(db);
+      if (dialect === 'sqlite') await downSqlite(db);
+      else await downPostgres(db);
+      await db.schema.createIndex('auctions_tag_state_price').on('auctions').columns(['tag', 'state', 'starting_bid']).execute();
+      await db.schema.createIndex('auctions_state_end').on('auctions').columns(['state', 'end_at']).execute();
+      await db.schema.createIndex('auctions_seller').on('auctions').column('seller').execute();
+      await db.schema.createIndex('bids_bidder').on('bids').column('bidder').execute();
+    },
+  };
+}
+
+/**
+ * SQLite, in place: each batch converts the rows still holding base64 text, in its own
+ * transaction, so an interrupted migration resumes where it stopped.
+ */
+async function upSqlite(db: AnyDb): Promise<void> {
+  let after = -1;
+  for (;;) {
+    const { rows } = await sql<{ id: number; item_bytes: unknown; coop: string | null; seller: string; item_uuid: string | null }>`
+      select rowid as id, item_bytes, coop, seller, item_uuid from auctions where rowid > ${after} order by rowid limit ${BATCH}`.execute(db);
+    if (rows.length === 0) break;
+    after = Number(rows[rows.length - 1]!.id);
+    const todo = rows.filter((r) => typeof r.item_bytes === 'string' || r.item_uuid !== null);
+    if (todo.length === 0) continue;
+    const values = sql.join(todo.map((r) => sql`(${r.id}, ${toBytes(r.item_bytes)}, ${typeof r.item_bytes === 'string' ? compactCoop(r.coop, r.seller) : r.coop})`));
+    await db.transaction().execute(async (trx) => {
+      await sql`update auctions set item_bytes = v.column2, coop = v.column3, item_uuid = null
+        from (values ${values}) as v where auctions.rowid = v.column1`.execute(trx);
+    });
+  }
+}
+
+async function downSqlite(db: AnyDb): Promise<void> {
+  let after = -1;
+  for (;;) {
+    const { rows } = await sql<{ id: number; item_bytes: unknown; coop: string | null; seller: string }>`
+      select rowid as id, item_bytes, coop, seller from auctions where rowid > ${after} order by rowid limit ${BATCH}`.execute(db);
+    if (rows.length === 0) break;
+    after = Number(rows[rows.length - 1]!.id);
+    const todo = rows.filter((r) => typeof r.item_bytes !== 'string');
+    if (todo.length === 0) continue;
+    const values = sql.join(
+      todo.map((r) => {
+        const base64 = toBase64(r.item_bytes);
+        return sql`(${r.id}, ${base64}, ${jsonCoop(r.coop, r.seller)}, ${itemUuidOf(base64)})`;
+      }),
+    );
+    await db.transaction().execute(async (trx) => {
+      await sql`update auctions set item_bytes = v.column2, coop = v.column3, item_uuid = v.column4
+        from (values ${values}) as v where auctions.rowid = v.column1`.execute(trx);
+    });
+  }
+}
+
+/** PostgreSQL: new columns filled batch by batch (keyset by uuid), then swapped in. */
+async function upPostgres(db: AnyDb): Promise<void> {
+  await sql`alter table auctions add column item bytea, add column coop_list text`.execute(db);
+  let after = '';
+  for (;;) {
+    const { rows } = await sql<{ uuid: string; item_bytes: string; coop: unknown; seller: string }>`
+      select uuid, item_bytes, coop, seller from auctions where uuid > ${after} order by uuid limit ${BATCH}`.execute(db);
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1]!.uuid;
+    const items = postgresArray(rows.map((r) => toBytes(r.item_bytes)), 'bytea');
+    const coops = rows.map((r) => compactCoop(r.coop, r.seller));
+    await sql`update auctions a set item = v.item, coop_list = v.coop
+      from unnest(${rows.map((r) => r.uuid)}::text[], ${items}::bytea[], ${coops}::text[]) as v(uuid, item, coop)
+      where a.uuid = v.uuid`.execute(db);
+  }
+  await sql`alter table auctions drop column item_bytes, drop column coop, drop column item_uuid`.execute(db);
+  await sql`alter table auctions rename column item to item_bytes`.execute(db);
+  await sql`alter table auctions rename column coop_list to coop`.execute(db);
+  await sql`alter table auctions alter column item_bytes set not null, alter column item_bytes set storage external`.execute(db);
+}
+
+async function downPostgres(db: AnyDb): Promise<void> {
+  await sql`alter table auctions add column item_text text, add column coop_json jsonb, add column item_uuid text`.execute(db);
+  let after = '';
+  for (;;) {
+    const { rows } = await sql<{ uuid: string; item_bytes: Uint8Array; coop: string | null; seller: string }>`
+      select uuid, item_bytes, coop, seller from auctions where uuid > ${after} order by uuid limit ${BATCH}`.execute(db);
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1]!.uuid;
+    const items = rows.map((r) => toBase64(r.item_bytes));
+    await sql`update auctions a set item_text = v.item, coop_json = v.coop::jsonb, item_uuid = v.item_uuid
+      from unnest(${rows.map((r) => r.uuid)}::text[], ${items}::text[], ${rows.map((r) => jsonCoop(r.coop, r.seller))}::text[],
+        ${items.map(itemUuidOf)}::text[]) as v(uuid, item, coop, item_uuid)
+      where a.uuid = v.uuid`.execute(db);
+  }
+  await sql`alter table auctions drop column item_bytes, drop column coop`.execute(db);
+  await sql`alter table auctions rename column item_text to item_bytes`.execute(db);
+  await sql`alter table auctions rename column coop_json to coop`.execute(db);
+  await sql`alter table auctions alter column item_bytes set not null`.execute(db);
+}
