@@ -321,9 +321,13 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       const opened = await openStore(backend);
       try {
         const t0 = performance.now();
+        const cpu0 = process.cpuUsage();
         await dataset.fill(opened.store);
+        const cpu = process.cpuUsage(cpu0);
+        const fillMs = performance.now() - t0;
         const m = await measure(opened, dataset.name);
-        process.stderr.write(`\n${breakdown(m)}\n(filled in ${Math.round(performance.now() - t0)} ms)\n\n`);
+        const cpuPerSale = (cpu.user + cpu.system) / Math.max(1, m.sales);
+        process.stderr.write(`\n${breakdown(m)}\n(filled in ${Math.round(fillMs)} ms; ${cpuPerSale.toFixed(0)} µs of this process's CPU per sale)\n\n`);
         const per = (b: number) => b / Math.max(1, m.sales);
         const top = m.parts
           .filter((p) => p.bytes > 0 && p.kind !== 'toast')
@@ -336,6 +340,12 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
           figure: per(m.compacted),
           unit: 'B',
           notes: `compacted (as filled ${Math.round(per(m.filled))} B); ${m.sales.toLocaleString('en-US')} sales; largest: ${top}`,
+        });
+        rows.push({
+          name: `ingest CPU per sale, ${dataset.name}, ${backend}`,
+          figure: cpuPerSale,
+          unit: 'µs',
+          notes: `this process only (the database server's CPU not counted); fill ${Math.round(fillMs).toLocaleString('en-US')} ms wall`,
         });
       } finally {
         await opened.close();

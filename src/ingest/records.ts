@@ -3,7 +3,7 @@
  * a blob that does not decode throws ItemDecodeError for the caller to count and skip.
  */
 import { decodeAuctionItem, type DecodedItem } from '../domain/nbt.ts';
-import { coopColumn, itemBytesColumn } from '../store/auction-encoding.ts';
+import { coopColumn, compactItemBytes, itemBytesColumn } from '../store/auction-encoding.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import type { UpstreamAuction, UpstreamSale } from './upstream.ts';
 
@@ -79,7 +79,7 @@ export function saleRow(s: UpstreamSale, item: DecodedItem): AuctionsTable {
     bin: s.bin,
     tier: tierFromLore(item.lore),
     category: null,
-    item_bytes: itemBytesColumn(s.item_bytes),
+    item_bytes: compactItemBytes(s.item_bytes),
     state: 'sold',
     last_updated: s.timestamp,
     sold_price: s.price,

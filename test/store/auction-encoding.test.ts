@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { it } from 'node:test';
-import { coopColumn, coopOf, itemBytesColumn, itemNbtOf } from '../../src/store/auction-encoding.ts';
+import { createHash } from 'node:crypto';
+import { coopColumn, coopOf, compactItemBytes, itemBytesColumn, itemNbtOf } from '../../src/store/auction-encoding.ts';
+import { ITEM_DICTIONARY_V1 } from '../../src/store/item-dictionary.ts';
+import { Market } from '../../src/simulator/market.ts';
 
 const S = 'a'.repeat(32);
 const X = 'b'.repeat(32);
@@ -40,4 +43,29 @@ it('item bytes are stored as the bytes their base64 encodes, and inflate back to
   assert.equal(itemNbtOf(new Uint8Array()), null);
   assert.equal(itemNbtOf(Buffer.from('not gzip at all, not gzip at all')), null);
   assert.equal(itemNbtOf(gz.subarray(0, gz.length - 6)), null, 'truncated');
+});
+
+it('the preset dictionary of format 1 never changes (stored rows depend on its bytes)', () => {
+  assert.equal(ITEM_DICTIONARY_V1.length, 32_768);
+  assert.equal(createHash('sha256').update(ITEM_DICTIONARY_V1).digest('hex'), '1ecb7eb8b3d87055bd7196935372ea20f46d304fa06b2d257242260f03d3b683');
+});
+
+it("a sale's item bytes are its NBT deflated with the dictionary, much smaller, and inflate back", () => {
+  const market = new Market({ seed: 5, auctions: 300, generationSeconds: 60, bazaarSeconds: 20 }, Date.UTC(2026, 10, 22));
+  market.populate();
+  let gzipBytes = 0;
+  let compactBytes = 0;
+  for (const a of market.generation().auctions) {
+    const gzip = itemBytesColumn(a.item_bytes);
+    const compact = compactItemBytes(a.item_bytes);
+    assert.equal(compact[0], 0x01);
+    assert.deepEqual(Buffer.from(itemNbtOf(compact)!), Buffer.from(itemNbtOf(gzip)!));
+    gzipBytes += gzip.length;
+    compactBytes += compact.length;
+  }
+  assert.ok(compactBytes < gzipBytes * 0.6, `${compactBytes} of ${gzipBytes} bytes`);
+  // Bytes that do not inflate are kept as they are (the item decoder rejected them before anyway).
+  const junk = Buffer.from('plain text, not gzip').toString('base64');
+  assert.deepEqual(compactItemBytes(junk), Buffer.from(junk, 'base64'));
+  assert.equal(itemNbtOf(Buffer.from([0x01, 0xff, 0xff])), null, 'format 1 that does not inflate');
 });

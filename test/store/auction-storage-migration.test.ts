@@ -1,17 +1,20 @@
 /**
  * Migration 013 (smaller auction rows) on stores filled in the old layout (migration 011): item
- * bytes base64 text → raw bytes, coop JSON → compact text, item_uuid dropped, partial indexes.
+ * bytes base64 text → raw bytes (a sale's deflated with the preset dictionary), coop JSON →
+ * compact text, item_uuid dropped, partial indexes.
  * Every read gives what the old layout gave: the records, the wire shapes built from them
  * (SaveAuction with `nbtData` decoded from the item bytes, ColorSaveAuction, SoldAuction), item
  * uid sales and bids; rows stored after the migration read the same as migrated ones; down
  * restores the old layout. More rows than one conversion batch (2,000), on SQLite and PostgreSQL.
  */
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { colorSaveAuction, saveAuction, soldAuction } from '../../src/api/auction-shapes.ts';
 import { auctionExtraAttributes, decodeAuctionItem, ItemDecodeError } from '../../src/domain/nbt.ts';
 import { compactUuid, listingRow } from '../../src/ingest/records.ts';
+import { itemNbtOf } from '../../src/store/auction-encoding.ts';
 import { m013AuctionStorage } from '../../src/store/migrations/013-auction-storage.ts';
 import type { AuctionRecord } from '../../src/store/repositories/auction-queries.ts';
 import type { AuctionsTable, BidsTable } from '../../src/store/schema.ts';
@@ -139,11 +142,20 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         // Schema: raw bytes, compact coop, no item_uuid to read or write, the partial indexes.
         const stored = await store.kysely.selectFrom('auctions').select(['uuid', 'item_bytes', 'coop', 'seller']).execute();
         assert.equal(stored.length, rows.length);
+        let compacted = 0;
         for (const s of stored) {
           const old = before.get(s.uuid)!;
           assert.ok(s.item_bytes instanceof Uint8Array, 'item bytes are bytes');
-          assert.deepEqual(Buffer.from(s.item_bytes), Buffer.from(old.item_bytes, 'base64'));
+          if (old.state === 'sold') {
+            // A sale's item: its NBT deflated with the preset dictionary (format 1), much smaller.
+            assert.equal(s.item_bytes[0], 0x01);
+            assert.deepEqual(Buffer.from(itemNbtOf(s.item_bytes)!), gunzipSync(Buffer.from(old.item_bytes, 'base64')));
+            compacted += s.item_bytes.length / Buffer.from(old.item_bytes, 'base64').length;
+          } else {
+            assert.deepEqual(Buffer.from(s.item_bytes), Buffer.from(old.item_bytes, 'base64'));
+          }
         }
+        assert.ok(compacted / rows.filter((r) => r.state === 'sold').length < 0.6, 'sold items take well under 60 % of their gzip');
         const coopOf = (uuid: string) => stored.find((s) => s.uuid === uuid)!.coop;
         const [a, b, c, d, e, f] = rows;
         assert.equal(coopOf(a!.uuid), '');
@@ -221,13 +233,15 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           assert.deepEqual(await store.kysely.selectFrom('auctions').selectAll().orderBy('uuid').execute(), snapshot);
         }
 
-        // Down: the old layout and values come back (the URL-safe row as standard base64).
+        // Down: the old layout and values come back (the URL-safe row as standard base64; a sale's
+        // item as a fresh gzip of the same NBT).
         assert.equal((await migrateTo(migrator, '011-bazaar-chunks')).error, undefined);
         const back = (await store.kysely.selectFrom('auctions').selectAll().execute()) as unknown as OldRow[];
         assert.equal(back.length, rows.length);
         for (const r of back) {
           const old = before.get(r.uuid)!;
-          assert.equal(r.item_bytes, Buffer.from(old.item_bytes, 'base64').toString('base64'));
+          if (old.state === 'sold') assert.deepEqual(gunzipSync(Buffer.from(r.item_bytes, 'base64')), gunzipSync(Buffer.from(old.item_bytes, 'base64')));
+          else assert.equal(r.item_bytes, Buffer.from(old.item_bytes, 'base64').toString('base64'));
           assert.deepEqual(typeof r.coop === 'string' ? JSON.parse(r.coop) : r.coop, old.coop === null ? null : JSON.parse(old.coop));
           assert.equal(r.item_uuid, old.item_uuid);
         }

@@ -46,11 +46,15 @@ const LISTINGS: BulkSpec<AuctionsTable> = {
   },
 };
 
-/** A sale from auctions_ended: inserts the auction if unseen, otherwise only marks it sold (idempotent). */
+/**
+ * A sale from auctions_ended: inserts the auction if unseen, otherwise marks it sold and stores
+ * its item bytes in the sale's compact form (store/auction-encoding.ts) over the listing's gzip
+ * (idempotent).
+ */
 const SALES: BulkSpec<AuctionsTable> = {
   table: 'auctions',
   columns: AUCTION_COLUMNS,
-  conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin'] },
+  conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin', 'item_bytes'] },
 };
 
 const BIDS: BulkSpec<BidsTable> = {
