@@ -82,6 +82,7 @@ async function storeSales(dir: string, total: number, hot: number): Promise<void
           sold_price: price,
           buyer: (i % 1231).toString(16).padStart(32, '0'),
           sold_at: soldAt,
+          buyer_profile: null,
         });
       }
       await store.auctions.recordSales(rows, [], { name: 'auctions_ended', lastUpdated: now, storedAt: now, records: rows.length, source: 'simulator' });

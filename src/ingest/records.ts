@@ -50,6 +50,7 @@ export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionsTable
     sold_price: null,
     buyer: null,
     sold_at: null,
+    buyer_profile: null,
   };
 }
 
@@ -85,10 +86,15 @@ export function saleRow(s: UpstreamSale, item: DecodedItem): AuctionsTable {
     sold_price: s.price,
     buyer: s.buyer,
     sold_at: s.timestamp,
+    // The sale's winning bid is read from these columns (store/auction-encoding.ts withSaleBid).
+    buyer_profile: s.buyer_profile === '' ? null : (s.buyer_profile ?? ''),
   };
 }
 
-/** The winning bid of a sale, so the buyer is recorded for BIN purchases too. */
+/**
+ * The winning bid of a sale as a bid row: stored only when the feed names an empty profile
+ * string (otherwise the auction row holds it, see saleRow).
+ */
 export function saleBid(s: UpstreamSale): BidsTable {
   return {
     auction_uuid: s.auction_id.toLowerCase(),

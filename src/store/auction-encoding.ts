@@ -19,9 +19,16 @@
  *   list. A list that does not fit that form (an empty member, a member containing `,`, a first
  *   member starting with `[`) is stored as a JSON array, which is also how rows stored before
  *   migration 013 read on PostgreSQL until it converted them.
+ * - A sale recorded from auctions_ended keeps its winning bid in the auction row (`buyer`,
+ *   `sold_price`, `sold_at` and `buyer_profile`, '' when the feed named no profile) instead of a
+ *   row in `bids` that repeated them: `withSaleBid` adds it to the auction's stored bids when
+ *   reading, unless one of them has that amount (then, as when it was inserted with
+ *   ON CONFLICT DO NOTHING, the stored bid stands). A sale whose feed entry names an empty
+ *   profile string still stores its bid (the '' marker could not tell it from none).
  */
 import { deflateRawSync, gunzipSync, inflateRawSync } from 'node:zlib';
 import { ITEM_DICTIONARY_V1 } from './item-dictionary.ts';
+import type { AuctionsTable, BidsTable } from './schema.ts';
 
 /** First byte of format 1 (raw deflate with ITEM_DICTIONARY_V1); gzip starts with 0x1f. */
 export const ITEM_FORMAT_DICTIONARY_V1 = 0x01;
@@ -106,4 +113,22 @@ export function coopOf(stored: unknown, seller: string): string[] {
     }
   }
   return stored.split(',').map((m) => (m === '' ? seller : m));
+}
+
+/** The columns of an auction row that hold a sale's winning bid. */
+export type SaleColumns = Pick<AuctionsTable, 'uuid' | 'state' | 'sold_price' | 'buyer' | 'sold_at' | 'buyer_profile'>;
+
+/**
+ * An auction's bids as read: its stored bids (lowest first, numbers as numbers) and, for a sale
+ * recorded from auctions_ended, the winning bid kept in the row, unless a stored bid has its amount.
+ */
+export function withSaleBid(stored: readonly BidsTable[], sale: SaleColumns | undefined): BidsTable[] {
+  const bids = stored.map((b) => ({ ...b, amount: Number(b.amount), placed_at: Number(b.placed_at) }));
+  if (!sale || sale.state !== 'sold' || sale.buyer_profile === null || sale.sold_price === null || sale.buyer === null || sale.sold_at === null) return bids;
+  const amount = Number(sale.sold_price);
+  if (bids.some((b) => b.amount === amount)) return bids;
+  const bid: BidsTable = { auction_uuid: sale.uuid, amount, bidder: sale.buyer, profile_id: sale.buyer_profile === '' ? null : sale.buyer_profile, placed_at: Number(sale.sold_at) };
+  const at = bids.findIndex((b) => b.amount > amount);
+  bids.splice(at < 0 ? bids.length : at, 0, bid);
+  return bids;
 }

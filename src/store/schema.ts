@@ -69,6 +69,13 @@ export interface AuctionsTable {
   sold_price: number | null;
   buyer: string | null;
   sold_at: number | null;
+  /**
+   * Set when auctions_ended recorded the sale (migration 013): the buyer's profile, '' when the
+   * feed named none. The sale's winning bid (buyer, price, time, this profile) is then read as a
+   * bid of the auction unless a stored bid has that amount; it is no longer stored in `bids`
+   * (store/auction-encoding.ts `withSaleBid`).
+   */
+  buyer_profile: string | null;
 }
 
 export interface BidsTable {

@@ -37,6 +37,7 @@ export function listing(now: number, over: Partial<AuctionsTable> = {}): Auction
     sold_price: null,
     buyer: null,
     sold_at: null,
+    buyer_profile: null,
     ...over,
   };
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { it } from 'node:test';
 import { createHash } from 'node:crypto';
-import { coopColumn, coopOf, compactItemBytes, itemBytesColumn, itemNbtOf } from '../../src/store/auction-encoding.ts';
+import { coopColumn, coopOf, compactItemBytes, itemBytesColumn, itemNbtOf, withSaleBid, type SaleColumns } from '../../src/store/auction-encoding.ts';
 import { ITEM_DICTIONARY_V1 } from '../../src/store/item-dictionary.ts';
 import { Market } from '../../src/simulator/market.ts';
 
@@ -68,4 +68,19 @@ it("a sale's item bytes are its NBT deflated with the dictionary, much smaller, 
   const junk = Buffer.from('plain text, not gzip').toString('base64');
   assert.deepEqual(compactItemBytes(junk), Buffer.from(junk, 'base64'));
   assert.equal(itemNbtOf(Buffer.from([0x01, 0xff, 0xff])), null, 'format 1 that does not inflate');
+});
+
+it("a sale's winning bid is read from its row, in amount order, unless a stored bid has its amount", () => {
+  const sale: SaleColumns = { uuid: 'u', state: 'sold', sold_price: 150, buyer: X, sold_at: 9, buyer_profile: Y };
+  const stored = [
+    { auction_uuid: 'u', amount: 100, bidder: S, profile_id: null, placed_at: 1 },
+    { auction_uuid: 'u', amount: 200, bidder: S, profile_id: null, placed_at: 2 },
+  ];
+  const bid = { auction_uuid: 'u', amount: 150, bidder: X, profile_id: Y, placed_at: 9 };
+  assert.deepEqual(withSaleBid(stored, sale), [stored[0], bid, stored[1]]);
+  assert.deepEqual(withSaleBid([], { ...sale, buyer_profile: '' }), [{ ...bid, profile_id: null }], "'' = the feed named no profile");
+  assert.deepEqual(withSaleBid(stored, { ...sale, sold_price: 200 }), stored, 'a stored bid with that amount stands');
+  assert.deepEqual(withSaleBid(stored, { ...sale, buyer_profile: null }), stored, 'not recorded from auctions_ended');
+  assert.deepEqual(withSaleBid(stored, { ...sale, state: 'active' }), stored);
+  assert.deepEqual(withSaleBid(stored, undefined), stored);
 });

@@ -26,7 +26,7 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const AUCTIONS = 4_500;
 
 /** A row as migrations 002–011 stored it (the ingester before migration 013). */
-type OldRow = Omit<AuctionsTable, 'item_bytes' | 'coop' | 'enchantments' | 'flat_nbt'> & {
+type OldRow = Omit<AuctionsTable, 'item_bytes' | 'coop' | 'enchantments' | 'flat_nbt' | 'buyer_profile'> & {
   item_bytes: string;
   coop: string | null;
   item_uuid: string | null;
@@ -36,7 +36,7 @@ type OldRow = Omit<AuctionsTable, 'item_bytes' | 'coop' | 'enchantments' | 'flat
 
 function oldRow(a: HypixelAuction, i: number): OldRow {
   const item = decodeAuctionItem(a.item_bytes);
-  const row = listingRow(a, item);
+  const { buyer_profile: _, ...row } = listingRow(a, item);
   const state = (['active', 'sold', 'expired'] as const)[i % 3]!;
   const sold = state === 'sold';
   return {
@@ -130,9 +130,21 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       try {
         assert.equal((await migrateTo(migrator, '011-bazaar-chunks')).error, undefined);
         const rows = oldRows().map((r) => (backend === 'sqlite' ? { ...r, bin: r.bin ? 1 : 0 } : r)) as OldRow[];
+        // Listing bids on every fifth auction; every sale the old ended ingester recorded has its
+        // winning bid stored too (profile, none, or an empty string), unless a listing bid had
+        // its amount (ON CONFLICT DO NOTHING): one sale's price is set to such a bid's.
         const bids: BidsTable[] = rows
           .filter((_, i) => i % 5 === 0)
           .flatMap((r) => [1, 2].map((k) => ({ auction_uuid: r.uuid, amount: k * 100, bidder: 'f'.repeat(32), profile_id: null, placed_at: NOW - k })));
+        const conflicting = rows.find((r, i) => i % 5 === 0 && r.state === 'sold')!;
+        conflicting.sold_price = 200;
+        let movable = 0;
+        rows.forEach((r, i) => {
+          if (r.state !== 'sold' || r === conflicting) return;
+          const profile = i % 7 === 0 ? null : i % 11 === 0 ? '' : `${'9'.repeat(31)}${i % 10}`;
+          bids.push({ auction_uuid: r.uuid, amount: Number(r.sold_price), bidder: r.buyer!, profile_id: profile, placed_at: Number(r.sold_at) });
+          if (profile !== '') movable++;
+        });
         await insertOld(store.kysely, rows, bids);
         const before = new Map(rows.map((r) => [r.uuid, r]));
 
@@ -181,18 +193,29 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           'auctions_tag_sold_at',
         ]);
 
+        // Sale bids moved into their rows (buyer_profile), the others stayed.
+        const bidCount = async () => Number((await sql<{ n: number }>`select count(*) as n from bids`.execute(store.kysely)).rows[0]!.n);
+        assert.ok(movable > 1000);
+        assert.equal(await bidCount(), bids.length - movable);
+
         // Every auction's detail answer (records, bids, nbtData from the item bytes), as before.
         const values = new Map<string, number>([['ENCHANTMENT_SHARPNESS_5', 1234]]);
         for (const old of rows) {
           const found = (await q.detail(old.uuid))!;
           const oldBids = bids.filter((x) => x.auction_uuid === old.uuid).sort((x, y) => x.amount - y.amount);
           assert.deepEqual(found.record, oldRecord(old));
+          assert.deepEqual(found.bids, oldBids, `bids of ${old.uuid}`);
+          assert.deepEqual(await store.auctions.bidsOf(old.uuid), oldBids);
           assert.deepEqual(
             colorSaveAuction(found.record, found.bids, values, found.itemNbt),
             { ...colorSaveAuction(oldRecord(old), oldBids, values), nbtData: oldNbtData(old.item_bytes) },
             `detail of ${old.uuid}`,
           );
         }
+        const sample = rows.filter((_, i) => i % 3 === 1).slice(0, 500).map((r) => r.uuid);
+        const many = await q.bidsFor(sample);
+        for (const uuid of sample) assert.deepEqual(many.get(uuid) ?? [], bids.filter((x) => x.auction_uuid === uuid).sort((x, y) => x.amount - y.amount));
+
         // Active listings with nbtData (the lowest-BIN pages), sold history, item-uid sales.
         const active = rows.filter((r) => r.state === 'active');
         assert.deepEqual(
@@ -234,7 +257,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         }
 
         // Down: the old layout and values come back (the URL-safe row as standard base64; a sale's
-        // item as a fresh gzip of the same NBT).
+        // item as a fresh gzip of the same NBT; sale bids as rows again).
         assert.equal((await migrateTo(migrator, '011-bazaar-chunks')).error, undefined);
         const back = (await store.kysely.selectFrom('auctions').selectAll().execute()) as unknown as OldRow[];
         assert.equal(back.length, rows.length);
@@ -250,6 +273,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
             ? (await sql<{ name: string }>`select name from sqlite_master where type = 'index' and name in ('auctions_tag_state_price', 'auctions_state_end', 'auctions_seller', 'bids_bidder')`.execute(store.kysely)).rows
             : (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and indexname in ('auctions_tag_state_price', 'auctions_state_end', 'auctions_seller', 'bids_bidder')`.execute(store.kysely)).rows;
         assert.equal(downIndexes.length, 4);
+        const backBids = await store.kysely.selectFrom('bids').selectAll().orderBy('auction_uuid').orderBy('amount').execute();
+        const key = (b: BidsTable) => `${b.auction_uuid}:${Number(b.amount)}:${b.bidder}:${b.profile_id}:${Number(b.placed_at)}`;
+        assert.deepEqual(backBids.map(key).sort(), bids.map(key).sort());
       } finally {
         await close();
       }

@@ -14,6 +14,11 @@
  * - `item_uuid` is gone: no reader used it, `item_uid` (the lookup id) stays, and the full uuid
  *   is in the item bytes. SQLite keeps the column, NULL in every row (SQLite's DROP COLUMN
  *   rewrites the whole table in one transaction); nothing reads or writes it.
+ * - A sale's winning bid recorded from auctions_ended is no longer a row of `bids` repeating the
+ *   auction's buyer, price and time: the new column `buyer_profile` keeps the one value it added
+ *   ('' for none), and readers add the bid back (store/auction-encoding.ts `withSaleBid`). Stored
+ *   bids that match a sale exactly (amount = sold_price, bidder = buyer, placed_at = sold_at) move
+ *   into the row; a bid with an empty-string profile stays (the marker could not tell it apart).
  * - Indexes that only active-auction reads use become partial indexes over active rows, so a
  *   sale no longer pays for them: (tag, state, starting_bid) → (tag, starting_bid), (state,
  *   end_at) → (end_at), (seller) → (seller), each `where state = 'active'`; expired rows keep a
@@ -126,33 +131,59 @@ export function m013AuctionStorage(dialect: Dialect): Migration {
 }
 
 /**
+ * The profile of a sold auction's stored winning bid (the bid at its price, by its buyer, at its
+ * sale time), '' for none; NULL when it has no such bid (or the bid's profile is '').
+ */
+const SALE_BID_PROFILE = (a: string) =>
+  sql.raw(`(select coalesce(b.profile_id, '') from bids b where b.auction_uuid = ${a}.uuid and b.amount = ${a}.sold_price
+    and b.bidder = ${a}.buyer and b.placed_at = ${a}.sold_at and (b.profile_id is null or b.profile_id <> '') and ${a}.state = 'sold')`);
+
+/**
+ * Deletes the stored winning bids of the sales in a key range of auctions whose row now holds
+ * them, driven from that range (each bid found by its primary key).
+ */
+const DELETE_SALE_BIDS = (dialect: Dialect, range: ReturnType<typeof sql>) => {
+  const match = sql`a.state = 'sold' and a.buyer_profile is not null and b.auction_uuid = a.uuid and b.amount = a.sold_price
+    and b.bidder = a.buyer and b.placed_at = a.sold_at and coalesce(b.profile_id, '') = a.buyer_profile`;
+  return dialect === 'sqlite'
+    ? sql`delete from bids where rowid in (select b.rowid from auctions a join bids b on b.auction_uuid = a.uuid and b.amount = a.sold_price where ${range} and ${match})`
+    : sql`delete from bids b using auctions a where ${range} and ${match}`;
+};
+
+/** Puts back the bid rows of sales whose winning bid the row holds (down). */
+const INSERT_SALE_BIDS = sql`insert into bids (auction_uuid, amount, bidder, profile_id, placed_at)
+  select a.uuid, a.sold_price, a.buyer, nullif(a.buyer_profile, ''), a.sold_at from auctions a
+  where a.state = 'sold' and a.buyer_profile is not null and a.sold_price is not null and a.buyer is not null and a.sold_at is not null
+    and not exists (select 1 from bids b where b.auction_uuid = a.uuid and b.amount = a.sold_price)`;
+
+/**
  * SQLite, in place: each batch converts the rows still holding base64 text, in its own
  * transaction, so an interrupted migration resumes where it stopped.
  */
 async function upSqlite(db: AnyDb): Promise<void> {
+  const columns = await sql<{ name: string }>`select name from pragma_table_info('auctions')`.execute(db);
+  if (!columns.rows.some((c) => c.name === 'buyer_profile')) await sql`alter table auctions add column buyer_profile text`.execute(db);
   let after = -1;
   for (;;) {
     const { rows } = await sql<{ id: number; item_bytes: unknown; coop: string | null; seller: string; item_uuid: string | null; state: string }>`
       select rowid as id, item_bytes, coop, seller, item_uuid, state from auctions where rowid > ${after} order by rowid limit ${BATCH}`.execute(db);
     if (rows.length === 0) break;
+    const from = after;
     after = Number(rows[rows.length - 1]!.id);
-    const todo = rows.filter((r) => typeof r.item_bytes === 'string' || r.item_uuid !== null);
+    const todo = rows.filter((r) => typeof r.item_bytes === 'string');
     if (todo.length === 0) continue;
-    const values = sql.join(
-      todo.map((r) =>
-        typeof r.item_bytes === 'string'
-          ? sql`(${r.id}, ${toBytes(r.item_bytes, r.state === 'sold')}, ${compactCoop(r.coop, r.seller)})`
-          : sql`(${r.id}, ${r.item_bytes}, ${r.coop})`,
-      ),
-    );
+    const values = sql.join(todo.map((r) => sql`(${r.id}, ${toBytes(r.item_bytes, r.state === 'sold')}, ${compactCoop(r.coop, r.seller)})`));
     await db.transaction().execute(async (trx) => {
-      await sql`update auctions set item_bytes = v.column2, coop = v.column3, item_uuid = null
+      await sql`update auctions set item_bytes = v.column2, coop = v.column3, item_uuid = null, buyer_profile = ${SALE_BID_PROFILE('auctions')}
         from (values ${values}) as v where auctions.rowid = v.column1`.execute(trx);
+      await DELETE_SALE_BIDS('sqlite', sql`a.rowid > ${from} and a.rowid <= ${after}`).execute(trx);
     });
   }
 }
 
 async function downSqlite(db: AnyDb): Promise<void> {
+  await INSERT_SALE_BIDS.execute(db);
+  await sql`alter table auctions drop column buyer_profile`.execute(db);
   let after = -1;
   for (;;) {
     const { rows } = await sql<{ id: number; item_bytes: unknown; coop: string | null; seller: string }>`
@@ -176,18 +207,20 @@ async function downSqlite(db: AnyDb): Promise<void> {
 
 /** PostgreSQL: new columns filled batch by batch (keyset by uuid), then swapped in. */
 async function upPostgres(db: AnyDb): Promise<void> {
-  await sql`alter table auctions add column item bytea, add column coop_list text`.execute(db);
+  await sql`alter table auctions add column item bytea, add column coop_list text, add column buyer_profile text`.execute(db);
   let after = '';
   for (;;) {
     const { rows } = await sql<{ uuid: string; item_bytes: string; coop: unknown; seller: string; state: string }>`
       select uuid, item_bytes, coop, seller, state from auctions where uuid > ${after} order by uuid limit ${BATCH}`.execute(db);
     if (rows.length === 0) break;
+    const from = after;
     after = rows[rows.length - 1]!.uuid;
     const items = postgresArray(rows.map((r) => toBytes(r.item_bytes, r.state === 'sold')), 'bytea');
     const coops = rows.map((r) => compactCoop(r.coop, r.seller));
-    await sql`update auctions a set item = v.item, coop_list = v.coop
+    await sql`update auctions a set item = v.item, coop_list = v.coop, buyer_profile = ${SALE_BID_PROFILE('a')}
       from unnest(${rows.map((r) => r.uuid)}::text[], ${items}::bytea[], ${coops}::text[]) as v(uuid, item, coop)
       where a.uuid = v.uuid`.execute(db);
+    await DELETE_SALE_BIDS('postgres', sql`a.uuid > ${from} and a.uuid <= ${after}`).execute(db);
   }
   await sql`alter table auctions drop column item_bytes, drop column coop, drop column item_uuid`.execute(db);
   await sql`alter table auctions rename column item to item_bytes`.execute(db);
@@ -196,6 +229,8 @@ async function upPostgres(db: AnyDb): Promise<void> {
 }
 
 async function downPostgres(db: AnyDb): Promise<void> {
+  await INSERT_SALE_BIDS.execute(db);
+  await sql`alter table auctions drop column buyer_profile`.execute(db);
   await sql`alter table auctions add column item_text text, add column coop_json jsonb, add column item_uuid text`.execute(db);
   let after = '';
   for (;;) {

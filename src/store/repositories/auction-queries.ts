@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
-import { coopOf, itemNbtOf } from '../auction-encoding.ts';
+import { coopOf, itemNbtOf, withSaleBid } from '../auction-encoding.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 
 /** An auction row with its JSON columns parsed and booleans normalized; item bytes left out. */
@@ -166,14 +166,10 @@ export class AuctionQueryRepository {
 
   /** One auction in any state, with its item's NBT (decompressed; null when the stored bytes do not inflate). */
   async detail(uuid: string): Promise<{ record: AuctionRecord; itemNbt: Uint8Array | null; bids: BidsTable[] } | undefined> {
-    const row = await this.db.selectFrom('auctions').select([...RECORD_COLUMNS, 'item_bytes']).where('uuid', '=', uuid).executeTakeFirst();
+    const row = await this.db.selectFrom('auctions').select([...RECORD_COLUMNS, 'item_bytes', 'buyer_profile']).where('uuid', '=', uuid).executeTakeFirst();
     if (!row) return undefined;
     const bids = await this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
-    return {
-      record: toRecord(row),
-      itemNbt: itemNbtOf(row.item_bytes),
-      bids: bids.map((b) => ({ ...b, amount: Number(b.amount), placed_at: Number(b.placed_at) })),
-    };
+    return { record: toRecord(row), itemNbt: itemNbtOf(row.item_bytes), bids: withSaleBid(bids, row) };
   }
 
   /** The items' NBT (decompressed; null when the stored bytes do not inflate) of these auctions, by uuid. */
@@ -314,21 +310,28 @@ export class AuctionQueryRepository {
     return item !== undefined;
   }
 
-  /** Bids of these auctions, by auction uuid, lowest first. */
+  /** Bids of these auctions, by auction uuid, lowest first (a sale's winning bid included, see withSaleBid). */
   async bidsFor(uuids: readonly string[]): Promise<Map<string, BidsTable[]>> {
     const out = new Map<string, BidsTable[]>();
     for (let i = 0; i < uuids.length; i += 5000) {
-      const rows = await this.db
-        .selectFrom('bids')
-        .selectAll()
-        .where('auction_uuid', 'in', uuids.slice(i, i + 5000))
-        .orderBy('auction_uuid')
-        .orderBy('amount')
-        .execute();
+      const chunk = uuids.slice(i, i + 5000);
+      const rows = await this.db.selectFrom('bids').selectAll().where('auction_uuid', 'in', chunk).orderBy('auction_uuid').orderBy('amount').execute();
+      const stored = new Map<string, BidsTable[]>();
       for (const b of rows) {
-        const list = out.get(b.auction_uuid) ?? [];
-        list.push({ ...b, amount: Number(b.amount), placed_at: Number(b.placed_at) });
-        out.set(b.auction_uuid, list);
+        const list = stored.get(b.auction_uuid) ?? [];
+        list.push(b);
+        stored.set(b.auction_uuid, list);
+      }
+      const sales = await this.db
+        .selectFrom('auctions')
+        .select(['uuid', 'state', 'sold_price', 'buyer', 'sold_at', 'buyer_profile'])
+        .where('uuid', 'in', chunk)
+        .where('buyer_profile', 'is not', null)
+        .execute();
+      const saleOf = new Map(sales.map((s) => [s.uuid, s]));
+      for (const uuid of chunk) {
+        const bids = withSaleBid(stored.get(uuid) ?? [], saleOf.get(uuid));
+        if (bids.length > 0) out.set(uuid, bids);
       }
     }
     return out;

@@ -3,6 +3,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
+import { withSaleBid } from '../auction-encoding.ts';
 import { ACTIVE } from './auction-queries.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
 
@@ -32,6 +33,7 @@ const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
   sold_price: 'int8',
   buyer: 'text',
   sold_at: 'int8',
+  buyer_profile: 'text',
 };
 
 /** A listing seen in an auctions generation: new ones insert, changed ones refresh, sold ones stay sold. */
@@ -54,7 +56,7 @@ const LISTINGS: BulkSpec<AuctionsTable> = {
 const SALES: BulkSpec<AuctionsTable> = {
   table: 'auctions',
   columns: AUCTION_COLUMNS,
-  conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin', 'item_bytes'] },
+  conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin', 'item_bytes', 'buyer_profile'] },
 };
 
 const BIDS: BulkSpec<BidsTable> = {
@@ -243,8 +245,11 @@ export class AuctionRepository {
     return this.db.selectFrom('auctions').selectAll().where('uuid', '=', uuid).executeTakeFirst();
   }
 
+  /** The auction's bids, lowest first, a sale's winning bid included (store/auction-encoding.ts withSaleBid). */
   async bidsOf(uuid: string): Promise<BidsTable[]> {
-    return this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
+    const stored = await this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
+    const sale = await this.db.selectFrom('auctions').select(['uuid', 'state', 'sold_price', 'buyer', 'sold_at', 'buyer_profile']).where('uuid', '=', uuid).executeTakeFirst();
+    return withSaleBid(stored, sale);
   }
 
   async countByState(): Promise<Record<string, number>> {
