@@ -72,17 +72,17 @@ async function storeSales(dir: string, total: number, hot: number): Promise<void
           tier: 'LEGENDARY',
           category: 'WEAPON',
           reforge: null,
-          item_uuid: `00000000000000000000${uid}`,
           item_uid: uid,
           item_created_at: soldAt - 30 * DAY,
           enchantments: { sharpness: 5 + (i % 3) },
           flat_nbt: { upgrade_level: String(i % 6) },
-          item_bytes: '-',
+          item_bytes: new Uint8Array(),
           state: 'sold',
           last_updated: soldAt,
           sold_price: price,
           buyer: (i % 1231).toString(16).padStart(32, '0'),
           sold_at: soldAt,
+          buyer_profile: null,
         });
       }
       await store.auctions.recordSales(rows, [], { name: 'auctions_ended', lastUpdated: now, storedAt: now, records: rows.length, source: 'simulator' });

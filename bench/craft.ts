@@ -167,8 +167,8 @@ export async function storeWith(market: Market, dir: string): Promise<Store> {
       listings.push({
         uuid: (n++).toString(16).padStart(32, '0'), tag, item_name: tag, count: 1, seller: '0'.repeat(32), profile_id: null, coop: null,
         start_at: NOW - 60_000, end_at: NOW + 3_600_000, starting_bid: b.unitPrice, highest_bid: 0, bin: true, tier: null, category: null,
-        reforge: null, item_uuid: null, item_uid: null, item_created_at: null, enchantments: null, flat_nbt: null, item_bytes: '',
-        state: 'active', last_updated: NOW, sold_price: null, buyer: null, sold_at: null,
+        reforge: null, item_uid: null, item_created_at: null, enchantments: null, flat_nbt: null, item_bytes: new Uint8Array(),
+        state: 'active', last_updated: NOW, sold_price: null, buyer: null, sold_at: null, buyer_profile: null,
       });
     }
   }

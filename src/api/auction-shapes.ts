@@ -5,7 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { enchantmentColor } from '../domain/enchantments.ts';
 import { priceOf } from '../domain/filters.ts';
-import { auctionExtraAttributes, ItemDecodeError } from '../domain/nbt.ts';
+import { auctionExtraAttributesOfNbt, ItemDecodeError } from '../domain/nbt.ts';
 import { isoTime } from '../http/schemas.ts';
 import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
 import type { BidsTable } from '../store/schema.ts';
@@ -142,19 +142,19 @@ export function bidWire(b: BidsTable): BidWire {
   return { bidder: b.bidder, profileId: b.profile_id, amount: Number(b.amount), timestamp: isoTime(Number(b.placed_at)) };
 }
 
-/** `nbtData` from stored item bytes: `{ data: ExtraAttributes }`, `{}` when absent or undecodable. */
-export function nbtDataOf(itemBytes: string | undefined): { data?: Record<string, unknown> } {
-  if (!itemBytes) return {};
+/** `nbtData` from the stored item's NBT: `{ data: ExtraAttributes }`, `{}` when absent or undecodable. */
+export function nbtDataOf(itemNbt: Uint8Array | null | undefined): { data?: Record<string, unknown> } {
+  if (!itemNbt) return {};
   try {
-    return { data: auctionExtraAttributes(itemBytes) };
+    return { data: auctionExtraAttributesOfNbt(itemNbt) };
   } catch (err) {
     if (err instanceof ItemDecodeError) return {};
     throw err;
   }
 }
 
-/** SaveAuction from a record; bids when known (lists from the view pass []); `nbtData` from `itemBytes` when given. */
-export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], itemBytes?: string): SaveAuctionWire {
+/** SaveAuction from a record; bids when known (lists from the view pass []); `nbtData` from the item's NBT when given. */
+export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], itemNbt?: Uint8Array | null): SaveAuctionWire {
   return {
     enchantments: enchantList(r.enchantments),
     uuid: r.uuid,
@@ -171,7 +171,7 @@ export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], i
     highestBidAmount: r.soldPrice ?? r.highestBid,
     bids: bids.map(bidWire),
     anvilUses: Number(r.flatNbt['anvil_uses'] ?? 0) || 0,
-    nbtData: nbtDataOf(itemBytes),
+    nbtData: nbtDataOf(itemNbt),
     itemCreatedAt: r.itemCreatedAt === null ? null : isoTime(r.itemCreatedAt),
     reforge: reforgeName(r.reforge),
     category: r.category ?? 'UNKNOWN',
@@ -182,8 +182,8 @@ export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], i
 }
 
 /** ColorSaveAuction: enchantments with colour and coin value, most valuable first. */
-export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>, itemBytes?: string) {
-  const base = saveAuction(r, bids, itemBytes);
+export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>, itemNbt?: Uint8Array | null) {
+  const base = saveAuction(r, bids, itemNbt);
   const enchantments = Object.entries(r.enchantments)
     .map(([type, level]) => ({
       type,

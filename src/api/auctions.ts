@@ -252,9 +252,9 @@ export async function auctionsRoutes(app: FastifyInstance) {
   async function withNbt(listings: readonly ActiveListing[], bids?: ReadonlyMap<string, BidsTable[]>) {
     const missing = listings.filter((l) => !nbtCache.has(l.uuid)).map((l) => l.uuid);
     if (missing.length) {
-      const bytes = await store.auctionQueries.itemBytesOf(missing);
+      const nbt = await store.auctionQueries.itemNbtOf(missing);
       if (nbtCache.size + missing.length > 20_000) nbtCache.clear();
-      for (const uuid of missing) nbtCache.set(uuid, nbtDataOf(bytes.get(uuid)));
+      for (const uuid of missing) nbtCache.set(uuid, nbtDataOf(nbt.get(uuid)));
     }
     return listings.map((l) => ({ ...saveAuction(l, bids?.get(l.uuid) ?? []), nbtData: nbtCache.get(l.uuid) ?? {} }));
   }
@@ -278,8 +278,8 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const pick = view.random();
       if (!pick) throw notFound('no_active_auctions', 'There are no active auctions right now.');
       const bids = request.partner ? ((await store.auctionQueries.bidsFor([pick.uuid])).get(pick.uuid) ?? []) : [];
-      const bytes = await store.auctionQueries.itemBytesOf([pick.uuid]);
-      return saveAuction(pick, bids, bytes.get(pick.uuid));
+      const nbt = await store.auctionQueries.itemNbtOf([pick.uuid]);
+      return saveAuction(pick, bids, nbt.get(pick.uuid));
     },
   );
 
@@ -300,7 +300,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
       const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantBookTag(name, level));
       const values = await store.bazaar.latestBuyPrices(books);
-      return colorSaveAuction(found.record, found.bids, values, found.itemBytes);
+      return colorSaveAuction(found.record, found.bids, values, found.itemNbt);
     },
   );
 

@@ -183,7 +183,14 @@ export function decodeAuctionItem(base64: string, options?: DecodeOptions): Deco
  * ±2^53 as decimal strings. Throws ItemDecodeError like the decoders.
  */
 export function auctionExtraAttributes(base64: string, options?: DecodeOptions): NbtPlainCompound {
-  const items = itemList(parseRoot(gunzipBase64(base64, options?.maxBytes ?? MAX_NBT_BYTES)));
+  return auctionExtraAttributesOfNbt(gunzipBase64(base64, options?.maxBytes ?? MAX_NBT_BYTES), options);
+}
+
+/** `auctionExtraAttributes` of already decompressed (gunzipped) NBT bytes. */
+export function auctionExtraAttributesOfNbt(raw: Uint8Array, options?: DecodeOptions): NbtPlainCompound {
+  const maxBytes = options?.maxBytes ?? MAX_NBT_BYTES;
+  if (raw.length > maxBytes) throw new ItemDecodeError('too_large', `${raw.length} bytes of NBT`);
+  const items = itemList(parseRoot(raw));
   const item = items.find((i) => !isEmptySlot(i));
   if (!item) throw new ItemDecodeError('no_item', 'the item list is empty');
   try {

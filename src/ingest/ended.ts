@@ -46,7 +46,8 @@ export class EndedIngester {
       }
       try {
         const row = saleRow(raw, decodeAuctionItem(raw.item_bytes));
-        if (!rows.has(row.uuid)) bids.push(saleBid(raw));
+        // The winning bid lives in the auction row (buyer_profile), except with an empty profile string.
+        if (!rows.has(row.uuid) && raw.buyer_profile === '') bids.push(saleBid(raw));
         rows.set(row.uuid, row);
       } catch (err) {
         if (!(err instanceof ItemDecodeError)) throw err;

@@ -3,6 +3,7 @@
  * a blob that does not decode throws ItemDecodeError for the caller to count and skip.
  */
 import { decodeAuctionItem, type DecodedItem } from '../domain/nbt.ts';
+import { coopColumn, compactItemBytes, itemBytesColumn } from '../store/auction-encoding.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import type { UpstreamAuction, UpstreamSale } from './upstream.ts';
 
@@ -20,7 +21,6 @@ function itemColumns(item: DecodedItem) {
   return {
     tag: item.tag,
     reforge: item.reforge,
-    item_uuid: itemUuid,
     item_uid: itemUuid ? itemUuid.slice(-12) : item.uid,
     item_created_at: item.createdAt,
     enchantments: Object.keys(item.enchantments).length ? item.enchantments : null,
@@ -36,7 +36,7 @@ export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionsTable
     count: item.count,
     seller: a.auctioneer,
     profile_id: a.profile_id ?? null,
-    coop: a.coop && a.coop.length ? JSON.stringify(a.coop) : null,
+    coop: coopColumn(a.coop, a.auctioneer),
     start_at: a.start,
     end_at: a.end,
     starting_bid: a.starting_bid,
@@ -44,12 +44,13 @@ export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionsTable
     bin: a.bin === true,
     tier: a.tier ?? null,
     category: a.category ?? null,
-    item_bytes: a.item_bytes,
+    item_bytes: itemBytesColumn(a.item_bytes),
     state: 'active',
     last_updated: a.last_updated ?? a.start,
     sold_price: null,
     buyer: null,
     sold_at: null,
+    buyer_profile: null,
   };
 }
 
@@ -79,16 +80,21 @@ export function saleRow(s: UpstreamSale, item: DecodedItem): AuctionsTable {
     bin: s.bin,
     tier: tierFromLore(item.lore),
     category: null,
-    item_bytes: s.item_bytes,
+    item_bytes: compactItemBytes(s.item_bytes),
     state: 'sold',
     last_updated: s.timestamp,
     sold_price: s.price,
     buyer: s.buyer,
     sold_at: s.timestamp,
+    // The sale's winning bid is read from these columns (store/auction-encoding.ts withSaleBid).
+    buyer_profile: s.buyer_profile === '' ? null : (s.buyer_profile ?? ''),
   };
 }
 
-/** The winning bid of a sale, so the buyer is recorded for BIN purchases too. */
+/**
+ * The winning bid of a sale as a bid row: stored only when the feed names an empty profile
+ * string (otherwise the auction row holds it, see saleRow).
+ */
 export function saleBid(s: UpstreamSale): BidsTable {
   return {
     auction_uuid: s.auction_id.toLowerCase(),

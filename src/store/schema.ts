@@ -36,7 +36,10 @@ export interface AuctionsTable {
   count: number;
   seller: string;
   profile_id: string | null;
-  /** JSON array of coop member uuids */
+  /**
+   * coop member uuids, stored compactly (store/auction-encoding.ts: `coopColumn`, `coopOf`):
+   * joined by `,` with the seller as an empty entry; NULL = no coop list
+   */
   coop: string | null;
   /** null for sales first seen in auctions_ended */
   start_at: number | null;
@@ -48,23 +51,31 @@ export interface AuctionsTable {
   tier: string | null;
   category: string | null;
   reforge: string | null;
-  /** item uuid, 32 hex without dashes, lower case */
-  item_uuid: string | null;
-  /** last 12 hex characters of the item uuid */
+  /**
+   * last 12 hex characters of the item uuid (the item's lookup id). The full item uuid is in
+   * the item bytes; migration 013 dropped its column (no reader used it).
+   */
   item_uid: string | null;
   item_created_at: number | null;
   /** JSON object enchantment → level */
   enchantments: string | Record<string, number> | null;
   /** JSON object of flattened NBT, all values strings */
   flat_nbt: string | Record<string, string> | null;
-  /** upstream base64 gzip NBT */
-  item_bytes: string;
+  /** the item's gzipped NBT: upstream's base64 `item_bytes` decoded (store/auction-encoding.ts) */
+  item_bytes: Uint8Array;
   state: AuctionState;
   /** upstream last_updated (or the sale time for ended-only rows) */
   last_updated: number;
   sold_price: number | null;
   buyer: string | null;
   sold_at: number | null;
+  /**
+   * Set when auctions_ended recorded the sale (migration 013): the buyer's profile, '' when the
+   * feed named none. The sale's winning bid (buyer, price, time, this profile) is then read as a
+   * bid of the auction unless a stored bid has that amount; it is no longer stored in `bids`
+   * (store/auction-encoding.ts `withSaleBid`).
+   */
+  buyer_profile: string | null;
 }
 
 export interface BidsTable {

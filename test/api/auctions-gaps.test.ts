@@ -58,7 +58,7 @@ describeEachBackend('auction gaps', (fixture) => {
       real,
       listing(now, { seller: TECHNO, starting_bid: 100 }),
       listing(now, { seller: OTHER, starting_bid: 200 }),
-      listing(now, { seller: OTHER, starting_bid: 300, item_uid: resoldUid, item_uuid: `00000000000000000000${resoldUid}` }),
+      listing(now, { seller: OTHER, starting_bid: 300, item_uid: resoldUid }),
     ]);
     await storeSales(t.store, now, [
       sale(now, 2 * DAY, { seller: TECHNO, sold_price: 1000, item_uid: resoldUid }),

@@ -28,12 +28,12 @@ describeEachBackend('uid sold pages', (fixture) => {
     const now = t.clock.now();
     // 250 sales of one item; every 10 share one sale time (ties inside and across pages); other items' sales.
     sales = Array.from({ length: 250 }, (_, i) =>
-      sale(now, (1 + Math.floor(i / 10)) * 3_600_000, { tag: 'DUPED_SWORD', item_uuid: ITEM_UUID, item_uid: UID, sold_price: 1_000 + i, seller: hex32(), buyer: hex32() }),
+      sale(now, (1 + Math.floor(i / 10)) * 3_600_000, { tag: 'DUPED_SWORD', item_uid: UID, sold_price: 1_000 + i, seller: hex32(), buyer: hex32() }),
     );
     const others = Array.from({ length: 30 }, (_, i) => sale(now, i * 60_000, { tag: 'DUPED_SWORD', sold_price: 5 }));
     await storeSales(t.store, now, [...sales, ...others]);
     // a listing of the same item that did not sell is no sale
-    await storeSales(t.store, now, [sale(now, 1000, { item_uuid: ITEM_UUID, item_uid: UID, state: 'expired', sold_at: null, sold_price: null })]);
+    await storeSales(t.store, now, [sale(now, 1000, { item_uid: UID, state: 'expired', sold_at: null, sold_price: null })]);
   });
   after(() => t.close());
 

@@ -51,11 +51,11 @@ describe('auction endpoints', () => {
     const itemUuid = hex32();
     soldUid = itemUuid.slice(-12);
     const sales = [
-      sale(now, 3_600_000, { sold_price: 900_000, item_uuid: itemUuid, item_uid: soldUid, seller: SELLER }),
+      sale(now, 3_600_000, { sold_price: 900_000, item_uid: soldUid, seller: SELLER }),
       sale(now, 7_200_000, { sold_price: 950_000 }),
       sale(now, 10_800_000, { sold_price: 1_100_000, bin: false }),
       ...Array.from({ length: 10 }, (_, i) => sale(now, (2 + (i % 8)) * DAY, { sold_price: 1_000_000 + i * 10_000 })),
-      sale(now, 20 * DAY, { sold_price: 800_000, item_uuid: itemUuid, item_uid: soldUid }),
+      sale(now, 20 * DAY, { sold_price: 800_000, item_uid: soldUid }),
     ];
     await storeSales(t.store, now, sales);
     await t.store.bazaar.insertSnapshot(
@@ -237,7 +237,8 @@ describe('auction endpoints', () => {
 
   describe('active uuids, low supply, single auctions, random', () => {
     it('active/uuid returns the listed subset', async () => {
-      const listed = hyperions[0]!.item_uuid!;
+      // Any item uuid ending in the listing's uid (the lookup id) names its item.
+      const listed = `00000000000000000000${hyperions[0]!.item_uid!}`;
       const res = await post('/api/auctions/active/uuid', [listed, 'ffffffffffffffffffffffffffffffff']);
       assert.deepEqual(res.json(), [listed]);
       problem(await post('/api/auctions/active/uuid', ['x']), 400, 'invalid_uuid');

@@ -10,7 +10,7 @@ export const hex32 = () => randomBytes(16).toString('hex');
 
 /** A listing row with sensible defaults (BIN, legendary Hyperion, ends in a day). */
 export function listing(now: number, over: Partial<AuctionsTable> = {}): AuctionsTable {
-  const itemUuid = hex32();
+  const itemUid = hex32().slice(-12);
   return {
     uuid: hex32(),
     tag: 'HYPERION',
@@ -27,17 +27,17 @@ export function listing(now: number, over: Partial<AuctionsTable> = {}): Auction
     tier: 'LEGENDARY',
     category: 'WEAPON',
     reforge: null,
-    item_uuid: itemUuid,
-    item_uid: itemUuid.slice(-12),
+    item_uid: itemUid,
     item_created_at: now - 86_400_000 * 30,
     enchantments: { sharpness: 5 },
     flat_nbt: {},
-    item_bytes: 'H4sIAAAAAAAA/wMAAAAAAAAAAAA=',
+    item_bytes: Buffer.from('H4sIAAAAAAAA/wMAAAAAAAAAAAA=', 'base64'),
     state: 'active',
     last_updated: now - 3_600_000,
     sold_price: null,
     buyer: null,
     sold_at: null,
+    buyer_profile: null,
     ...over,
   };
 }

@@ -86,17 +86,17 @@ export function* syntheticSales(o: HistoryOptions, batch = 20_000): Generator<Au
       tier,
       category: pet ? 'MISC' : 'WEAPON',
       reforge: r() < 0.5 ? 'sharp' : null,
-      item_uuid: null,
       item_uid: null,
       item_created_at: null,
       enchantments,
       flat_nbt: flat,
-      item_bytes: '',
+      item_bytes: new Uint8Array(0),
       state: 'sold',
       last_updated: soldAt,
       sold_price: price,
       buyer: 'b'.repeat(32),
       sold_at: soldAt,
+      buyer_profile: null,
     });
     if (out.length >= batch) {
       yield out;
@@ -126,7 +126,7 @@ export async function storeManySales(store: Store, o: HistoryOptions): Promise<n
   const copies = 8;
   await storeSyntheticSales(store, { ...o, sales: Math.ceil(o.sales / copies) });
   const columns = sql.raw(
-    'tag, item_name, count, seller, profile_id, coop, start_at, end_at, starting_bid, highest_bid, bin, tier, category, reforge, item_uuid, item_uid, item_created_at, enchantments, flat_nbt, item_bytes, state, last_updated, sold_price, buyer',
+    'tag, item_name, count, seller, profile_id, coop, start_at, end_at, starting_bid, highest_bid, bin, tier, category, reforge, item_uid, item_created_at, enchantments, flat_nbt, item_bytes, state, last_updated, sold_price, buyer, buyer_profile',
   );
   for (let k = 1; k < copies; k++) {
     await sql`insert into auctions (uuid, ${columns}, sold_at)

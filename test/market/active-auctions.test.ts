@@ -51,7 +51,7 @@ describeEachBackend('active auctions view', (fixture) => {
       assert.ok(!view.hasItemUid(cheap.item_uid!));
 
       // A sale from auctions_ended removes the listing at once.
-      await storeSales(store, NOW + 1, [sale(NOW, 0, { uuid: mid.uuid, item_uuid: mid.item_uuid, item_uid: mid.item_uid })]);
+      await storeSales(store, NOW + 1, [sale(NOW, 0, { uuid: mid.uuid, item_uid: mid.item_uid })]);
       assert.deepEqual(view.lowestBin('HYPERION', all, 10).map((l) => l.uuid), [cheaper.uuid]);
       assert.equal(view.get(mid.uuid), undefined);
 

@@ -4,6 +4,11 @@ import { it } from 'node:test';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { cursorOf, type AuctionRecord } from '../../src/store/repositories/auction-queries.ts';
+import { saleRow } from '../../src/ingest/records.ts';
+import type { DecodedItem } from '../../src/domain/nbt.ts';
+
+/** The decoded-item fields saleRow reads. */
+const decodedStub = { tag: 'HYPERION', count: 1, itemUuid: null, uid: null, enchantments: {}, reforge: null, flatNbt: {}, createdAt: null, lore: [] } as unknown as DecodedItem;
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
@@ -14,11 +19,10 @@ describeEachBackend('auction queries', (fixture) => {
     const q = store.auctionQueries;
     const active = listing(NOW, { enchantments: { sharpness: 6 }, flat_nbt: { upgrade_level: '5' }, coop: JSON.stringify(['a', 'b']) });
     await storeGeneration(store, NOW, [active], [{ auction_uuid: active.uuid, amount: 10, bidder: 'x', profile_id: null, placed_at: NOW - 5 }]);
-    const itemUuid = hex32();
-    const uid = itemUuid.slice(-12);
+    const uid = hex32().slice(-12);
     await storeSales(store, NOW, [
-      sale(NOW, DAY, { sold_price: 300, item_uuid: itemUuid, item_uid: uid, count: 3 }),
-      sale(NOW, 2 * DAY, { sold_price: 100, item_uuid: itemUuid, item_uid: uid }),
+      sale(NOW, DAY, { sold_price: 300, item_uid: uid, count: 3 }),
+      sale(NOW, 2 * DAY, { sold_price: 100, item_uid: uid }),
       sale(NOW, 3 * DAY, { sold_price: 200 }),
       sale(NOW, 10 * DAY, { sold_price: 400, tag: 'OTHER' }),
     ]);
@@ -98,6 +102,31 @@ describeEachBackend('auction queries', (fixture) => {
     }
     const mid = (await q.sold({ tag: 'KEYSET_ITEM', since, limit: 1000 }))[400]!;
     assert.deepEqual((await q.soldKeys({ tag: 'KEYSET_ITEM', since, limit: 3, after: cursorOf(mid) })).map((k) => k.uuid), expected.slice(401, 404));
+  });
+
+  it("a sale from auctions_ended: its winning bid is read from the auction row, not stored as a bid", async () => {
+    const { store } = fixture();
+    const withBids = listing(NOW, { bin: false, starting_bid: 10 });
+    const bin = listing(NOW);
+    await storeGeneration(store, NOW, [withBids, bin], [
+      { auction_uuid: withBids.uuid, amount: 50, bidder: 'd'.repeat(32), profile_id: null, placed_at: NOW - 9 },
+      { auction_uuid: withBids.uuid, amount: 70, bidder: 'e'.repeat(32), profile_id: 'p'.repeat(32), placed_at: NOW - 5 },
+    ]);
+    const sales = [
+      { auction_id: bin.uuid, seller: bin.seller, seller_profile: null, buyer: 'b'.repeat(32), buyer_profile: 'q'.repeat(32), timestamp: NOW + 1, price: 1_000_000, bin: true, item_bytes: 'H4sIAAAAAAAA/wMAAAAAAAAAAAA=' },
+      { auction_id: withBids.uuid, seller: withBids.seller, buyer: 'e'.repeat(32), timestamp: NOW + 2, price: 70, bin: false, item_bytes: 'H4sIAAAAAAAA/wMAAAAAAAAAAAA=' },
+    ];
+    const rows = sales.map((s) => ({ ...saleRow(s, { ...decodedStub, name: 'x' }), tag: 'HYPERION' }));
+    await store.auctions.recordSales(rows, [], { name: 'auctions_ended', lastUpdated: NOW + 3, storedAt: NOW + 3, records: 2, source: 'upstream' });
+    assert.deepEqual((await store.auctionQueries.detail(bin.uuid))!.bids, [{ auction_uuid: bin.uuid, amount: 1_000_000, bidder: 'b'.repeat(32), profile_id: 'q'.repeat(32), placed_at: NOW + 1 }]);
+    // The auction's own bid at the sale price stands (as the sale bid's ON CONFLICT DO NOTHING left it).
+    assert.deepEqual((await store.auctionQueries.detail(withBids.uuid))!.bids.map((b) => [b.amount, b.bidder, b.placed_at]), [
+      [50, 'd'.repeat(32), NOW - 9],
+      [70, 'e'.repeat(32), NOW - 5],
+    ]);
+    assert.deepEqual((await store.auctionQueries.bidsFor([bin.uuid])).get(bin.uuid)?.map((b) => b.profile_id), ['q'.repeat(32)]);
+    const stored = await store.kysely.selectFrom('bids').select('auction_uuid').where('auction_uuid', '=', bin.uuid).execute();
+    assert.equal(stored.length, 0, 'no bid row repeats the sale');
   });
 
   it('export jobs: create, count queued, claim once, finish', async () => {

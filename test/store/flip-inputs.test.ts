@@ -16,9 +16,9 @@ function snap(product: string, ts: number, buy: number, sell: number, week: numb
 function auction(uuid: string, over: Partial<AuctionsTable>): AuctionsTable {
   return {
     uuid, tag: 'SWORD', item_name: 'Sword', count: 1, seller: 'a'.repeat(32), profile_id: null, coop: null, start_at: T - 60 * MIN, end_at: T + 60 * MIN,
-    starting_bid: 1000, highest_bid: 0, bin: true, tier: 'EPIC', category: 'weapon', reforge: null, item_uuid: null, item_uid: null, item_created_at: null,
-    enchantments: JSON.stringify({ sharpness: 5 }), flat_nbt: JSON.stringify({ rarity_upgrades: '1' }), item_bytes: '', state: 'active', last_updated: T,
-    sold_price: null, buyer: null, sold_at: null, ...over,
+    starting_bid: 1000, highest_bid: 0, bin: true, tier: 'EPIC', category: 'weapon', reforge: null, item_uid: null, item_created_at: null,
+    enchantments: JSON.stringify({ sharpness: 5 }), flat_nbt: JSON.stringify({ rarity_upgrades: '1' }), item_bytes: new Uint8Array(), state: 'active', last_updated: T,
+    sold_price: null, buyer: null, sold_at: null, buyer_profile: null, ...over,
   };
 }
 

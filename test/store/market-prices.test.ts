@@ -9,9 +9,9 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 function auction(uuid: string, tag: string, price: number, extra: Partial<AuctionsTable> = {}): AuctionsTable {
   return {
     uuid, tag, item_name: tag, count: 1, seller: 's'.repeat(32), profile_id: null, coop: null, start_at: NOW - 1000, end_at: NOW + 3_600_000,
-    starting_bid: price, highest_bid: 0, bin: true, tier: 'RARE', category: 'misc', reforge: null, item_uuid: null, item_uid: null,
-    item_created_at: null, enchantments: null, flat_nbt: null, item_bytes: '', state: 'active', last_updated: NOW, sold_price: null,
-    buyer: null, sold_at: null, ...extra,
+    starting_bid: price, highest_bid: 0, bin: true, tier: 'RARE', category: 'misc', reforge: null, item_uid: null,
+    item_created_at: null, enchantments: null, flat_nbt: null, item_bytes: new Uint8Array(), state: 'active', last_updated: NOW, sold_price: null,
+    buyer: null, sold_at: null, buyer_profile: null, ...extra,
   };
 }
 

@@ -16,6 +16,7 @@ import { m009UploadKindIndex } from './009-upload-kind-index.ts';
 import { m010BazaarCompact } from './010-bazaar-compact.ts';
 import { m011BazaarChunks } from './011-bazaar-chunks.ts';
 import { m012SaleRollups } from './012-sale-rollups.ts';
+import { m013AuctionStorage } from './013-auction-storage.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -30,6 +31,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['010-bazaar-compact', m010BazaarCompact],
   ['011-bazaar-chunks', m011BazaarChunks],
   ['012-sale-rollups', m012SaleRollups],
+  ['013-auction-storage', m013AuctionStorage],
 ];
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -5,6 +5,7 @@
  */
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
+import { coopOf, itemNbtOf, withSaleBid } from '../auction-encoding.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 
 /** An auction row with its JSON columns parsed and booleans normalized; item bytes left out. */
@@ -24,7 +25,7 @@ export interface AuctionRecord {
   tier: string | null;
   category: string | null;
   reforge: string | null;
-  itemUuid: string | null;
+  /** last 12 hex characters of the item uuid */
   itemUid: string | null;
   itemCreatedAt: number | null;
   enchantments: Record<string, number>;
@@ -52,7 +53,6 @@ const RECORD_COLUMNS = [
   'tier',
   'category',
   'reforge',
-  'item_uuid',
   'item_uid',
   'item_created_at',
   'enchantments',
@@ -67,10 +67,14 @@ const RECORD_COLUMNS = [
 type RecordRow = Pick<AuctionsTable, (typeof RECORD_COLUMNS)[number]>;
 
 /**
- * `'sold'` as a literal, not a bound parameter: the partial index auctions_tag_sold_at
- * (WHERE state = 'sold') is only usable when the planner sees the literal.
+ * States as literals, not bound parameters: the partial indexes (auctions_tag_sold_at WHERE
+ * state = 'sold'; since migration 013 auctions_active_* WHERE state = 'active' and
+ * auctions_expired_tag WHERE state = 'expired') are only usable on SQLite when the planner
+ * sees the literal.
  */
-const SOLD = sql<AuctionsTable['state']>`'sold'`;
+export const SOLD = sql<AuctionsTable['state']>`'sold'`;
+export const ACTIVE = sql<AuctionsTable['state']>`'active'`;
+export const EXPIRED = sql<AuctionsTable['state']>`'expired'`;
 
 function json<T>(v: unknown, empty: T): T {
   if (v === null || v === undefined) return empty;
@@ -97,7 +101,7 @@ export function toRecord(r: RecordRow): AuctionRecord {
     count: r.count,
     seller: r.seller,
     profileId: r.profile_id,
-    coop: json<string[]>(r.coop, []),
+    coop: coopOf(r.coop, r.seller),
     start: r.start_at === null ? null : Number(r.start_at),
     end: Number(r.end_at),
     startingBid: Number(r.starting_bid),
@@ -106,7 +110,6 @@ export function toRecord(r: RecordRow): AuctionRecord {
     tier: r.tier,
     category: r.category,
     reforge: r.reforge,
-    itemUuid: r.item_uuid,
     itemUid: r.item_uid,
     itemCreatedAt: r.item_created_at === null ? null : Number(r.item_created_at),
     enchantments: json<Record<string, number>>(r.enchantments, {}),
@@ -197,7 +200,7 @@ export class AuctionQueryRepository {
 
   /** Every active listing, for the in-memory view (no item bytes). */
   async activeListings(): Promise<AuctionRecord[]> {
-    const rows = await this.db.selectFrom('auctions').select(RECORD_COLUMNS).where('state', '=', 'active').execute();
+    const rows = await this.db.selectFrom('auctions').select(RECORD_COLUMNS).where('state', '=', ACTIVE).execute();
     return rows.map(toRecord);
   }
 
@@ -215,28 +218,24 @@ export class AuctionQueryRepository {
     return out;
   }
 
-  /** One auction in any state, with its raw item bytes. */
-  async detail(uuid: string): Promise<{ record: AuctionRecord; itemBytes: string; bids: BidsTable[] } | undefined> {
-    const row = await this.db.selectFrom('auctions').select([...RECORD_COLUMNS, 'item_bytes']).where('uuid', '=', uuid).executeTakeFirst();
+  /** One auction in any state, with its item's NBT (decompressed; null when the stored bytes do not inflate). */
+  async detail(uuid: string): Promise<{ record: AuctionRecord; itemNbt: Uint8Array | null; bids: BidsTable[] } | undefined> {
+    const row = await this.db.selectFrom('auctions').select([...RECORD_COLUMNS, 'item_bytes', 'buyer_profile']).where('uuid', '=', uuid).executeTakeFirst();
     if (!row) return undefined;
     const bids = await this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
-    return {
-      record: toRecord(row),
-      itemBytes: row.item_bytes,
-      bids: bids.map((b) => ({ ...b, amount: Number(b.amount), placed_at: Number(b.placed_at) })),
-    };
+    return { record: toRecord(row), itemNbt: itemNbtOf(row.item_bytes), bids: withSaleBid(bids, row) };
   }
 
-  /** Stored item bytes (base64 gzipped NBT) of these auctions, by uuid. */
-  async itemBytesOf(uuids: readonly string[]): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
+  /** The items' NBT (decompressed; null when the stored bytes do not inflate) of these auctions, by uuid. */
+  async itemNbtOf(uuids: readonly string[]): Promise<Map<string, Uint8Array | null>> {
+    const out = new Map<string, Uint8Array | null>();
     for (let i = 0; i < uuids.length; i += 1000) {
       const rows = await this.db
         .selectFrom('auctions')
         .select(['uuid', 'item_bytes'])
         .where('uuid', 'in', uuids.slice(i, i + 1000))
         .execute();
-      for (const r of rows) out.set(r.uuid, r.item_bytes);
+      for (const r of rows) out.set(r.uuid, itemNbtOf(r.item_bytes));
     }
     return out;
   }
@@ -394,7 +393,7 @@ export class AuctionQueryRepository {
         .selectFrom('auctions')
         .select('item_uid')
         .where('item_uid', 'in', distinct.slice(i, i + 1000))
-        .where('state', '=', 'active')
+        .where('state', '=', ACTIVE)
         .execute();
       for (const r of rows) if (r.item_uid) out.add(r.item_uid);
     }
@@ -437,29 +436,38 @@ export class AuctionQueryRepository {
     return out;
   }
 
-  /** True when any auction (in any state) has this tag. */
+  /** True when any auction (in any state) has this tag: one probe per state, each on its partial index. */
   async tagExists(tag: string): Promise<boolean> {
-    const row = await this.db.selectFrom('auctions').select('uuid').where('tag', '=', tag).limit(1).executeTakeFirst();
-    if (row) return true;
+    for (const state of [ACTIVE, SOLD, EXPIRED]) {
+      const row = await this.db.selectFrom('auctions').select('uuid').where('state', '=', state).where('tag', '=', tag).limit(1).executeTakeFirst();
+      if (row) return true;
+    }
     const item = await this.db.selectFrom('items').select('tag').where('tag', '=', tag).limit(1).executeTakeFirst();
     return item !== undefined;
   }
 
-  /** Bids of these auctions, by auction uuid, lowest first. */
+  /** Bids of these auctions, by auction uuid, lowest first (a sale's winning bid included, see withSaleBid). */
   async bidsFor(uuids: readonly string[]): Promise<Map<string, BidsTable[]>> {
     const out = new Map<string, BidsTable[]>();
     for (let i = 0; i < uuids.length; i += 5000) {
-      const rows = await this.db
-        .selectFrom('bids')
-        .selectAll()
-        .where('auction_uuid', 'in', uuids.slice(i, i + 5000))
-        .orderBy('auction_uuid')
-        .orderBy('amount')
-        .execute();
+      const chunk = uuids.slice(i, i + 5000);
+      const rows = await this.db.selectFrom('bids').selectAll().where('auction_uuid', 'in', chunk).orderBy('auction_uuid').orderBy('amount').execute();
+      const stored = new Map<string, BidsTable[]>();
       for (const b of rows) {
-        const list = out.get(b.auction_uuid) ?? [];
-        list.push({ ...b, amount: Number(b.amount), placed_at: Number(b.placed_at) });
-        out.set(b.auction_uuid, list);
+        const list = stored.get(b.auction_uuid) ?? [];
+        list.push(b);
+        stored.set(b.auction_uuid, list);
+      }
+      const sales = await this.db
+        .selectFrom('auctions')
+        .select(['uuid', 'state', 'sold_price', 'buyer', 'sold_at', 'buyer_profile'])
+        .where('uuid', 'in', chunk)
+        .where('buyer_profile', 'is not', null)
+        .execute();
+      const saleOf = new Map(sales.map((s) => [s.uuid, s]));
+      for (const uuid of chunk) {
+        const bids = withSaleBid(stored.get(uuid) ?? [], saleOf.get(uuid));
+        if (bids.length > 0) out.set(uuid, bids);
       }
     }
     return out;
@@ -482,7 +490,7 @@ export class AuctionQueryRepository {
     const row = await this.db
       .selectFrom('auctions')
       .select(sql<number>`count(*)`.as('n'))
-      .where('state', '=', 'active')
+      .where('state', '=', ACTIVE)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }

@@ -4,6 +4,8 @@ import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { StatisticsRepository } from './statistics.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
+import { withSaleBid } from '../auction-encoding.ts';
+import { ACTIVE } from './auction-queries.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
 
 const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
@@ -13,7 +15,7 @@ const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
   count: 'int4',
   seller: 'text',
   profile_id: 'text',
-  coop: 'jsonb',
+  coop: 'text',
   start_at: 'int8',
   end_at: 'int8',
   starting_bid: 'int8',
@@ -22,17 +24,17 @@ const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
   tier: 'text',
   category: 'text',
   reforge: 'text',
-  item_uuid: 'text',
   item_uid: 'text',
   item_created_at: 'int8',
   enchantments: 'jsonb',
   flat_nbt: 'jsonb',
-  item_bytes: 'text',
+  item_bytes: 'bytea',
   state: 'text',
   last_updated: 'int8',
   sold_price: 'int8',
   buyer: 'text',
   sold_at: 'int8',
+  buyer_profile: 'text',
 };
 
 /** A listing seen in an auctions generation: new ones insert, changed ones refresh, sold ones stay sold. */
@@ -47,11 +49,15 @@ const LISTINGS: BulkSpec<AuctionsTable> = {
   },
 };
 
-/** A sale from auctions_ended: inserts the auction if unseen, otherwise only marks it sold (idempotent). */
+/**
+ * A sale from auctions_ended: inserts the auction if unseen, otherwise marks it sold and stores
+ * its item bytes in the sale's compact form (store/auction-encoding.ts) over the listing's gzip
+ * (idempotent).
+ */
 const SALES: BulkSpec<AuctionsTable> = {
   table: 'auctions',
   columns: AUCTION_COLUMNS,
-  conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin'] },
+  conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin', 'item_bytes', 'buyer_profile'] },
 };
 
 const BIDS: BulkSpec<BidsTable> = {
@@ -125,7 +131,7 @@ export class AuctionRepository {
           .limit(1)
           .as('top_bidder'),
       )
-      .where('a.state', '=', 'active')
+      .where('a.state', '=', ACTIVE)
       .execute();
     return new Map(
       rows.map((r) => [
@@ -181,8 +187,9 @@ export class AuctionRepository {
       return;
     }
     // SQLite: statement text built directly, chunked under the bound-parameter limit. `+state`
-    // keeps the planner on the primary key (without statistics it picks the (state, end_at)
-    // index and walks every active auction for a few hundred uuids).
+    // keeps the planner on the primary key (without statistics it would pick an index over the
+    // active auctions, since migration 013 the partial auctions_active_end, and walk every active
+    // auction for a few hundred uuids).
     for (let i = 0; i < sold.length; i += SQLITE_DEPARTED_CHUNK) {
       const chunk = sold.slice(i, i + SQLITE_DEPARTED_CHUNK);
       const parameters: unknown[] = [];
@@ -244,8 +251,11 @@ export class AuctionRepository {
     return this.db.selectFrom('auctions').selectAll().where('uuid', '=', uuid).executeTakeFirst();
   }
 
+  /** The auction's bids, lowest first, a sale's winning bid included (store/auction-encoding.ts withSaleBid). */
   async bidsOf(uuid: string): Promise<BidsTable[]> {
-    return this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
+    const stored = await this.db.selectFrom('bids').selectAll().where('auction_uuid', '=', uuid).orderBy('amount').execute();
+    const sale = await this.db.selectFrom('auctions').select(['uuid', 'state', 'sold_price', 'buyer', 'sold_at', 'buyer_profile']).where('uuid', '=', uuid).executeTakeFirst();
+    return withSaleBid(stored, sale);
   }
 
   async countByState(): Promise<Record<string, number>> {

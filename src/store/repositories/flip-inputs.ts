@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { AuctionsTable, Database } from '../schema.ts';
+import { ACTIVE } from './auction-queries.ts';
 import type { BazaarRepository } from './bazaar.ts';
 
 export interface SnapshotRow {
@@ -213,7 +214,7 @@ export class FlipInputRepository {
       const rows = await this.db
         .selectFrom('auctions')
         .select(['uuid', 'tag', 'item_name', 'count', 'starting_bid', 'start_at', 'end_at', 'tier', 'reforge', 'enchantments', 'flat_nbt'])
-        .where('state', '=', 'active')
+        .where('state', '=', ACTIVE)
         .where('tag', 'in', chunk)
         .where('bin', '=', this.dialect === 'sqlite' ? 1 : true)
         .where('end_at', '>', now)

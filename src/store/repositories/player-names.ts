@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { ACTIVE } from './auction-queries.ts';
 
 export interface PlayerName {
   playerUuid: string;
@@ -70,7 +71,7 @@ export class PlayerNameRepository {
       .selectFrom('auctions')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('seller', '=', playerUuid)
-      .where('state', '=', 'active')
+      .where('state', '=', ACTIVE)
       .executeTakeFirstOrThrow();
     return Number(r.n);
   }

@@ -1,0 +1,158 @@
+/**
+ * Every read of the auctions table finds its rows through an index (migration 013 made the
+ * indexes that only active-auction reads use partial, `where state = 'active'`): the queries the
+ * repositories send are captured and explained on SQLite (EXPLAIN QUERY PLAN) and PostgreSQL
+ * (EXPLAIN over analyzed tables, sequential scans disabled so a usable index is always shown).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, sql, SqliteDialect, type CompiledQuery } from 'kysely';
+import pg from 'pg';
+import { Store } from '../../src/store/index.ts';
+import { AuctionQueryRepository } from '../../src/store/repositories/auction-queries.ts';
+import { AuctionRepository } from '../../src/store/repositories/auctions.ts';
+import { FlipInputRepository } from '../../src/store/repositories/flip-inputs.ts';
+import { MarketPriceRepository } from '../../src/store/repositories/market-prices.ts';
+import { PlayerNameRepository } from '../../src/store/repositories/player-names.ts';
+import type { Database } from '../../src/store/schema.ts';
+import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
+import { hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const DAY = 86_400_000;
+
+interface Probe {
+  name: string;
+  run(r: Repos): Promise<unknown>;
+  /** the index every statement of the call must use (SQLite: `USING [COVERING] INDEX x`; PostgreSQL: `on x`) */
+  index: string | RegExp;
+}
+
+interface Repos {
+  queries: AuctionQueryRepository;
+  auctions: AuctionRepository;
+  flips: FlipInputRepository;
+  prices: MarketPriceRepository;
+  names: PlayerNameRepository;
+}
+
+const SELLER = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
+const UID = '0123456789ab';
+
+const PROBES: Probe[] = [
+  { name: 'activeListings', run: (r) => r.queries.activeListings(), index: /^auctions_active_/ },
+  { name: 'countActive', run: (r) => r.queries.countActive(), index: /^auctions_active_/ },
+  { name: 'activeIndex', run: (r) => r.auctions.activeIndex(), index: /^auctions_active_|^sqlite_autoindex_bids_1$|^bids_pk$/ },
+  { name: 'activeItemUids', run: (r) => r.queries.activeItemUids([UID]), index: 'auctions_item_uid' },
+  { name: 'salesByItemUid', run: (r) => r.queries.salesByItemUid([UID]), index: 'auctions_item_uid' },
+  { name: 'sold', run: (r) => r.queries.sold({ tag: 'HYPERION', since: NOW - 7 * DAY, limit: 10 }), index: 'auctions_tag_sold_at' },
+  { name: 'soldLean', run: (r) => r.queries.soldLean('HYPERION', NOW - 7 * DAY, 10), index: 'auctions_tag_sold_at' },
+  { name: 'medianPrices', run: (r) => r.queries.medianPrices(['HYPERION'], NOW - 7 * DAY), index: 'auctions_tag_sold_at' },
+  { name: 'salePricesBetween', run: (r) => r.queries.salePricesBetween(NOW - 7 * DAY, NOW, 'HYPERION'), index: 'auctions_tag_sold_at' },
+  { name: 'tagExists (miss: all three probes)', run: (r) => r.queries.tagExists('NOPE'), index: /^auctions_active_tag_price$|^auctions_tag_sold_at$|^auctions_expired_tag$/ },
+  { name: 'flip activeBins', run: (r) => r.flips.activeBins(['HYPERION'], NOW), index: 'auctions_active_tag_price' },
+  { name: 'flip soldBetween', run: (r) => r.flips.soldBetween(NOW - DAY, NOW), index: 'auctions_sold_at' },
+  { name: 'flip firstSaleFrom', run: (r) => r.flips.firstSaleFrom(NOW - DAY), index: 'auctions_sold_at' },
+  { name: 'lowestBins', run: (r) => r.prices.lowestBins(NOW), index: /^auctions_active_/ },
+  { name: 'activeAuctionCount', run: (r) => r.names.activeAuctionCount(SELLER), index: 'auctions_active_seller' },
+];
+
+function matches(index: string | RegExp, name: string): boolean {
+  return typeof index === 'string' ? index === name : index.test(name);
+}
+
+/** Index names a SQLite plan uses on `auctions`/`bids`, and whether it scans a table without one. */
+function sqlitePlan(sqlite: SqliteDatabase.Database, q: CompiledQuery): { indexes: string[]; tableScan: boolean; text: string } {
+  const rows = sqlite.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[]).map((p) => (typeof p === 'boolean' ? Number(p) : p))) as Array<{ detail: string }>;
+  const text = rows.map((r) => r.detail).join('\n');
+  const indexes = [...text.matchAll(/USING (?:COVERING )?INDEX (\w+)/g)].map((m) => m[1]!);
+  const tableScan = rows.some((r) => /^SCAN (auctions|bids|a|b)\b(?!.*INDEX)/.test(r.detail));
+  return { indexes, tableScan, text };
+}
+
+async function postgresPlan(client: pg.Client, q: CompiledQuery): Promise<{ indexes: string[]; tableScan: boolean; text: string }> {
+  const res = await client.query(`explain ${q.sql}`, q.parameters as unknown[]);
+  const text = res.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+  const indexes = [...text.matchAll(/Index (?:Only )?Scan(?: Backward)? using (\w+)|Bitmap Index Scan on (\w+)/g)].map((m) => (m[1] ?? m[2])!);
+  const tableScan = /Seq Scan on (auctions|bids)\b/.test(text);
+  return { indexes, tableScan, text };
+}
+
+for (const backend of ['sqlite', 'postgres'] as const) {
+  const skip = backend === 'postgres' && postgresUnavailable && !IN_CI ? `PostgreSQL unreachable: ${postgresUnavailable}` : false;
+  describe(`auction query plans [${backend}]`, { skip }, () => {
+    const captured: CompiledQuery[] = [];
+    let repos: Repos;
+    let explain: (q: CompiledQuery) => Promise<{ indexes: string[]; tableScan: boolean; text: string }>;
+    let cleanup: () => Promise<void>;
+
+    before(async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'skymarket-plans-'));
+      const schema = uniqueSchema('plans');
+      const store = backend === 'sqlite' ? await Store.open({ dataDir: dir }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema });
+      // Rows in every state over 40 tags and 300 sellers: PostgreSQL plans by statistics (ANALYZE
+      // below, as autovacuum keeps them in production); SQLite, as in production, without any.
+      const tags = Array.from({ length: 40 }, (_, i) => `TAG_${i}`);
+      const seller = (i: number) => (i % 300).toString(16).padStart(32, '0');
+      const active = [listing(NOW, { seller: SELLER, item_uid: UID, tag: 'HYPERION' })];
+      for (let i = 0; i < 1500; i++) active.push(listing(NOW, { tag: tags[i % 40]!, seller: seller(i), item_uid: hex32().slice(-12), starting_bid: 1000 + i }));
+      const expired = Array.from({ length: 500 }, (_, i) => listing(NOW, { tag: tags[i % 40]!, seller: seller(i), item_uid: hex32().slice(-12) }));
+      await storeGeneration(store, NOW - 60_000, expired);
+      await storeGeneration(store, NOW, active, [{ auction_uuid: active[0]!.uuid, amount: 5, bidder: hex32(), profile_id: null, placed_at: NOW }], expired.map((e) => e.uuid));
+      const sales = [sale(NOW, DAY, { item_uid: UID }), sale(NOW, 2 * DAY)];
+      for (let i = 0; i < 3000; i++) sales.push(sale(NOW, (i % 100) * 3_600_000, { tag: tags[i % 40]!, seller: seller(i), item_uid: hex32().slice(-12) }));
+      await storeSales(store, NOW, sales);
+      if (backend === 'postgres') await sql`analyze auctions, bids`.execute(store.kysely);
+      await store.close();
+      const log = (event: { query: CompiledQuery }) => void captured.push(event.query);
+      let db: Kysely<Database>;
+      if (backend === 'sqlite') {
+        const sqlite = new SqliteDatabase(join(dir, 'skymarket.db'));
+        db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
+        explain = async (q) => sqlitePlan(sqlite, q);
+        cleanup = async () => {
+          await db.destroy();
+          rmSync(dir, { recursive: true, force: true });
+        };
+      } else {
+        const options = `-c search_path="${schema}"`;
+        db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: POSTGRES_TEST_URL, options, max: 2 }) }), log });
+        const client = new pg.Client({ connectionString: POSTGRES_TEST_URL, options });
+        await client.connect();
+        await client.query('set enable_seqscan = off');
+        explain = (q) => postgresPlan(client, q);
+        cleanup = async () => {
+          await client.end();
+          await db.destroy();
+          await dropSchema(schema);
+          rmSync(dir, { recursive: true, force: true });
+        };
+      }
+      const names = new PlayerNameRepository(db);
+      const queries = new AuctionQueryRepository(db, backend);
+      const auctions = new AuctionRepository(db, backend, undefined as never);
+      const bazaar = undefined as never;
+      repos = { queries, auctions, flips: new FlipInputRepository(db, backend, bazaar), prices: new MarketPriceRepository(db, backend, bazaar), names };
+    });
+    after(async () => cleanup?.());
+
+    for (const probe of PROBES) {
+      it(`${probe.name} reads auctions through ${probe.index}`, async () => {
+        captured.length = 0;
+        await probe.run(repos);
+        const statements = captured.filter((q) => /\bauctions\b/.test(q.sql));
+        assert.ok(statements.length > 0, 'the call queried auctions');
+        for (const q of statements) {
+          const plan = await explain(q);
+          assert.equal(plan.tableScan, false, `no table scan:\n${q.sql}\n${plan.text}`);
+          const onAuctions = plan.indexes.filter((i) => !/bids/.test(i));
+          assert.ok(onAuctions.length > 0 && onAuctions.every((i) => matches(probe.index, i)), `expected ${probe.index}, got ${plan.indexes.join(', ')}:\n${q.sql}\n${plan.text}`);
+        }
+      });
+    }
+  });
+}
