@@ -190,6 +190,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           'auctions_active_tag_price',
           'auctions_expired_tag',
           'auctions_item_uid',
+          'auctions_sold_at', // migration 012 (sales rollups)
           'auctions_tag_sold_at',
         ]);
 
