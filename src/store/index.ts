@@ -2,8 +2,8 @@
  * The store: the source of truth. It owns the database handle and exposes one
  * repository per aggregate; nothing outside src/store speaks SQL.
  */
-import type { Kysely } from 'kysely';
-import { migrateToLatest, openDatabase, ping, type DatabaseHandle, type DatabaseOptions, type Dialect } from './db.ts';
+import type { Kysely, MigrationResultSet, Migrator } from 'kysely';
+import { migrateToLatest, migratorFor, openDatabase, ping, type DatabaseHandle, type DatabaseOptions, type Dialect } from './db.ts';
 import type { Database } from './schema.ts';
 import { FeedRepository } from './repositories/feeds.ts';
 import { ItemRepository } from './repositories/items.ts';
@@ -104,6 +104,11 @@ export class Store {
 
   migrate() {
     return migrateToLatest(this.handle);
+  }
+
+  /** A migrator of this database (scoped to its schema on PostgreSQL), for tests that migrate step by step. */
+  migrator(): Migrator {
+    return migratorFor(this.handle);
   }
 
   ping(): Promise<void> {
