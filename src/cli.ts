@@ -15,11 +15,13 @@ import { VERSION } from './version.ts';
 import { registerAuthCommands } from './auth-admin.ts';
 import { registerModCommands } from './mod/admin.ts';
 import { systemClock } from './clock.ts';
+import type { Store } from './store/index.ts';
 
 interface CommonFlags {
   dataDir?: string;
   databaseUrl?: string;
   logLevel?: string;
+  logFormat?: string;
 }
 
 interface ServeFlags extends CommonFlags {
@@ -97,14 +99,14 @@ function serveInWorker(flags: ConfigOverrides, limits: Extract<HeapPlan, { kind:
 withStorageFlags(program.command('migrate').description('apply pending database migrations and exit')).action(
   async (flags: CommonFlags) => {
     const config = loadConfig(process.env, overrides(flags));
-    const { Store } = await import('./store/index.ts');
+    const { Store, createdDatabase } = await import('./store/index.ts');
     const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: false });
     try {
       const result = await store.migrate();
       const applied = result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];
       console.log(
         applied.length
-          ? `applied ${applied.length} migration(s) to ${store.location}: ${applied.join(', ')}`
+          ? `applied ${applied.length} migration(s) to ${store.location}${createdDatabase(result) ? ' (a new database)' : ''}: ${applied.join(', ')}`
           : `${store.location} is up to date`,
       );
     } finally {
@@ -113,27 +115,33 @@ withStorageFlags(program.command('migrate').description('apply pending database 
   },
 );
 
-registerAuthCommands(program, withStorageFlags, async (flags, action) => {
-  const config = loadConfig(process.env, overrides(flags as CommonFlags));
-  const { Store } = await import('./store/index.ts');
-  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+/**
+ * Runs an operator command against the store the flags (or DATA_DIR / DATABASE_URL) select.
+ * The first line says which database that is, so a token created in the wrong one (another
+ * DATA_DIR than the server's) is noticed at once; a database this command had to create is
+ * pointed out on stderr.
+ */
+async function withStore(flags: CommonFlags, action: (store: Store, now: number) => Promise<string[]>): Promise<void> {
+  const config = loadConfig(process.env, overrides(flags));
+  const { Store, createdDatabase } = await import('./store/index.ts');
+  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: false });
   try {
+    const migrated = await store.migrate();
+    console.log(`database: ${store.location}`);
+    if (createdDatabase(migrated)) {
+      console.error(
+        `skymarket: note: ${store.location} held no skymarket database, so this command created one. ` +
+          'A server started with another DATA_DIR or DATABASE_URL does not see it: pass the server\'s --data-dir or --database-url.',
+      );
+    }
     for (const line of await action(store, systemClock.now())) console.log(line);
   } finally {
     await store.close();
   }
-});
+}
 
-registerModCommands(program, withStorageFlags, async (flags, action) => {
-  const config = loadConfig(process.env, overrides(flags as CommonFlags));
-  const { Store } = await import('./store/index.ts');
-  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    for (const line of await action(store, systemClock.now())) console.log(line);
-  } finally {
-    await store.close();
-  }
-});
+registerAuthCommands(program, withStorageFlags, (flags, action) => withStore(flags as CommonFlags, action));
+registerModCommands(program, withStorageFlags, (flags, action) => withStore(flags as CommonFlags, action));
 
 program
   .command('simulate')
@@ -214,8 +222,10 @@ function overrides(flags: ServeFlags): ConfigOverrides {
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  // Operator mistakes get one clear line, not a stack trace.
+  // Operator mistakes get one clear line, not a stack trace (and a hint on a second line when there is one).
   const message = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
   console.error(`skymarket: ${message}`);
+  const hint = (err as { hint?: unknown } | null)?.hint;
+  if (typeof hint === 'string') console.error(`hint: ${hint}`);
   process.exit(err instanceof ConfigError ? 2 : 1);
 }

@@ -28,6 +28,12 @@ import { SaleRollupRepository } from './repositories/sale-rollups.ts';
 
 export type { Dialect } from './db.ts';
 import { SessionLock } from './session-lock.ts';
+import { FIRST_MIGRATION } from './migrations/index.ts';
+
+/** Whether a migration run created the database's tables (its first migration ran just now). */
+export function createdDatabase(result: MigrationResultSet): boolean {
+  return result.results?.some((r) => r.migrationName === FIRST_MIGRATION && r.status === 'Success') ?? false;
+}
 
 export class Store {
   readonly feeds: FeedRepository;

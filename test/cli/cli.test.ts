@@ -35,7 +35,8 @@ describe('skymarket CLI', () => {
     const dir = tempDir();
     const first = spawnSync(process.execPath, [BIN, 'migrate', '--data-dir', dir], { encoding: 'utf8', env: cleanEnv });
     assert.equal(first.status, 0, first.stderr);
-    assert.match(first.stdout, /applied \d+ migration\(s\) to sqlite:.*001-initial/);
+    assert.ok(first.stdout.startsWith(`applied `), first.stdout);
+    assert.ok(first.stdout.includes(` migration(s) to sqlite:${join(dir, 'skymarket.db')} (a new database): 001-initial`), first.stdout);
     const second = spawnSync(process.execPath, [BIN, 'migrate', '--data-dir', dir], { encoding: 'utf8', env: cleanEnv });
     assert.equal(second.status, 0, second.stderr);
     assert.match(second.stdout, /is up to date/);
