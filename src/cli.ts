@@ -6,8 +6,8 @@ import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { Command, Option } from 'commander';
 import closeWithGrace from 'close-with-grace';
-import { ConfigError, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { ConfigError, LOG_FORMATS, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
+import { createLogger, prettyDestination, prettyLogs, type Logger } from './logger.ts';
 import { heapPlan, type HeapPlan } from './heap.ts';
 import type { CloseMessage, ServeWorkerData } from './serve-worker.ts';
 import { simulatorOptionsFromEnv } from './simulator/config.ts';
@@ -40,6 +40,12 @@ const program = new Command()
   .version(VERSION)
   .showHelpAfterError();
 
+function logFormatOption(): Option {
+  return new Option('--log-format <format>', 'log lines: auto (readable on a terminal, JSON otherwise), json or pretty (LOG_FORMAT, default auto)').choices([
+    ...LOG_FORMATS,
+  ]);
+}
+
 function withStorageFlags(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'directory for the SQLite database and exports (DATA_DIR, default ./data)')
@@ -55,16 +61,18 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
   .option('--trust-proxy <value>', 'trust proxy headers: true, false, hop count or IP/CIDR list (TRUST_PROXY)')
   .addOption(new Option('--role <role>', 'which parts to run (ROLE, default all)').choices([...ROLES]))
   .option('--demo', 'use the built-in market simulator as the upstream (DEMO)')
+  .addOption(logFormatOption())
   .action(async (flags: ServeFlags) => {
     const config = loadConfig(process.env, overrides(flags));
-    const logger = createLogger(config.logLevel);
+    const pretty = prettyLogs(config.logFormat, process.stdout.isTTY);
+    const logger = createLogger(config.logLevel, pretty ? prettyDestination(1, process.stdout.isTTY === true) : undefined);
     const plan = heapPlan(config.heapMb, process.execArgv, process.env.NODE_OPTIONS, import.meta.url.endsWith('.js'));
     if (plan.kind === 'worker') {
-      serveInWorker(overrides(flags), plan, config.shutdownGraceSeconds, logger);
+      serveInWorker({ overrides: overrides(flags), pretty, colors: process.stdout.isTTY === true }, plan, config.shutdownGraceSeconds, logger);
       return;
     }
     const { startRuntime } = await import('./runtime.ts');
-    const runtime = await startRuntime(config, { logger });
+    const runtime = await startRuntime(config, { logger, ...(pretty ? { banner: (text: string) => process.stdout.write(text) } : {}) });
     closeWithGrace({ delay: config.shutdownGraceSeconds * 1000 }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'fatal error, shutting down');
       else logger.info({ signal }, 'shutting down gracefully');
@@ -77,9 +85,8 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
  * forwards SIGTERM/SIGINT as a graceful close and exits with the worker's code. A worker that
  * dies (an error, or its heap exhausted) ends the process with code 1, as a crash would.
  */
-function serveInWorker(flags: ConfigOverrides, limits: Extract<HeapPlan, { kind: 'worker' }>, graceSeconds: number, logger: Logger): void {
+function serveInWorker(data: ServeWorkerData, limits: Extract<HeapPlan, { kind: 'worker' }>, graceSeconds: number, logger: Logger): void {
   const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } = limits;
-  const data: ServeWorkerData = { overrides: flags };
   logger.info({ maxOldGenerationSizeMb, maxYoungGenerationSizeMb }, `the service runs in a worker thread with a ${maxOldGenerationSizeMb} MB old generation (SKYMARKET_HEAP_MB)`);
   const worker = new Worker(new URL('./serve-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } });
   let failed = false;
@@ -149,10 +156,13 @@ program
   .option('--port <port>', 'HTTP port (SIM_PORT, default: any free port)')
   .option('--host <host>', 'listen address (SIM_HOST, default 127.0.0.1)')
   .addOption(new Option('--log-level <level>', 'log level (LOG_LEVEL, default info)').choices([...LOG_LEVELS]))
-  .action(async (flags: { port?: string; host?: string; logLevel?: string }) => {
+  .addOption(logFormatOption())
+  .action(async (flags: { port?: string; host?: string; logLevel?: string; logFormat?: string }) => {
     const env = { ...process.env, ...(flags.port ? { SIM_PORT: flags.port } : {}), ...(flags.host ? { SIM_HOST: flags.host } : {}) };
     const options = simulatorOptionsFromEnv(env);
-    const logger = createLogger(loadConfig(process.env, { logLevel: flags.logLevel }).logLevel);
+    const config = loadConfig(process.env, { logLevel: flags.logLevel, logFormat: flags.logFormat });
+    const pretty = prettyLogs(config.logFormat, process.stdout.isTTY);
+    const logger = createLogger(config.logLevel, pretty ? prettyDestination(1, process.stdout.isTTY === true) : undefined);
     const { startSimulator } = await import('./simulator/index.ts');
     const simulator = await startSimulator(options, { logger });
     logger.info({ url: simulator.url, auctions: options.auctions, seed: options.seed }, `simulator listening on ${simulator.url} (simulated data)`);
@@ -214,6 +224,7 @@ function overrides(flags: ServeFlags): ConfigOverrides {
     upstreamUrl: flags.upstreamUrl,
     trustProxy: flags.trustProxy,
     logLevel: flags.logLevel,
+    logFormat: flags.logFormat,
     role: flags.role,
     demo: flags.demo,
   };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../helpers/services.ts';
+import { BAZAAR_PRODUCTS } from '../../src/gamedata/builtin/catalog.ts';
 
 const REPO = join(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/skymarket.js');
@@ -57,28 +58,71 @@ describe('skymarket CLI', () => {
     assert.match(badRole.stderr, /Allowed choices are all, api, ingest, jobs/);
   });
 
-  it('serve answers health, then shuts down gracefully on SIGTERM', async () => {
+  it('serve answers health (saying why the upstream fails), then shuts down gracefully on SIGTERM', async () => {
     const dir = tempDir();
     const port = await freePort();
-    const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], cleanEnv);
+    const upstreamPort = await freePort(); // nothing listens there
+    const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], { ...cleanEnv, UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}` });
     const { child, exited } = run;
     try {
       const deadline = Date.now() + 40_000;
-      let health: Response | undefined;
+      let health: { status: string; reasons: string[]; upstream?: { url: string } } | undefined;
+      // Ready to answer at once; the reasons name the upstream's failure once the first polls have given up.
       while (Date.now() < deadline) {
-        health = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
-        if (health) break;
+        const res = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
+        if (res) {
+          assert.equal(res.status, 503);
+          health = (await res.json()) as typeof health;
+          if (health!.reasons.filter((r) => r.includes('ECONNREFUSED')).length === 2) break;
+        }
         await new Promise((r) => setTimeout(r, 100));
       }
       assert.ok(health, `server did not start: ${run.output}`);
-      assert.equal(health.status, 503);
-      assert.equal(((await health.json()) as { status: string }).status, 'unavailable');
+      assert.equal(health.status, 'unavailable');
+      const refused = `127.0.0.1:${upstreamPort} refused the connection (ECONNREFUSED): nothing listens there`;
+      assert.ok(
+        health.reasons.some((r) => r.startsWith('no bazaar snapshot stored yet: the bazaar feed') && r.endsWith(`GET http://127.0.0.1:${upstreamPort}/v2/skyblock/bazaar: ${refused}`)),
+        JSON.stringify(health.reasons),
+      );
+      assert.equal(health.upstream?.url, `http://127.0.0.1:${upstreamPort}`);
       child.kill('SIGTERM');
       assert.equal(await exited, 0, run.output);
       assert.match(run.output, /shutting down gracefully/);
       assert.match(run.output, /skymarket stopped/);
-      // Structured JSON logs, one object per line.
-      for (const line of run.output.trim().split('\n').filter((l) => l.startsWith('{'))) JSON.parse(line);
+      // Not a terminal: structured JSON logs, one object per line, among them the start record with the URLs.
+      const records = run.output.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; urls?: Record<string, string>; data?: string });
+      const ready = records.find((r) => r.msg.startsWith('skymarket is ready'));
+      assert.deepEqual(ready?.urls, { docs: `http://127.0.0.1:${port}/api/docs`, health: `http://127.0.0.1:${port}/api/health`, metrics: `http://127.0.0.1:${port}/metrics` });
+      assert.equal(ready?.data, `the Hypixel API at http://127.0.0.1:${upstreamPort}`);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('LOG_FORMAT=pretty: readable lines and a start banner with the URLs and where the data comes from', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '0.0.0.0', '--upstream-url', `http://127.0.0.1:${await freePort()}`], { ...cleanEnv, LOG_FORMAT: 'pretty' });
+    const { child, exited } = run;
+    try {
+      const deadline = Date.now() + 40_000;
+      while (Date.now() < deadline && !run.output.includes('ingestion started')) await new Promise((r) => setTimeout(r, 100));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, run.output);
+      const lines = run.output.split('\n');
+      assert.ok(!lines.some((l) => l.startsWith('{')), `no JSON lines:\n${run.output}`);
+      assert.ok(lines.some((l) => /^\[\d\d:\d\d:\d\d\] INFO: database ready \(migrations applied\) \{"database":"sqlite:/.test(l)), run.output);
+      assert.ok(lines.some((l) => /^\[\d\d:\d\d:\d\d\] INFO: \[leader\] /.test(l)), 'the component is shown in brackets');
+      // The long configuration object of the first record stays in the JSON logs.
+      assert.ok(lines.some((l) => /^\[\d\d:\d\d:\d\d\] INFO: starting skymarket$/.test(l)), run.output);
+      // A wildcard listen address is shown as localhost, the address a person opens.
+      const banner = run.output.slice(run.output.indexOf('  skymarket '));
+      assert.match(banner, new RegExp(`^  skymarket \\S+ \\(role all\\) listening on http://localhost:${port}\\n`));
+      assert.match(banner, new RegExp(`\\n    API docs  http://localhost:${port}/api/docs\\n`));
+      assert.match(banner, new RegExp(`\\n    health    http://localhost:${port}/api/health \\(503 with the reasons`));
+      assert.match(banner, /\n    data      the Hypixel API at http:\/\/127\.0\.0\.1:\d+\n/);
+      assert.match(banner, new RegExp(`\\n    database  sqlite:${dir}/skymarket\\.db\\n`));
+      assert.ok(!run.output.includes('skymarket is ready'), 'the banner replaces the one-line record');
     } finally {
       child.kill('SIGKILL');
     }
@@ -134,10 +178,16 @@ async function demoServes(entry: string): Promise<string> {
     }
     assert.ok(body, `demo never became ready: ${run.output.slice(-2000)}`);
     assert.equal(body.status, 'ok');
+    // Ready means the demo's history is in: logged before health said ok, and the hour's 20-second points are there.
+    assert.match(run.output, /demo history loaded/);
+    const product = BAZAAR_PRODUCTS[0]!.id;
+    const hour = (await (await fetch(`http://127.0.0.1:${port}/api/bazaar/${product}/history/hour`)).json()) as unknown[];
+    assert.ok(hour.length >= 60, `${product} history/hour has ${hour.length} points`);
     assert.equal(body.simulated, true);
     assert.ok(body.feeds.auctions!.records >= 250, JSON.stringify(body.feeds));
     assert.equal(body.feeds.bazaar!.source, 'simulator');
     assert.match(run.output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
+    assert.match(run.output, /"msg":"skymarket is ready: API docs at http:\/\/127\.0\.0\.1:\d+\/api\/docs, health at http:\/\/127\.0\.0\.1:\d+\/api\/health; data from SIMULATED: the built-in market simulator at http:\/\/127\.0\.0\.1:\d+ \(not real Hypixel data\)"/);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
     child.kill('SIGTERM');
