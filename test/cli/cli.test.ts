@@ -1,7 +1,7 @@
 /** The `skymarket` command as an operator runs it: a real process, real signals. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -133,13 +133,7 @@ describe('skymarket CLI', () => {
   });
 
   it('the production build (npm run build) compiles and runs as plain JavaScript', async () => {
-    // Compiled into a temporary copy of the layout (dist/ beside package.json and node_modules), as
-    // `npm run build` would: every relative import, worker and file path must survive compilation.
-    const root = tempDir();
-    symlinkSync(join(REPO, 'package.json'), join(root, 'package.json'));
-    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
-    const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { encoding: 'utf8' });
-    assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+    const root = await compiled();
     const output = await demoServes(join(root, 'dist/cli.js'));
     // Compiled, the service runs in a worker thread with a bounded heap (src/heap.ts) and still stops gracefully.
     assert.match(output, /the service runs in a worker thread with a \d+ MB old generation/);
@@ -156,7 +150,97 @@ describe('skymarket CLI', () => {
     const worker = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: root });
     assert.equal(worker.stdout.trim(), '["invalid"]', worker.stderr);
   });
+
+  it('production start needs only production dependencies: `npm start`, migrate and the skymarket command on the build', async () => {
+    // What `npm ci --omit=dev` installs: the lockfile's packages not marked dev. Linked from this checkout's
+    // node_modules (already built, better-sqlite3 included) instead of installed again, which would need
+    // the network or a complete npm cache and a native compile. dist/ comes from the test above's build.
+    const built = await compiled();
+    const prod = tempDir();
+    cpSync(join(built, 'dist'), join(prod, 'dist'), { recursive: true });
+    cpSync(join(REPO, 'bin'), join(prod, 'bin'), { recursive: true });
+    for (const file of ['package.json', 'package-lock.json']) cpSync(join(REPO, file), join(prod, file));
+    const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    mkdirSync(join(prod, 'node_modules'));
+    const linked: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      const name = /^node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(path)?.[1];
+      if (!name || entry.dev) continue;
+      if (name.startsWith('@')) mkdirSync(join(prod, 'node_modules', name.split('/')[0]!), { recursive: true });
+      symlinkSync(join(REPO, path), join(prod, path), 'dir');
+      linked.push(name);
+    }
+    for (const dev of ['tsx', 'typescript', 'esbuild', 'fast-check']) assert.ok(!linked.includes(dev), `${dev} is a dev dependency`);
+    for (const needed of ['fastify', 'better-sqlite3', 'pino-pretty']) assert.ok(linked.includes(needed), `${needed} is a production dependency`);
+
+    const env = { ...cleanEnv, PATH: process.env.PATH ?? '' };
+    const data = join(prod, 'data');
+    const migrate = spawnSync(process.execPath, ['dist/cli.js', 'migrate', '--data-dir', data], { cwd: prod, encoding: 'utf8', env });
+    assert.equal(migrate.status, 0, migrate.stderr);
+    assert.ok(migrate.stdout.includes(`to sqlite:${join(data, 'skymarket.db')} (a new database): 001-initial`), migrate.stdout);
+    // The skymarket command finds no tsx and runs the build.
+    const account = spawnSync(process.execPath, ['bin/skymarket.js', 'accounts', 'create', '--tier', 'free', '--data-dir', data], { cwd: prod, encoding: 'utf8', env });
+    assert.equal(account.status, 0, account.stderr);
+    assert.equal(account.stdout.split('\n')[0], `database: sqlite:${join(data, 'skymarket.db')}`);
+    assert.match(account.stdout.trim().split('\n').at(-1)!, /^sma_/);
+
+    // `npm start` as documented: the package.json script, nothing compiled on the way.
+    const port = await freePort();
+    const npmStart = spawn('npm', ['start', '--silent'], {
+      cwd: prod,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: data, UPSTREAM_URL: `http://127.0.0.1:${await freePort()}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    npmStart.stdout.on('data', (d) => (output += d));
+    npmStart.stderr.on('data', (d) => (output += d));
+    // Every writer of the pipes gone: npm and the service it started.
+    const closed = new Promise<void>((resolve) => npmStart.stdout.on('close', () => resolve()));
+    try {
+      let status: number | undefined;
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && status === undefined) {
+        status = (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined))?.status;
+        if (status === undefined) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(status, 503, `npm start did not serve health: ${output.slice(-2000)}`);
+      assert.match(output, /the service runs in a worker thread/, 'the compiled service');
+      assert.doesNotMatch(output, /\btsc\b|\btsx\b/, "nothing is compiled or loaded through tsx");
+      // A terminal's Ctrl-C or a service manager's stop reaches the whole process group (npm ends by the signal itself).
+      process.kill(-npmStart.pid!, 'SIGTERM');
+      await closed;
+      assert.match(output, /shutting down gracefully/);
+      assert.match(output, /skymarket stopped/, output.slice(-2000));
+    } finally {
+      try {
+        process.kill(-npmStart.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
 });
+
+let build: Promise<string> | undefined;
+
+/**
+ * `npm run build` into a temporary copy of the layout (dist/ beside package.json and node_modules), once
+ * per file: every relative import, worker and file path must survive compilation. Resolves to that root.
+ */
+function compiled(): Promise<string> {
+  build ??= new Promise((resolve, reject) => {
+    const root = tempDir();
+    symlinkSync(join(REPO, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
+    const tsc = spawn(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    tsc.stdout.on('data', (d) => (out += d));
+    tsc.stderr.on('data', (d) => (out += d));
+    tsc.on('exit', (code) => (code === 0 ? resolve(root) : reject(new Error(`tsc failed (${code}): ${out}`))));
+  });
+  return build;
+}
 
 /** Starts `<entry> serve --demo` and checks it ingests simulated data and shuts down cleanly. */
 /** Runs the demo from `entry` until it is ready, stops it with SIGTERM; returns its output. */
