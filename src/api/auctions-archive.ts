@@ -168,18 +168,14 @@ export async function archiveRoutes(app: FastifyInstance) {
       await delay();
       const want = (page + 1) * pageSize;
       const found: AuctionRecord[] = [];
+      // At most ARCHIVE_SCAN_LIMIT sales, newest first, in keyset chunks; stops once the page is full.
       let scanned = 0;
-      let partial = false;
-      for (let offset = 0; found.length < want; offset += 5000) {
-        if (scanned >= ARCHIVE_SCAN_LIMIT) {
-          partial = true;
-          break;
-        }
-        const chunk = await store.auctionQueries.sold({ tag, since: after, until: before, limit: 5000, offset });
+      for await (const chunk of store.auctionQueries.soldChunks({ tag, since: after, until: before }, { max: ARCHIVE_SCAN_LIMIT })) {
         scanned += chunk.length;
         for (const r of chunk) if (filter.test({ ...r, end: r.soldAt ?? r.end, sold: true })) found.push(r);
-        if (chunk.length < 5000) break;
+        if (found.length >= want) break;
       }
+      const partial = found.length < want && scanned >= ARCHIVE_SCAN_LIMIT;
       const auctions = await auctionPreviews(found.slice(page * pageSize, want), (uuids) => store.playerNames.namesOf(uuids));
       return { auctions, queryStatus: partial ? ('Partial' as const) : auctions.length ? ('Success' as const) : ('NoResults' as const) };
     },

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { analysisIgnoresFilters, analyzeSales, emptyAnalysis, type AnalysisSale } from '../domain/analysis.ts';
+import { analysisIgnoresFilters, SalesAnalysis } from '../domain/analysis.ts';
 import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
 import type { Store } from '../store/index.ts';
 import { isValidTag, normalizeTag } from '../domain/tags.ts';
@@ -14,7 +14,7 @@ import { requireTier } from '../http/access.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { ActiveAuctionsView, type ActiveListing } from '../market/active-auctions.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
 import type { BidsTable } from '../store/schema.ts';
 import {
   auctionPreviews,
@@ -40,12 +40,13 @@ export const SOLD_PARTNER_WINDOW_DAYS = 30;
 export const SOLD_PAGE_SIZE = 1000;
 export const SOLD_PARTNER_PAGE_SIZE = 10_000;
 export const MAX_UID_BATCH = 120;
+/** sales of one item per page of /api/auctions/uid/{uid}/sold: by default, and at most */
+export const UID_SOLD_PAGE_SIZE = 100;
+export const UID_SOLD_MAX_PAGE_SIZE = 1000;
 export const MAX_ACTIVE_UUID_BATCH = 1000;
 export const ANALYSIS_MAX_SALES = 50_000;
 /** The price analysis gives up after this long (the reference's 20 s database timeout): a 503 problem. */
 export const ANALYSIS_TIMEOUT_MS = 20_000;
-/** Sales read per query by the analysis; the deadline is checked between chunks. */
-const ANALYSIS_CHUNK = 10_000;
 /** Tags with fewer active listings than this are "low supply". */
 export const LOW_SUPPLY_BELOW = 20;
 
@@ -545,7 +546,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       }
       await requireKnownTag(tag);
       const days = request.partner ? SOLD_PARTNER_WINDOW_DAYS : SOLD_WINDOW_DAYS;
-      const rows = await store.auctionQueries.sold({ tag, since: clock.now() - days * DAY, limit: pageSize, offset: page * pageSize });
+      const rows = await store.auctionQueries.soldPage({ tag, since: clock.now() - days * DAY }, page * pageSize, pageSize);
       return rows.map(soldAuction);
     },
   );
@@ -577,28 +578,46 @@ export async function auctionsRoutes(app: FastifyInstance) {
     let found: AuctionRecord[] = [];
     for (const days of [1, 14, 90]) {
       if (days === 90 && filter.names.length > 2) break;
-      const rows = await store.auctionQueries.sold({ tag, since: now - days * DAY, limit: 5000 });
-      found = rows.filter((r) => filter.test(soldSubject(r))).slice(0, want);
+      // The newest 5,000 sales of the window at most, read in chunks until enough match.
+      found = [];
+      for await (const rows of store.auctionQueries.soldChunks({ tag, since: now - days * DAY }, { max: 5000 })) {
+        for (const r of rows) if (found.length < want && filter.test(soldSubject(r))) found.push(r);
+        if (found.length >= want) break;
+      }
       if (found.length >= want) break;
     }
     return found;
   }
 
-  app.get<{ Params: { uid: string } }>(
+  app.get<{ Params: { uid: string }; Querystring: { page: number; pageSize: number } }>(
     '/api/auctions/uid/:uid/sold',
     {
       schema: {
         tags: TAGS,
-        summary: 'Every recorded sale of one physical item (duplicate detection)',
+        summary: 'Recorded sales of one physical item (duplicate detection), newest first, a page at a time',
+        description:
+          `Page 0 (the default) is the newest ${UID_SOLD_PAGE_SIZE} sales, in the established answer shape; \`page\` (0-based) and \`pageSize\` ` +
+          `(1-${UID_SOLD_MAX_PAGE_SIZE}) read further. Ordered by sale time, newest first, then by auction uuid, so pages neither overlap nor skip. ` +
+          'When there are more sales than this page holds, the response has a `Link: <…>; rel="next"` header.',
         params: Type.Object({ uid: Type.String({ description: 'item uuid, or its last 12 hex characters' }) }),
+        querystring: Type.Object({
+          page: Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: '0-based page number' }),
+          pageSize: Type.Integer({ minimum: 1, maximum: UID_SOLD_MAX_PAGE_SIZE, default: UID_SOLD_PAGE_SIZE, description: `sales per page, 1-${UID_SOLD_MAX_PAGE_SIZE}` }),
+        }),
         response: { 200: Type.Array(Type.Ref('ItemSell')), ...problemResponses(400) },
       },
       config: { cache: 600 },
     },
-    async (request) => {
+    async (request, reply) => {
       const uid = itemUidOf(request.params.uid);
       if (!uid) throw badRequest('invalid_uuid', 'One or more passed uuids are invalid (12 to 32 hex characters expected).');
-      return (await store.auctionQueries.salesByItemUid([uid])).map((s) => itemSell(s, true));
+      const { page, pageSize } = request.query;
+      // One row past the page says whether a next page exists.
+      const rows = await store.auctionQueries.salesOfItem(uid, pageSize + 1, page * pageSize);
+      if (rows.length > pageSize) {
+        reply.header('link', `</api/auctions/uid/${encodeURIComponent(request.params.uid)}/sold?page=${page + 1}&pageSize=${pageSize}>; rel="next"`);
+      }
+      return rows.slice(0, pageSize).map((s) => itemSell(s, true));
     },
   );
 
@@ -659,32 +678,36 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const ignored = filter.names.length > 0 && analysisIgnoresFilters(tag, days);
       if (ignored) reply.header('x-filters-ignored', 'true');
       const applied = ignored ? null : filter;
-      // Read in chunks, newest first, under one deadline: elapsed time by the app clock or the
-      // real one, whichever is further; a query that hangs is cut by withDeadline.
+      // Read in keyset chunks, newest first, under one deadline: elapsed time by the app clock or
+      // the real one, whichever is further; a query that hangs is cut by withDeadline. Each chunk
+      // is added to the analysis as it arrives, and other requests run between chunks.
       const startClock = clock.now();
       const startReal = performance.now();
       const remaining = () => ANALYSIS_TIMEOUT_MS - Math.max(clock.now() - startClock, performance.now() - startReal);
-      const sales: AnalysisSale[] = [];
-      for (let offset = 0; offset < ANALYSIS_MAX_SALES; offset += ANALYSIS_CHUNK) {
-        const limit = Math.min(ANALYSIS_CHUNK, ANALYSIS_MAX_SALES - offset);
-        let read: number;
-        if (applied === null || applied.names.length === 0) {
-          // Without filters only the price columns are read (no NBT to parse).
-          const rows = await withDeadline(store.auctionQueries.soldLean(tag, since, limit, offset), remaining());
-          read = rows.length;
-          sales.push(...rows);
-        } else {
-          const rows = await withDeadline(store.auctionQueries.sold({ tag, since, limit, offset }), remaining());
-          read = rows.length;
-          for (const r of rows) {
-            const s = soldSubject(r);
-            if (applied.test(s)) sales.push({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller });
+      const analysis = new SalesAnalysis();
+      const filtered = applied !== null && applied.names.length > 0;
+      const chunks: AsyncGenerator<ReadonlyArray<LeanSale | AuctionRecord>> = !filtered
+          ? // Without filters only the price columns are read (no NBT to parse).
+            store.auctionQueries.soldLeanChunks(tag, since, { max: ANALYSIS_MAX_SALES })
+          : store.auctionQueries.soldChunks({ tag, since }, { max: ANALYSIS_MAX_SALES });
+      try {
+        for (;;) {
+          const next = await withDeadline(chunks.next(), remaining());
+          if (next.done) break;
+          if (!filtered) for (const row of next.value as LeanSale[]) analysis.add(row);
+          else {
+            for (const row of next.value as AuctionRecord[]) {
+              const s = soldSubject(row);
+              if (applied.test(s)) analysis.add({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller });
+            }
           }
+          if (remaining() <= 0) throw analysisTimeout();
         }
-        if (remaining() <= 0) throw analysisTimeout();
-        if (read < limit) break;
+      } finally {
+        // Stops the read after a timeout (a pending query finishes on its own).
+        void chunks.return(undefined).catch(() => undefined);
       }
-      return sales.length ? analyzeSales(sales, days) : emptyAnalysis();
+      return analysis.result(days);
     },
   );
 

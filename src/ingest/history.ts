@@ -46,5 +46,9 @@ export async function ingestHistory(batches: Iterable<HistoryBatch>, ctx: Ingest
     // Let requests in between batches: the API serves while history loads.
     await new Promise((resolve) => setImmediate(resolve));
   }
+  // A replay is a bulk load: fresh planner statistics now, not when autovacuum comes round
+  // (PostgreSQL; without them the sold-history reads pick the wrong indexes).
+  const analyzed = await ctx.store.statistics.refresh({ outdated: true });
+  if (analyzed.length > 0) ctx.logger.info({ tables: analyzed }, 'history: planner statistics refreshed');
   return { snapshots, sales, elections, ms: Math.round(performance.now() - started) };
 }

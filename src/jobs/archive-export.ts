@@ -28,6 +28,7 @@ export const INVENTORY_COLUMNS = ['itemListedNow', 'itemLaterSales'] as const;
 class ExportAborted extends Error {}
 /** Rows per export; larger windows are cut (and the message says so). */
 export const MAX_EXPORT_ROWS = 200_000;
+/** Sales read between two checks that the job still runs. */
 const CHUNK = 5000;
 
 export interface ArchiveExportOptions {
@@ -134,9 +135,15 @@ export class ArchiveExportWorker {
     const parts: string[] = [csvLine(header)];
     let rows = 0;
     let truncated = false;
-    for (let offset = 0; ; offset += CHUNK) {
-      if (offset > 0 && !(await store.exportJobs.isRunning(job.id))) throw new ExportAborted();
-      const chunk = await store.auctionQueries.sold({ tag: job.itemTag, since, until, limit: CHUNK, offset });
+    let scanned = 0;
+    let checked = 0;
+    for await (const chunk of store.auctionQueries.soldChunks({ tag: job.itemTag, since, until })) {
+      // Whether the job was aborted, about every CHUNK sales read.
+      if (scanned - checked >= CHUNK) {
+        checked = scanned;
+        if (!(await store.exportJobs.isRunning(job.id))) throw new ExportAborted();
+      }
+      scanned += chunk.length;
       const kept: AuctionRecord[] = [];
       for (const r of chunk) {
         if (!filter.test({ ...r, end: r.soldAt ?? r.end, sold: true })) continue;
@@ -153,7 +160,7 @@ export class ArchiveExportWorker {
       const extras = await this.extraCells(kept, social, inventory);
       kept.forEach((r, i) => parts.push(csvLine([...columns.map((c) => cell(r, c)), ...extras[i]!])));
       rows += kept.length;
-      if (truncated || chunk.length < CHUNK) break;
+      if (truncated) break;
     }
     return { csv: parts.join(''), rows, truncated };
   }

@@ -9,6 +9,7 @@ import type { Store } from '../store/index.ts';
 import { BazaarHistoryJobs } from './bazaar-history.ts';
 import { runModRetention } from './mod-retention.ts';
 import { ArchiveExportWorker } from './archive-export.ts';
+import { StatisticsJob } from './statistics.ts';
 
 export interface JobsOptions {
   store: Store;
@@ -33,6 +34,7 @@ interface Scheduled {
 export class Jobs {
   readonly bazaarHistory: BazaarHistoryJobs;
   readonly archiveExport: ArchiveExportWorker;
+  readonly statistics: StatisticsJob;
   private readonly scheduled: Scheduled[];
   private readonly logger: Logger;
   private stopped = false;
@@ -46,10 +48,12 @@ export class Jobs {
       logger: this.logger,
       allowList: options.exportWebhookHosts ?? [],
     });
+    this.statistics = new StatisticsJob(options.store, this.logger);
     this.scheduled = [
       { name: 'bazaar-history', intervalMs: options.bazaarHistoryIntervalMs ?? 60_000, run: () => this.bazaarHistory.runOnce() },
       { name: 'mod-retention', intervalMs: 10 * 60_000, run: () => runModRetention(options.store, options.clock.now()) },
       { name: 'archive-export', intervalMs: options.archiveExportIntervalMs ?? 2000, run: () => this.archiveExport.runOnce() },
+      { name: 'statistics', intervalMs: 10 * 60_000, run: () => this.statistics.runOnce() },
     ];
   }
 

@@ -33,7 +33,7 @@ import { fusionFlips, multistepFusionFlips, type FuseFlip } from '../domain/flip
 import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
 import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
 import { attributeFlipsForTargets, type AttributeFlip, type AttributeTarget, type AuctionListing } from '../domain/flips/attribute.ts';
-import { modifiersOf as variantModifiers, mayorVariantKey as variantMayorKey, weightedMedian } from '../domain/sales-rollup.ts';
+import { modifiersOf as variantModifiers, mayorVariantKey as variantMayorKey } from '../domain/sales-rollup.ts';
 import { SalesRollups } from './sales-rollups.ts';
 import { combinable } from '../gamedata/tables/enchant-combining.ts';
 import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts';
@@ -481,14 +481,10 @@ export class FlipEngine {
     // Sales come rolled up per variant and hour (plus the last hour or so raw): memory grows with
     // the variants that sell, not with the sales of the window.
     const rolled = await this.rollups.catchUp(ref);
+    const tail = await this.rollups.rawTail(rolled, ref);
 
     // Attribute flips: target variants that sold often enough in the 7-day window, listings of their tags.
-    const targets: AttributeTarget[] = [];
-    for (const v of await this.rollups.variantsSelling('attr', '7d', ATTRIBUTE_MIN_SALES, rolled, ref)) {
-      const median = weightedMedian(v.points);
-      if (v.mods === null || median === null) continue;
-      targets.push({ key: v.key, tag: v.tag, mods: v.mods, median, count: v.count });
-    }
+    const targets: AttributeTarget[] = await this.rollups.attributeTargets(rolled, tail, ATTRIBUTE_MIN_SALES);
     const tags = [...new Set(targets.map((t) => t.tag))];
     const active = tags.length > 0 ? await this.activeBins(tags, now) : [];
     const listings = active.map((a) => this.listingOf(a));
@@ -524,12 +520,7 @@ export class FlipEngine {
       items.push({ tag: product, name: p.name, samples, volume: bazaarDailyVolume(p) });
     }
     // Auction items: one comparable variant per tag (its most sold one), not a mix of pet levels and upgrades.
-    const topVariant = new Map<string, { name: string; count: number; samples: PriceSample[] }>();
-    for (const v of await this.rollups.variantsSelling('mayor', '14d', 3, rolled, ref)) {
-      const best = topVariant.get(v.tag);
-      if (!best || v.count > best.count) topVariant.set(v.tag, { name: v.itemName, count: v.count, samples: v.samples });
-    }
-    for (const [tag, e] of topVariant) items.push({ tag, name: e.name, samples: e.samples, volume: e.count / 14, minSamples: AUCTION_TERM_MIN_SALES });
+    for (const e of await this.rollups.mayorItems(rolled, tail, 3)) items.push({ tag: e.tag, name: e.name, samples: e.samples, volume: e.count / 14, minSamples: AUCTION_TERM_MIN_SALES });
     const mayor = mayorFlips(items, terms, nextMayor, this.opts.mayorMinChange);
 
     this.auctions = { computedAt: now, attribute, mayor };

@@ -25,6 +25,7 @@ import { DataUploadRepository } from './repositories/data-uploads.ts';
 import { FlipInputRepository } from './repositories/flip-inputs.ts';
 import { BazaarBooks } from './repositories/bazaar-books.ts';
 import { SaleRollupRepository } from './repositories/sale-rollups.ts';
+import { StatisticsRepository } from './repositories/statistics.ts';
 
 export type { Dialect } from './db.ts';
 import { SessionLock } from './session-lock.ts';
@@ -55,11 +56,14 @@ export class Store {
   readonly dataUploads: DataUploadRepository;
   readonly flipInputs: FlipInputRepository;
   readonly saleRollups: SaleRollupRepository;
+  /** planner statistics (PostgreSQL): analyze after bulk loads, find stale tables */
+  readonly statistics: StatisticsRepository;
 
   private constructor(private readonly handle: DatabaseHandle) {
     this.feeds = new FeedRepository(handle.db);
+    this.statistics = new StatisticsRepository(handle.db, handle.dialect);
     this.items = new ItemRepository(handle.db, handle.dialect);
-    this.auctions = new AuctionRepository(handle.db, handle.dialect, this.feeds);
+    this.auctions = new AuctionRepository(handle.db, handle.dialect, this.feeds, this.statistics);
     this.bazaar = new BazaarRepository(handle.db, handle.dialect, this.feeds, new BazaarBooks(handle.db));
     this.elections = new ElectionRepository(handle.db);
     this.auctionQueries = new AuctionQueryRepository(handle.db, handle.dialect);

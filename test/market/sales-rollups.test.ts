@@ -110,3 +110,34 @@ describeEachBackend('sales rollups', (fixture) => {
     assert.deepEqual(tags, [], 'nothing sold in the last 14 days');
   });
 });
+
+describeEachBackend('sales rollups: the flip engine reads', (fixture) => {
+  it('kept attribute targets and mayor items equal a fresh computation as hours roll in and age out', async () => {
+    const { store } = fixture();
+    await fill(store);
+    const kept = new SalesRollups(store, new ManualClock(NOW));
+    for (const step of [0, 20 * 60_000, 70 * 60_000, 3 * HOUR_MS, DAY + HOUR_MS, 8 * DAY]) {
+      const now = NOW + step;
+      if (step > 0) {
+        // New sales in the open hour and one just closed.
+        await storeSales(store, now, [sale(now, 5 * 60_000, { sold_price: 1234 + step / 60_000 }), sale(now, 65 * 60_000, { tag: 'BOW', item_name: 'Bow', sold_price: 2000 })]);
+      }
+      const state = await kept.catchUp(now);
+      const tail = await kept.rawTail(state, now);
+      const fresh = new SalesRollups(store, new ManualClock(now));
+      const expected = (await fresh.variantsSelling('attr', '7d', 3, state, now, tail)).map((v) => [v.key, v.count, weightedMedian(v.points)]).sort();
+      const targets = (await kept.attributeTargets(state, tail, 3)).map((t) => [t.key, t.count, t.median]).sort();
+      assert.deepEqual(targets, expected, `attribute targets after ${step / 60_000} min`);
+      if (step < 7 * DAY) assert.ok(targets.length > 0, `targets after ${step / 60_000} min`);
+      const mayor = await kept.mayorItems(state, tail, 3);
+      const all = await fresh.variantsSelling('mayor', '14d', 3, state, now, tail);
+      for (const item of mayor) {
+        const ofTag = all.filter((v) => v.tag === item.tag);
+        assert.equal(item.count, Math.max(...ofTag.map((v) => v.count)), `${item.tag}: its most sold variant`);
+        const same = ofTag.filter((v) => v.count === item.count).sort((a, b) => (a.key < b.key ? -1 : 1))[0]!;
+        assert.deepEqual(item.samples.map((x) => x.price).sort(), same.samples.map((x) => x.price).sort());
+      }
+      assert.deepEqual(mayor.map((m) => m.tag).sort(), [...new Set(all.map((v) => v.tag))].sort());
+    }
+  });
+});

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
+import { cursorOf, type AuctionRecord } from '../../src/store/repositories/auction-queries.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
@@ -37,7 +38,9 @@ describeEachBackend('auction queries', (fixture) => {
 
     const sold = await q.sold({ tag: 'HYPERION', since: NOW - 7 * DAY, limit: 10 });
     assert.deepEqual(sold.map((s) => s.soldPrice), [300, 100, 200], 'newest first');
-    assert.deepEqual((await q.sold({ tag: 'HYPERION', since: NOW - 7 * DAY, until: NOW - DAY - 1, limit: 1, offset: 1 })).map((s) => s.soldPrice), [200]);
+    const second = await q.sold({ tag: 'HYPERION', since: NOW - 7 * DAY, until: NOW - DAY - 1, limit: 1 });
+    assert.deepEqual(second.map((s) => s.soldPrice), [100]);
+    assert.deepEqual((await q.sold({ tag: 'HYPERION', since: NOW - 7 * DAY, until: NOW - DAY - 1, limit: 1, after: cursorOf(second[0]!) })).map((s) => s.soldPrice), [200]);
 
     const byUid = await q.salesByItemUid([uid]);
     assert.deepEqual(byUid.map((s) => [s.price, s.itemUid, s.tag]), [
@@ -55,6 +58,46 @@ describeEachBackend('auction queries', (fixture) => {
     );
     assert.equal(await q.tagExists('OTHER'), true);
     assert.equal(await q.tagExists('NOPE'), false);
+  });
+
+  it('sold reads by keyset: chunks and pages walk the order (newest first, then uuid) exactly, across runs of equal sale times', async () => {
+    const { store } = fixture();
+    const q = store.auctionQueries;
+    // 700 sales of KEYSET_ITEM in runs of 1 to 300 sharing one sale time (chunk boundaries fall inside runs), and noise.
+    const rows = [];
+    let at = 1;
+    for (let i = 0; i < 700; at++) {
+      const run = at % 3 === 0 ? 300 : 1 + (at % 7);
+      for (let k = 0; k < run && i < 700; k++, i++) rows.push(sale(NOW, at * 60_000, { tag: 'KEYSET_ITEM', sold_price: 1000 + i }));
+    }
+    rows.push(sale(NOW, 30_000, { tag: 'OTHER_ITEM' }), sale(NOW, 10 * DAY, { tag: 'KEYSET_ITEM' }));
+    await storeSales(store, NOW, rows);
+    const since = NOW - 7 * DAY;
+    const expected = rows
+      .filter((r) => r.tag === 'KEYSET_ITEM' && r.sold_at! >= since)
+      .sort((a, b) => b.sold_at! - a.sold_at! || (a.uuid < b.uuid ? -1 : 1))
+      .map((r) => r.uuid);
+    assert.equal(expected.length, 700);
+    assert.deepEqual((await q.sold({ tag: 'KEYSET_ITEM', since, limit: 1000 })).map((r) => r.uuid), expected, 'one query');
+
+    for (const chunk of [1, 7, 250, 299, 300, 301, 699, 700, 701]) {
+      const chunks: AuctionRecord[][] = [];
+      for await (const c of q.soldChunks({ tag: 'KEYSET_ITEM', since }, { chunk })) chunks.push(c);
+      assert.deepEqual(chunks.flat().map((r) => r.uuid), expected, `records in chunks of ${chunk}`);
+      assert.ok(chunks.every((c) => c.length <= chunk));
+      const lean = [];
+      for await (const c of q.soldLeanChunks('KEYSET_ITEM', since, { chunk })) lean.push(...c);
+      assert.deepEqual(lean.map((r) => r.uuid), expected, `lean rows in chunks of ${chunk}`);
+    }
+    const capped = [];
+    for await (const c of q.soldLeanChunks('KEYSET_ITEM', since, { chunk: 250, max: 333 })) capped.push(...c);
+    assert.deepEqual(capped.map((r) => r.uuid), expected.slice(0, 333), 'max bounds the rows read');
+
+    for (const [skip, take] of [[0, 10], [5, 300], [299, 2], [650, 100], [700, 5], [2500, 10]] as const) {
+      assert.deepEqual((await q.soldPage({ tag: 'KEYSET_ITEM', since }, skip, take)).map((r) => r.uuid), expected.slice(skip, skip + take), `page ${skip}+${take}`);
+    }
+    const mid = (await q.sold({ tag: 'KEYSET_ITEM', since, limit: 1000 }))[400]!;
+    assert.deepEqual((await q.soldKeys({ tag: 'KEYSET_ITEM', since, limit: 3, after: cursorOf(mid) })).map((k) => k.uuid), expected.slice(401, 404));
   });
 
   it('export jobs: create, count queued, claim once, finish', async () => {

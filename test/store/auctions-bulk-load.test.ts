@@ -39,8 +39,16 @@ describeEachBackend('auctions: a cold generation loads before building its index
     const before = await indexes(store, backend);
     assert.ok(Object.keys(before).length >= 6, JSON.stringify(before));
     const rows = generation(6000);
+    const neverAnalyzed = await store.statistics.stale();
     await store.auctions.applyGeneration({ listings: rows, bids: [], departed: [], feed: { ...feed, records: rows.length } });
     assert.deepEqual(await indexes(store, backend), before);
+    if (backend === 'postgres') {
+      // The load is analyzed at once (planner statistics), not left to autovacuum.
+      assert.ok(neverAnalyzed.includes('auctions'), neverAnalyzed.join());
+      const { rows: stats } = await sql<{ reltuples: number }>`select reltuples from pg_class where oid = 'auctions'::regclass`.execute(store.kysely);
+      assert.equal(Number(stats[0]!.reltuples), 6001);
+      assert.ok(!(await store.statistics.stale()).includes('auctions'));
+    }
     if (backend === 'sqlite') {
       const { rows: check } = await sql<{ integrity_check: string }>`pragma integrity_check`.execute(store.kysely);
       assert.deepEqual(check.map((r) => r.integrity_check), ['ok']);

@@ -37,6 +37,8 @@ export function m012SaleRollups(dialect: Dialect): Migration {
       await db.schema.createIndex('sale_variants_key').on('sale_variants').columns(['kind', 'key']).unique().execute();
       await db.schema.createIndex('sale_variants_7d').on('sale_variants').columns(['kind', 'sales_7d']).execute();
       await db.schema.createIndex('sale_variants_14d').on('sale_variants').columns(['kind', 'sales_14d']).execute();
+      // Each tag's most sold variant (mayor flips) without a scan of every variant.
+      await db.schema.createIndex('sale_variants_tag_14d').on('sale_variants').columns(['kind', 'tag', 'sales_14d']).execute();
       await db.schema
         .createTable('sale_hours')
         .addColumn('variant', 'integer', (c) => c.notNull())

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
+import type { StatisticsRepository } from './statistics.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
 
@@ -107,6 +108,7 @@ export class AuctionRepository {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly feeds: FeedRepository,
+    private readonly statistics?: StatisticsRepository,
   ) {}
 
   /** Every active auction's diff-relevant state: the ingester's base for the next generation. */
@@ -137,11 +139,12 @@ export class AuctionRepository {
   async applyGeneration(write: GenerationWrite): Promise<void> {
     // In primary-key order, each statement's rows land in neighbouring b-tree pages.
     const listings = [...write.listings].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+    let bulkLoad = false;
     await this.db.transaction().execute(async (trx) => {
       // Into an (almost) empty table, a cold start, building the secondary indexes once after
       // the load costs far less than maintaining them row by row; DDL is transactional on both.
       // Sales stored just before the first generation do not rule it out.
-      const bulkLoad = listings.length >= BULK_LOAD_ROWS && (await this.rowsUpTo(trx, listings.length / 4)) < listings.length / 4;
+      bulkLoad = listings.length >= BULK_LOAD_ROWS && (await this.rowsUpTo(trx, listings.length / 4)) < listings.length / 4;
       const deferred = bulkLoad ? await this.dropSecondaryIndexes(trx) : [];
       await bulkInsert(trx, this.dialect, LISTINGS, listings);
       for (const definition of deferred) await sql.raw(definition).execute(trx);
@@ -149,6 +152,9 @@ export class AuctionRepository {
       await this.markDeparted(trx, write.departed);
       await this.feeds.record(write.feed, trx);
     });
+    // The table went from (almost) empty to a generation: statistics from the empty table would
+    // mislead the planner until autovacuum comes round (PostgreSQL).
+    if (bulkLoad) await this.statistics?.analyze(['auctions', 'bids']);
     this.changes.emit('change', {
       feed: 'auctions',
       lastUpdated: write.feed.lastUpdated,

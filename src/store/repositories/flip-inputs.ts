@@ -175,6 +175,14 @@ export class FlipInputRepository {
     return out;
   }
 
+  /** The time of the first sale at or after `from`, or null. */
+  async firstSaleFrom(from: number): Promise<number | null> {
+    const table = this.dialect === 'sqlite' ? sql`auctions indexed by auctions_sold_at` : sql`auctions`;
+    const { rows } = await sql<{ first: number | null }>`select min(sold_at) as first from ${table} where state = 'sold' and sold_at >= ${from}`.execute(this.db);
+    const first = rows[0]?.first;
+    return first === null || first === undefined ? null : Number(first);
+  }
+
   /** Sold auctions with `from` ≤ sale time < `to` (no upper bound when omitted): price per unit, sale time. */
   async soldBetween(from: number, to?: number): Promise<AuctionRow[]> {
     // SQLite's planner (no statistics) would pick (state, end_at) and walk every sale ever stored.

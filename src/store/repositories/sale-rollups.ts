@@ -34,6 +34,14 @@ export interface StoredVariant {
   sales14d: number;
 }
 
+export interface VariantCount {
+  id: number;
+  key: string;
+  tag: string;
+  /** rolled-up sales in the window asked for */
+  sales: number;
+}
+
 export interface StoredHour {
   variant: number;
   hour: number;
@@ -154,6 +162,22 @@ export class SaleRollupRepository {
   }
 
   /**
+   * Marks the hours [from, to) rolled up with no sales in them (dropping whatever a previous roll left
+   * there), when `rolled_to` is `from`; false when another process got there first.
+   */
+  async rollEmpty(from: number, to: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const moved = await trx.updateTable('sale_rollup_state').set({ rolled_to: to }).where('id', '=', 1).where('rolled_to', '=', from).executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) return false;
+      const state = await this.state(trx);
+      await this.shiftCounters(trx, '7d', Math.max(from, state.aged7d), to, -1);
+      await this.shiftCounters(trx, '14d', Math.max(from, state.aged14d), to, -1);
+      await trx.deleteFrom('sale_hours').where('hour', '>=', from).where('hour', '<', to).execute();
+      return true;
+    });
+  }
+
+  /**
    * Moves window `window`'s start to `to` (an hour start): the hours leaving it leave its counters.
    * Moving the 14-day window also drops the windowed kinds' hours and variants that left it.
    */
@@ -183,6 +207,62 @@ export class SaleRollupRepository {
   async variantsWithSales(kind: VariantKind, window: SalesWindow, min: number): Promise<StoredVariant[]> {
     const rows = await this.db.selectFrom('sale_variants').selectAll().where('kind', '=', kind).where(COUNTER[window], '>=', min).execute();
     return rows.map(variantOf);
+  }
+
+  /** Id, key, tag and window count of the variants of `kind` with at least `min` sales in `window` (no modifiers parsed). */
+  async variantCounts(kind: VariantKind, window: SalesWindow, min: number): Promise<VariantCount[]> {
+    const counter = COUNTER[window];
+    const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where(counter, '>=', min).execute();
+    return rows.map((r) => ({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) }));
+  }
+
+  /** The same for variants of `kind` by id (those stored). */
+  async variantCountsById(kind: VariantKind, window: SalesWindow, ids: readonly number[]): Promise<VariantCount[]> {
+    const counter = COUNTER[window];
+    const out: VariantCount[] = [];
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('id', 'in', ids.slice(i, i + IN_CHUNK)).execute();
+      for (const r of rows) out.push({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) });
+    }
+    return out;
+  }
+
+  /** Per tag, the variants of `kind` with the most sales in `window` (at least `min`; every one of a tie). */
+  async topVariantPerTag(kind: VariantKind, window: SalesWindow, min: number): Promise<VariantCount[]> {
+    const counter = sql.ref(COUNTER[window]);
+    const { rows } = await sql<{ id: number; key: string; tag: string; sales: number }>`
+      select v.id, v.key, v.tag, v.${counter} as sales from sale_variants v
+      join (select tag, max(${counter}) as top from sale_variants where kind = ${kind} group by tag) t on t.tag = v.tag and v.${counter} = t.top
+      where v.kind = ${kind} and v.${counter} >= ${min}`.execute(this.db);
+    return rows.map((r) => ({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number(r.sales) }));
+  }
+
+  /** The same for variants of `kind` by key (those stored). */
+  async variantCountsByKey(kind: VariantKind, window: SalesWindow, keys: readonly string[]): Promise<VariantCount[]> {
+    const counter = COUNTER[window];
+    const out: VariantCount[] = [];
+    for (let i = 0; i < keys.length; i += IN_CHUNK) {
+      const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('key', 'in', keys.slice(i, i + IN_CHUNK)).execute();
+      for (const r of rows) out.push({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) });
+    }
+    return out;
+  }
+
+  /** Variants by id (those stored). */
+  async variantsById(ids: readonly number[]): Promise<StoredVariant[]> {
+    const out: StoredVariant[] = [];
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const rows = await this.db.selectFrom('sale_variants').selectAll().where('id', 'in', ids.slice(i, i + IN_CHUNK)).execute();
+      for (const r of rows) out.push(variantOf(r));
+    }
+    return out;
+  }
+
+  /** The variants with a rolled-up hour in [from, to). */
+  async variantsWithHoursIn(from: number, to: number): Promise<number[]> {
+    if (!(from < to)) return [];
+    const rows = await this.db.selectFrom('sale_hours').select('variant').distinct().where('hour', '>=', from).where('hour', '<', to).execute();
+    return rows.map((r) => Number(r.variant));
   }
 
   /** Variants of `kind` by key (those stored). */
