@@ -1,6 +1,6 @@
 /**
  * The `skymarket` command: serve | migrate | simulate | accounts | keys | partners (more arrive with their areas).
- * Flags override environment variables; see the README for every setting.
+ * Flags override environment variables; see docs/configuration.md for every setting.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';

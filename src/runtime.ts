@@ -124,7 +124,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   let backfillMs = 0;
   if (config.demo) {
     // The simulator is the upstream, in this process; its data is simulated and reported as such.
-    const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see the README
+    const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see docs/configuration.md
     // The demo compresses the SkyBlock year so its day of history spans several mayor terms (mayor flips).
     options.yearMs ??= DEMO_YEAR_MS;
     simulator = await startSimulator(options, { clock, logger: logger.child({ component: 'simulator' }) });

@@ -11,7 +11,7 @@ import { DEFAULTS, ENV_NAMES, INGEST_INTERVALS, loadConfig, type Config } from '
 import { DEFAULT_HEAP_MB } from '../../src/heap.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CONFIGURATION_DOC = 'README.md';
+const CONFIGURATION_DOC = 'docs/configuration.md';
 
 /** `| \`NAME\` | default cell | …` rows of every table in the document: name → the default as written. */
 function documentedDefaults(markdown: string): Map<string, string> {
