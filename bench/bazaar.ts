@@ -107,7 +107,7 @@ function inflatedBytes(payload: Buffer): number {
 }
 
 /**
- * The order-book change model of the "realistic" storage run (README, Bazaar storage). The
+ * The order-book change model of the "realistic" storage run (docs/storage.md). The
  * simulator redraws every level of every book each tick (the worst case); between two real
  * 20-second polls most levels stay put. Per tick, from the previous tick's book: the third of
  * products with the highest moving week change their best level on both sides (amount and

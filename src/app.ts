@@ -39,6 +39,21 @@ export interface AppContext {
   startedAt: number;
   /** leader election of the duties this process runs (ingest, jobs), for health */
   leaders?: Partial<Record<Duty, { readonly state: LeaderState }>>;
+  /** roles all/ingest: where this process ingests from and how each feed's last polls went, for health */
+  ingestion?: { upstream: string; status(): Record<string, FeedPollStatus | undefined> };
+  /** set while stored data is still arriving (the demo's history backfill): health says `loading` */
+  loading?: string | undefined;
+  /** something that went wrong at start and that health keeps saying (e.g. the demo history failed to load) */
+  startupProblem?: string | undefined;
+}
+
+/** How a feed's polls have been going (ingest/poller.ts PollStatus). */
+export interface FeedPollStatus {
+  failures: number;
+  lastSuccessAt?: number;
+  lastError?: string;
+  lastErrorAt?: number;
+  retryAt?: number;
 }
 
 declare module 'fastify' {

@@ -1,13 +1,13 @@
 /**
  * The `skymarket` command: serve | migrate | simulate | accounts | keys | partners (more arrive with their areas).
- * Flags override environment variables; see the README for every setting.
+ * Flags override environment variables; see docs/configuration.md for every setting.
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { Command, Option } from 'commander';
 import closeWithGrace from 'close-with-grace';
-import { ConfigError, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
-import { createLogger, type Logger } from './logger.ts';
+import { ConfigError, LOG_FORMATS, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
+import { createLogger, prettyDestination, prettyLogs, type Logger } from './logger.ts';
 import { heapPlan, type HeapPlan } from './heap.ts';
 import type { CloseMessage, ServeWorkerData } from './serve-worker.ts';
 import { simulatorOptionsFromEnv } from './simulator/config.ts';
@@ -15,11 +15,13 @@ import { VERSION } from './version.ts';
 import { registerAuthCommands } from './auth-admin.ts';
 import { registerModCommands } from './mod/admin.ts';
 import { systemClock } from './clock.ts';
+import type { Store } from './store/index.ts';
 
 interface CommonFlags {
   dataDir?: string;
   databaseUrl?: string;
   logLevel?: string;
+  logFormat?: string;
 }
 
 interface ServeFlags extends CommonFlags {
@@ -38,6 +40,12 @@ const program = new Command()
   .version(VERSION)
   .showHelpAfterError();
 
+function logFormatOption(): Option {
+  return new Option('--log-format <format>', 'log lines: auto (readable on a terminal, JSON otherwise), json or pretty (LOG_FORMAT, default auto)').choices([
+    ...LOG_FORMATS,
+  ]);
+}
+
 function withStorageFlags(command: Command): Command {
   return command
     .option('--data-dir <dir>', 'directory for the SQLite database and exports (DATA_DIR, default ./data)')
@@ -53,16 +61,18 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
   .option('--trust-proxy <value>', 'trust proxy headers: true, false, hop count or IP/CIDR list (TRUST_PROXY)')
   .addOption(new Option('--role <role>', 'which parts to run (ROLE, default all)').choices([...ROLES]))
   .option('--demo', 'use the built-in market simulator as the upstream (DEMO)')
+  .addOption(logFormatOption())
   .action(async (flags: ServeFlags) => {
     const config = loadConfig(process.env, overrides(flags));
-    const logger = createLogger(config.logLevel);
+    const pretty = prettyLogs(config.logFormat, process.stdout.isTTY);
+    const logger = createLogger(config.logLevel, pretty ? prettyDestination(1, process.stdout.isTTY === true) : undefined);
     const plan = heapPlan(config.heapMb, process.execArgv, process.env.NODE_OPTIONS, import.meta.url.endsWith('.js'));
     if (plan.kind === 'worker') {
-      serveInWorker(overrides(flags), plan, config.shutdownGraceSeconds, logger);
+      serveInWorker({ overrides: overrides(flags), pretty, colors: process.stdout.isTTY === true }, plan, config.shutdownGraceSeconds, logger);
       return;
     }
     const { startRuntime } = await import('./runtime.ts');
-    const runtime = await startRuntime(config, { logger });
+    const runtime = await startRuntime(config, { logger, ...(pretty ? { banner: (text: string) => process.stdout.write(text) } : {}) });
     closeWithGrace({ delay: config.shutdownGraceSeconds * 1000 }, async ({ signal, err }) => {
       if (err) logger.error({ err }, 'fatal error, shutting down');
       else logger.info({ signal }, 'shutting down gracefully');
@@ -75,9 +85,8 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
  * forwards SIGTERM/SIGINT as a graceful close and exits with the worker's code. A worker that
  * dies (an error, or its heap exhausted) ends the process with code 1, as a crash would.
  */
-function serveInWorker(flags: ConfigOverrides, limits: Extract<HeapPlan, { kind: 'worker' }>, graceSeconds: number, logger: Logger): void {
+function serveInWorker(data: ServeWorkerData, limits: Extract<HeapPlan, { kind: 'worker' }>, graceSeconds: number, logger: Logger): void {
   const { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } = limits;
-  const data: ServeWorkerData = { overrides: flags };
   logger.info({ maxOldGenerationSizeMb, maxYoungGenerationSizeMb }, `the service runs in a worker thread with a ${maxOldGenerationSizeMb} MB old generation (SKYMARKET_HEAP_MB)`);
   const worker = new Worker(new URL('./serve-worker.js', import.meta.url), { workerData: data, resourceLimits: { maxOldGenerationSizeMb, maxYoungGenerationSizeMb } });
   let failed = false;
@@ -97,14 +106,14 @@ function serveInWorker(flags: ConfigOverrides, limits: Extract<HeapPlan, { kind:
 withStorageFlags(program.command('migrate').description('apply pending database migrations and exit')).action(
   async (flags: CommonFlags) => {
     const config = loadConfig(process.env, overrides(flags));
-    const { Store } = await import('./store/index.ts');
+    const { Store, createdDatabase } = await import('./store/index.ts');
     const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: false });
     try {
       const result = await store.migrate();
       const applied = result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];
       console.log(
         applied.length
-          ? `applied ${applied.length} migration(s) to ${store.location}: ${applied.join(', ')}`
+          ? `applied ${applied.length} migration(s) to ${store.location}${createdDatabase(result) ? ' (a new database)' : ''}: ${applied.join(', ')}`
           : `${store.location} is up to date`,
       );
     } finally {
@@ -113,27 +122,33 @@ withStorageFlags(program.command('migrate').description('apply pending database 
   },
 );
 
-registerAuthCommands(program, withStorageFlags, async (flags, action) => {
-  const config = loadConfig(process.env, overrides(flags as CommonFlags));
-  const { Store } = await import('./store/index.ts');
-  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+/**
+ * Runs an operator command against the store the flags (or DATA_DIR / DATABASE_URL) select.
+ * The first line says which database that is, so a token created in the wrong one (another
+ * DATA_DIR than the server's) is noticed at once; a database this command had to create is
+ * pointed out on stderr.
+ */
+async function withStore(flags: CommonFlags, action: (store: Store, now: number) => Promise<string[]>): Promise<void> {
+  const config = loadConfig(process.env, overrides(flags));
+  const { Store, createdDatabase } = await import('./store/index.ts');
+  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: false });
   try {
+    const migrated = await store.migrate();
+    console.log(`database: ${store.location}`);
+    if (createdDatabase(migrated)) {
+      console.error(
+        `skymarket: note: ${store.location} held no skymarket database, so this command created one. ` +
+          'A server started with another DATA_DIR or DATABASE_URL does not see it: pass the server\'s --data-dir or --database-url.',
+      );
+    }
     for (const line of await action(store, systemClock.now())) console.log(line);
   } finally {
     await store.close();
   }
-});
+}
 
-registerModCommands(program, withStorageFlags, async (flags, action) => {
-  const config = loadConfig(process.env, overrides(flags as CommonFlags));
-  const { Store } = await import('./store/index.ts');
-  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  try {
-    for (const line of await action(store, systemClock.now())) console.log(line);
-  } finally {
-    await store.close();
-  }
-});
+registerAuthCommands(program, withStorageFlags, (flags, action) => withStore(flags as CommonFlags, action));
+registerModCommands(program, withStorageFlags, (flags, action) => withStore(flags as CommonFlags, action));
 
 program
   .command('simulate')
@@ -141,10 +156,13 @@ program
   .option('--port <port>', 'HTTP port (SIM_PORT, default: any free port)')
   .option('--host <host>', 'listen address (SIM_HOST, default 127.0.0.1)')
   .addOption(new Option('--log-level <level>', 'log level (LOG_LEVEL, default info)').choices([...LOG_LEVELS]))
-  .action(async (flags: { port?: string; host?: string; logLevel?: string }) => {
+  .addOption(logFormatOption())
+  .action(async (flags: { port?: string; host?: string; logLevel?: string; logFormat?: string }) => {
     const env = { ...process.env, ...(flags.port ? { SIM_PORT: flags.port } : {}), ...(flags.host ? { SIM_HOST: flags.host } : {}) };
     const options = simulatorOptionsFromEnv(env);
-    const logger = createLogger(loadConfig(process.env, { logLevel: flags.logLevel }).logLevel);
+    const config = loadConfig(process.env, { logLevel: flags.logLevel, logFormat: flags.logFormat });
+    const pretty = prettyLogs(config.logFormat, process.stdout.isTTY);
+    const logger = createLogger(config.logLevel, pretty ? prettyDestination(1, process.stdout.isTTY === true) : undefined);
     const { startSimulator } = await import('./simulator/index.ts');
     const simulator = await startSimulator(options, { logger });
     logger.info({ url: simulator.url, auctions: options.auctions, seed: options.seed }, `simulator listening on ${simulator.url} (simulated data)`);
@@ -206,6 +224,7 @@ function overrides(flags: ServeFlags): ConfigOverrides {
     upstreamUrl: flags.upstreamUrl,
     trustProxy: flags.trustProxy,
     logLevel: flags.logLevel,
+    logFormat: flags.logFormat,
     role: flags.role,
     demo: flags.demo,
   };
@@ -214,8 +233,10 @@ function overrides(flags: ServeFlags): ConfigOverrides {
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  // Operator mistakes get one clear line, not a stack trace.
+  // Operator mistakes get one clear line, not a stack trace (and a hint on a second line when there is one).
   const message = err instanceof ConfigError || err instanceof Error ? err.message : String(err);
   console.error(`skymarket: ${message}`);
+  const hint = (err as { hint?: unknown } | null)?.hint;
+  if (typeof hint === 'string') console.error(`hint: ${hint}`);
   process.exit(err instanceof ConfigError ? 2 : 1);
 }

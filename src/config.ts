@@ -1,7 +1,7 @@
 /**
  * One typed configuration, read from environment variables and CLI flags (flags win),
  * validated once at start. An invalid value fails with a single line naming the variable.
- * Every variable is documented in the README's configuration table.
+ * Every variable is documented in docs/configuration.md (test/docs/configuration.test.ts checks it).
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -11,6 +11,9 @@ export type Role = (typeof ROLES)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Which client addresses may set the client IP through proxy headers. */
 export type TrustProxy = boolean | number | string[];
@@ -26,6 +29,8 @@ export interface Config {
   upstreamUrl: string;
   trustProxy: TrustProxy;
   logLevel: LogLevel;
+  /** auto: readable lines on a terminal, JSON otherwise; json; pretty */
+  logFormat: LogFormat;
   role: Role;
   /** largest accepted request body in bytes */
   bodyLimit: number;
@@ -103,6 +108,7 @@ export const ENV_NAMES = {
   upstreamUrl: 'UPSTREAM_URL',
   trustProxy: 'TRUST_PROXY',
   logLevel: 'LOG_LEVEL',
+  logFormat: 'LOG_FORMAT',
   role: 'ROLE',
   bodyLimit: 'BODY_LIMIT',
   corsOrigins: 'CORS_ORIGINS',
@@ -141,6 +147,7 @@ export const DEFAULTS = {
   dataDir: './data',
   upstreamUrl: 'https://api.hypixel.net',
   logLevel: 'info',
+  logFormat: 'auto',
   role: 'all',
   bodyLimit: 1_048_576,
   corsOrigins: '*',
@@ -168,6 +175,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     upstreamUrl: parseUrl(ENV_NAMES.upstreamUrl, raw('upstreamUrl'), ['http:', 'https:']) ?? DEFAULTS.upstreamUrl,
     trustProxy: parseTrustProxy(raw('trustProxy')),
     logLevel: parseEnum(ENV_NAMES.logLevel, raw('logLevel'), LOG_LEVELS, DEFAULTS.logLevel),
+    logFormat: parseEnum(ENV_NAMES.logFormat, raw('logFormat'), LOG_FORMATS, DEFAULTS.logFormat),
     role: parseEnum(ENV_NAMES.role, raw('role'), ROLES, DEFAULTS.role),
     bodyLimit: parseInteger(ENV_NAMES.bodyLimit, raw('bodyLimit'), DEFAULTS.bodyLimit, 1024, 1024 ** 3),
     corsOrigins: (raw('corsOrigins') ?? DEFAULTS.corsOrigins).split(',').map((s) => s.trim()).filter(Boolean),

@@ -6,11 +6,11 @@
  * the heap by 1.3–2× (scaled with the limit) and keeps it within halfway to the limit, so a
  * bounded limit bounds the slack. A process cannot change its own limit once started (V8's
  * flags are frozen), so `serve` runs the service in a worker thread with `resourceLimits`
- * (README, Deployment, Memory).
+ * (docs/deployment.md, Memory).
  */
 import { getHeapStatistics } from 'node:v8';
 
-/** Default old-generation limit of the service's worker, MB (see README, Memory, for the figures). */
+/** Default old-generation limit of the service's worker, MB (see docs/deployment.md, Memory, for the figures). */
 export const DEFAULT_HEAP_MB = 512;
 /**
  * The worker's young generation, MB: 8 MB semi-spaces instead of V8's 16 MB. Under the load test

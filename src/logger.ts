@@ -1,10 +1,36 @@
 import { pino, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import type { LogLevel } from './config.ts';
+import type { LogFormat, LogLevel } from './config.ts';
 
 export type { Logger } from 'pino';
 
-/** Structured JSON logs; secrets in headers and query strings are never written. */
+/**
+ * Whether logs are written for people: LOG_FORMAT=pretty, or `auto` (the default) on a
+ * terminal. Anything else (a pipe, a file, journald, a container's log driver) gets JSON lines.
+ */
+export function prettyLogs(format: LogFormat, stdoutIsTty: boolean | undefined): boolean {
+  return format === 'pretty' || (format === 'auto' && stdoutIsTty === true);
+}
+
+/**
+ * Readable log lines for a terminal (pino-pretty, in-process and synchronous): local time,
+ * level, `[component]` and the message on one line, the record's other fields after it; the
+ * start-up config record's long `config` object is left out (it is in the JSON logs).
+ */
+export function prettyDestination(fd = 1, colorize = true): pino.DestinationStream {
+  return pinoPretty({
+    destination: fd,
+    sync: true,
+    colorize,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,service,component,config',
+    messageFormat: '{if component}[{component}] {end}{msg}',
+  });
+}
+
+/** Structured JSON logs (or pretty ones on a given destination); secrets in headers and query strings are never written. */
 export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
   return pino(
     {

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppContext } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { describeConfig, type Config } from './config.ts';
+import { describeConfig, redact, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
 import { Jobs } from './jobs/index.ts';
@@ -15,6 +15,7 @@ import { Leadership } from './leadership.ts';
 import { simulatorOptionsFromEnv, startSimulator, type SimulatorHandle } from './simulator/index.ts';
 import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
+import { VERSION } from './version.ts';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -27,6 +28,83 @@ export interface Runtime {
 export interface RuntimeOptions {
   clock?: Clock;
   logger: Logger;
+  /**
+   * Writes the start banner (URLs, where the data comes from) as a block of text, for a
+   * person at a terminal. Without it the same facts are one log record ('skymarket is ready').
+   */
+  banner?: (text: string) => void;
+}
+
+interface Announcement {
+  config: Config;
+  /** the address the server listens on */
+  url: string;
+  version: string;
+  database: string;
+  serveApi: boolean;
+  /** the in-process simulator's URL (demo) */
+  simulator: string | undefined;
+  backfillMs: number;
+  /** the demo history is (or is about to be) loading */
+  loading: boolean;
+}
+
+/**
+ * The URL a person opens: the listen URL, except that a wildcard listen address (0.0.0.0, ::),
+ * which Fastify reports as one of the machine's addresses, is shown as localhost.
+ */
+export function browsableUrl(listenUrl: string, host: string): string {
+  const url = new URL(listenUrl);
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') url.hostname = 'localhost';
+  return url.toString().replace(/\/$/, '');
+}
+
+/** The start banner: where to look (docs, health, metrics) and where the data comes from. */
+function announce(a: Announcement, logger: Logger, banner: RuntimeOptions['banner']): void {
+  const base = browsableUrl(a.url, a.config.host);
+  const ingests = a.config.role === 'all' || a.config.role === 'ingest';
+  const data = a.simulator
+    ? `SIMULATED: the built-in market simulator at ${a.simulator} (not real Hypixel data)`
+    : ingests
+      ? `the Hypixel API at ${redact(a.config.upstreamUrl)}`
+      : 'the database, written by the ingest process (this process does not ingest)';
+  const urls = {
+    ...(a.serveApi ? { docs: `${base}/api/docs` } : {}),
+    health: `${base}/api/health`,
+    metrics: `${base}/metrics`,
+  };
+  const healthNote = a.loading
+    ? ` (says "loading" until the ${describeSpan(a.backfillMs)} of demo history is stored)`
+    : ingests && !a.simulator
+      ? ' (503 with the reasons, such as an unreachable upstream, until the first data is stored)'
+      : '';
+  if (!banner) {
+    logger.info({ urls, data, database: a.database, role: a.config.role }, `skymarket is ready: ${a.serveApi ? `API docs at ${urls.docs}, ` : ''}health at ${urls.health}; data from ${data}`);
+    return;
+  }
+  const rows: Array<[string, string]> = [
+    ...(a.serveApi ? ([['API docs', `${urls.docs}`]] as Array<[string, string]>) : []),
+    ['health', `${urls.health}${healthNote}`],
+    ['metrics', urls.metrics],
+    ['data', data],
+    ['database', a.database],
+  ];
+  const lines = [
+    '',
+    `  skymarket ${a.version} (role ${a.config.role}) listening on ${base}`,
+    ...rows.map(([label, value]) => `    ${label.padEnd(9)} ${value}`),
+    '',
+  ];
+  banner(`${lines.join('\n')}\n`);
+}
+
+/** "1 day", "30 minutes", "7 days": a backfill span in words. */
+function describeSpan(ms: number): string {
+  const units: Array<[number, string]> = [[86_400_000, 'day'], [3_600_000, 'hour'], [60_000, 'minute']];
+  for (const [size, name] of units) {
+    if (ms >= size && ms % size === 0) return `${ms / size} ${name}${ms === size ? '' : 's'}`;
+  }
+  return `${Math.round(ms / 60_000)} minutes`;
 }
 
 /** SkyBlock year length in the demo unless SIM_YEAR_HOURS is set: 2 h, so the one-day backfill holds ~12 mayor terms. */
@@ -46,7 +124,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   let backfillMs = 0;
   if (config.demo) {
     // The simulator is the upstream, in this process; its data is simulated and reported as such.
-    const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see the README
+    const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see docs/configuration.md
     // The demo compresses the SkyBlock year so its day of history spans several mayor terms (mayor flips).
     options.yearMs ??= DEMO_YEAR_MS;
     simulator = await startSimulator(options, { clock, logger: logger.child({ component: 'simulator' }) });
@@ -58,6 +136,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     );
   }
 
+  // A fresh demo store gets the simulator's history, so history endpoints have data at once.
+  // Whether the store is fresh is read here, before any poller could store a snapshot; health
+  // says `loading` from now until the history is in.
+  const ingests = config.role === 'all' || config.role === 'ingest';
+  const demoBackfill = simulator !== undefined && ingests && backfillMs > 0 && !(await store.feeds.get('bazaar'));
+
   const metrics = createMetrics();
   const context: AppContext = {
     config,
@@ -68,6 +152,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     dataSource,
     startedAt: clock.now(),
     leaders: {},
+    ...(demoBackfill ? { loading: `the demo's ${describeSpan(backfillMs)} of simulated history is being stored` } : {}),
   };
   const serveApi = config.role === 'all' || config.role === 'api';
   const app = await buildApp(context, { apiRoutes: serveApi });
@@ -109,7 +194,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       decodeWorkers: config.ingestDecodeWorkers,
     });
     const running = ingestion;
-    let historyChecked = false;
+    context.ingestion = { upstream: redact(upstreamUrl), status: () => running.status() };
+    let historyStarted = false;
     // Only the process holding the ingest lock ingests (PostgreSQL); the others stand by.
     ingestLeader = new Leadership({
       duty: 'ingest',
@@ -120,22 +206,27 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       onElected: async () => {
         running.start();
         logger.info({ upstream: upstreamUrl }, 'ingestion started');
-        if (simulator && !historyChecked && !(await store.feeds.get('bazaar'))) {
-          // A fresh demo store gets the simulator's history, so history endpoints have data at once.
-          historyChecked = true;
+        if (demoBackfill && !historyStarted && simulator) {
+          historyStarted = true;
+          const started = clock.now();
           const history = simulator.backfill();
           void running
             .ingestHistory(history)
             .then(async (r) => {
-              logger.info({ ...r }, 'demo history loaded');
               // The history is older than what the rollup jobs may have done meanwhile: redo it.
               await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
               // Older snapshots and past elections arrived after the flip engine's first load.
               if (app.hasDecorator('flips')) await app.flips.historyReplayed();
+              logger.info({ ...r, ms: clock.now() - started }, 'demo history loaded');
             })
-            .catch((err: unknown) => logger.error({ err }, 'demo history failed to load'));
+            .catch((err: unknown) => {
+              context.startupProblem = `the demo history failed to load: ${err instanceof Error ? err.message : String(err)}`;
+              logger.error({ err }, 'demo history failed to load');
+            })
+            .finally(() => {
+              context.loading = undefined;
+            });
         }
-        historyChecked = true;
       },
       onDeposed: async () => {
         await running.pause();
@@ -145,6 +236,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     context.leaders!.ingest = ingestLeader;
     ingestLeader.start();
   }
+
+  announce({ config, url, version: VERSION, database: store.location, serveApi, simulator: simulator?.url, backfillMs, loading: context.loading !== undefined }, logger, options.banner);
 
   let jobs: Jobs | undefined;
   if (config.role === 'all' || config.role === 'jobs') {

@@ -2,14 +2,19 @@
  * `skymarket serve` inside the worker thread that cli.ts starts with a bounded heap (see heap.ts):
  * the whole service runs here; the main thread only owns signals and the process's exit code.
  */
+import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { loadConfig, type ConfigOverrides } from './config.ts';
-import { createLogger } from './logger.ts';
+import { createLogger, prettyDestination } from './logger.ts';
 import { startRuntime } from './runtime.ts';
 
 export interface ServeWorkerData {
   overrides: ConfigOverrides;
+  /** readable log lines (decided in the main thread, which knows whether stdout is a terminal) */
+  pretty: boolean;
+  /** colours in readable lines (stdout is a terminal) */
+  colors: boolean;
 }
 
 /** Main thread → worker: shut down gracefully (a signal reached the process). */
@@ -20,12 +25,12 @@ export interface CloseMessage {
 
 const port = parentPort;
 if (!port) throw new Error('serve-worker.ts runs as a worker thread (see cli.ts)');
-const { overrides } = workerData as ServeWorkerData;
+const { overrides, pretty, colors } = workerData as ServeWorkerData;
 const config = loadConfig(process.env, overrides);
 // Straight to fd 1, as in the main thread: a worker's process.stdout is relayed through the main
 // thread, and lines still in that relay are lost when the process exits.
-const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }));
-const runtime = await startRuntime(config, { logger });
+const logger = createLogger(config.logLevel, pretty ? prettyDestination(1, colors) : pino.destination({ dest: 1, sync: true }));
+const runtime = await startRuntime(config, { logger, ...(pretty ? { banner: (text: string) => writeSync(1, text) } : {}) });
 let stopping = false;
 /** Closes the service once (a signal, or a fatal error as close-with-grace does in the main thread) and ends the thread. */
 function stop(code: number): void {

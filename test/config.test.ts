@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
+import { prettyLogs } from '../src/logger.ts';
 
 describe('config', () => {
   it('has documented defaults', () => {
@@ -14,6 +15,8 @@ describe('config', () => {
     assert.equal(c.upstreamUrl, 'https://api.hypixel.net');
     assert.equal(c.trustProxy, false);
     assert.equal(c.logLevel, 'info');
+    assert.equal(c.logFormat, 'auto');
+    assert.equal(c.upstreamTimeoutMs, 15_000);
     assert.equal(c.role, 'all');
     assert.equal(c.demo, false);
     assert.deepEqual(c.corsOrigins, ['*']);
@@ -52,6 +55,15 @@ describe('config', () => {
     assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
   });
 
+  it('LOG_FORMAT: readable lines on a terminal unless json is asked for; JSON off a terminal unless pretty is', () => {
+    assert.equal(loadConfig({ LOG_FORMAT: 'JSON' }).logFormat, 'json');
+    assert.equal(prettyLogs('auto', true), true);
+    assert.equal(prettyLogs('auto', false), false);
+    assert.equal(prettyLogs('auto', undefined), false, 'a pipe or a file has no isTTY');
+    assert.equal(prettyLogs('json', true), false);
+    assert.equal(prettyLogs('pretty', false), true);
+  });
+
   it('never prints passwords', () => {
     const described = describeConfig(loadConfig({ DATABASE_URL: 'postgres://u:hunter2@db/sky', REDIS_URL: 'redis://:s3cret@cache:6379' }));
     assert.doesNotMatch(JSON.stringify(described), /hunter2|s3cret/);
@@ -65,6 +77,7 @@ describe('config', () => {
     [{ REDIS_URL: 'http://cache' }, "Invalid REDIS_URL: expected a redis: or rediss: URL, got 'http://cache'"],
     [{ UPSTREAM_URL: 'ftp://x' }, "Invalid UPSTREAM_URL: expected a http: or https: URL, got 'ftp://x'"],
     [{ LOG_LEVEL: 'loud' }, "Invalid LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent, got 'loud'"],
+    [{ LOG_FORMAT: 'fancy' }, "Invalid LOG_FORMAT: expected one of auto, json, pretty, got 'fancy'"],
     [{ ROLE: 'worker' }, "Invalid ROLE: expected one of all, api, ingest, jobs, got 'worker'"],
     [{ TRUST_PROXY: 'my proxy' }, "Invalid TRUST_PROXY: expected true, false, a hop count or a comma-separated list of IPs/CIDRs, got 'my proxy'"],
     [{ DEMO: 'maybe' }, "Invalid DEMO: expected true or false, got 'maybe'"],

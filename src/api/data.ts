@@ -50,7 +50,7 @@ export async function dataRoutes(app: FastifyInstance) {
           tags: ['data'],
           summary: 'Upload upstream data the mod obtained (raw JSON, optionally Content-Encoding: gzip); answers "received <id>"',
           description:
-            `Understood kinds: ${PROXY_KINDS.join(', ')} (see README). The body is stored for 2 days for ingestion. ` +
+            `Understood kinds: ${PROXY_KINDS.join(', ')} (see docs/api.md). The body is stored for 2 days for ingestion. ` +
             `At most ${PROXY_MAX_BYTES} bytes on the wire and ${PROXY_MAX_INFLATED_BYTES} after gunzip. ` +
             'X-Request-Id (1-100 of A-Z a-z 0-9 . _ : -) is the correlation id; one is generated when absent.',
           headers: Type.Object({ 'x-request-id': Type.Optional(Type.String({ maxLength: 100 })) }),

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import { API_VERSION, VERSION } from '../version.ts';
 import { isoTime } from '../http/schemas.ts';
 import type { FeedName } from '../store/repositories/feeds.ts';
+import type { FeedPollStatus } from '../app.ts';
 
 /** Feeds that must have stored data before the service reports ready. */
 const REQUIRED_FEEDS: FeedName[] = ['auctions', 'bazaar'];
@@ -16,9 +17,20 @@ const FeedHealth = Type.Object({
   source: Type.Union([Type.Literal('upstream'), Type.Literal('simulator')]),
 });
 
+const FeedPolls = Type.Object({
+  failures: Type.Integer({ description: 'failed polls in a row (0 after a success)' }),
+  lastSuccessAt: Type.Optional(Type.String({ format: 'date-time' })),
+  lastError: Type.Optional(Type.String({ description: 'the last failure in words, e.g. the upstream host could not be resolved (kept after a recovery)' })),
+  lastErrorAt: Type.Optional(Type.String({ format: 'date-time' })),
+  retryAt: Type.Optional(Type.String({ format: 'date-time', description: 'while failing: when the next try is due' })),
+});
+
 const Health = Type.Object({
-  status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
-  reasons: Type.Array(Type.String(), { description: 'why the service is not ready; empty when ok' }),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('loading'), Type.Literal('unavailable')], {
+    description: 'ok (200): data is stored and complete; loading (503): data is served but still arriving (the demo history backfill); unavailable (503): see reasons',
+  }),
+  reasons: Type.Array(Type.String(), { description: 'why the service is not ready (unavailable) or still loading; empty when ok' }),
+  warnings: Type.Array(Type.String(), { description: 'problems that do not stop the service answering, e.g. a feed whose last poll failed and why' }),
   version: Type.String(),
   role: Type.String(),
   database: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')]),
@@ -26,6 +38,12 @@ const Health = Type.Object({
   simulated: Type.Boolean({ description: 'true when the data comes from the built-in market simulator' }),
   uptimeSeconds: Type.Number(),
   feeds: Type.Record(Type.String(), FeedHealth),
+  upstream: Type.Optional(
+    Type.Object(
+      { url: Type.String(), polls: Type.Record(Type.String(), FeedPolls) },
+      { description: 'processes that ingest (roles all/ingest, while leading): the upstream and how each feed\'s polls have been going' },
+    ),
+  ),
   ingest: Type.Optional(
     Type.Union([Type.Literal('leader'), Type.Literal('standby')], {
       description: 'roles ingest/all: whether this process ingests (leader) or waits for the leader lock (standby)',
@@ -44,6 +62,16 @@ const Version = Type.Object({
   apiVersion: Type.String(),
 });
 
+function pollsOf(p: FeedPollStatus): Static<typeof FeedPolls> {
+  return {
+    failures: p.failures,
+    ...(p.lastSuccessAt !== undefined ? { lastSuccessAt: isoTime(p.lastSuccessAt) } : {}),
+    ...(p.lastError !== undefined ? { lastError: p.lastError } : {}),
+    ...(p.lastErrorAt !== undefined ? { lastErrorAt: isoTime(p.lastErrorAt) } : {}),
+    ...(p.retryAt !== undefined && p.failures > 0 ? { retryAt: isoTime(p.retryAt) } : {}),
+  };
+}
+
 export async function operationsRoutes(app: FastifyInstance) {
   const { store, clock, context } = app;
 
@@ -52,7 +80,7 @@ export async function operationsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['operations'],
-        summary: 'Readiness: 200 once auctions and bazaar data are stored, 503 with reasons before',
+        summary: 'Readiness: 200 once auctions and bazaar data are stored (and the demo history loaded), 503 with reasons before',
         response: { 200: Health, 503: Health },
       },
       config: { cache: 'no-store', rateLimit: false },
@@ -60,7 +88,15 @@ export async function operationsRoutes(app: FastifyInstance) {
     async (_request, reply) => {
       const now = clock.now();
       const reasons: string[] = [];
+      const warnings: string[] = [];
       const feeds: Static<typeof Health>['feeds'] = {};
+      const polls = context.ingestion?.status() ?? {};
+      const failing = (name: string): string | undefined => {
+        const p = polls[name];
+        if (!p || p.failures === 0 || !p.lastError) return undefined;
+        return `the ${name} feed's last ${p.failures === 1 ? 'poll' : `${p.failures} polls`} failed: ${p.lastError}`;
+      };
+      let databaseUp = true;
       try {
         await store.ping();
         for (const feed of await store.feeds.all()) {
@@ -72,15 +108,30 @@ export async function operationsRoutes(app: FastifyInstance) {
             source: feed.source,
           };
         }
-        for (const name of REQUIRED_FEEDS) {
-          if (!feeds[name]) reasons.push(`no ${name === 'auctions' ? 'auctions generation' : 'bazaar snapshot'} stored yet`);
-        }
       } catch (err) {
+        databaseUp = false;
         reasons.push(`database unreachable: ${err instanceof Error ? err.message : String(err)}`);
       }
+      if (databaseUp) {
+        for (const name of REQUIRED_FEEDS) {
+          if (feeds[name]) continue;
+          const missing = `no ${name === 'auctions' ? 'auctions generation' : 'bazaar snapshot'} stored yet`;
+          const why = failing(name) ?? (context.config.role === 'api' ? 'this process does not ingest (role api): see the ingest process\'s health' : undefined);
+          reasons.push(why ? `${missing}: ${why}` : missing);
+        }
+      }
+      for (const name of Object.keys(polls)) {
+        const why = failing(name);
+        // A required feed without data already has its failure among the reasons.
+        if (why && !reasons.some((r) => r.endsWith(why))) warnings.push(why);
+      }
+      if (context.startupProblem) warnings.push(context.startupProblem);
+      const status = reasons.length > 0 ? 'unavailable' : context.loading ? 'loading' : 'ok';
+      if (status === 'loading') reasons.push(context.loading!);
       const body: Static<typeof Health> = {
-        status: reasons.length === 0 ? 'ok' : 'unavailable',
+        status,
         reasons,
+        warnings,
         version: VERSION,
         role: context.config.role,
         database: store.dialect,
@@ -88,10 +139,13 @@ export async function operationsRoutes(app: FastifyInstance) {
         simulated: context.dataSource === 'simulator',
         uptimeSeconds: Math.round((now - context.startedAt) / 1000),
         feeds,
+        ...(context.ingestion && Object.keys(polls).length > 0
+          ? { upstream: { url: context.ingestion.upstream, polls: Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, pollsOf(p)]] : []))) } }
+          : {}),
         ...(context.leaders?.ingest ? { ingest: context.leaders.ingest.state } : {}),
         ...(context.leaders?.jobs ? { jobs: context.leaders.jobs.state } : {}),
       };
-      return reply.code(reasons.length === 0 ? 200 : 503).send(body);
+      return reply.code(status === 'ok' ? 200 : 503).send(body);
     },
   );
 

@@ -5,7 +5,7 @@
 export const TIERS = ['free', 'starter_premium', 'premium', 'premium_plus'] as const;
 export type Tier = (typeof TIERS)[number];
 
-/** Human names, as the README and error messages spell them. */
+/** Human names, as the docs and error messages spell them. */
 export const TIER_NAMES: Record<Tier, string> = {
   free: 'Free',
   starter_premium: 'Starter Premium',

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar';
-import { fetch } from 'undici';
+import { fetch, type Dispatcher } from 'undici';
+import { describeNetworkError } from '../network-errors.ts';
 import { syncedGameDataPath } from './index.ts';
 import { isNeuRepository, loadNeuRepository } from './neu.ts';
 
@@ -23,6 +24,8 @@ export interface SyncOptions {
   timeoutMs?: number;
   /** called as bytes arrive; `total` is undefined without a Content-Length */
   onProgress?: (received: number, total: number | undefined) => void;
+  /** the HTTP dispatcher (undici); default the global one. Tests inject failures here. */
+  dispatcher?: Dispatcher;
 }
 
 export interface SyncResult {
@@ -35,6 +38,34 @@ export interface SyncResult {
 
 export class GameDataSyncError extends Error {
   override name = 'GameDataSyncError';
+
+  constructor(
+    message: string,
+    /** what the operator can do instead, when there is something (shown on a line of its own) */
+    readonly hint?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What to do when the archive cannot be downloaded: the offline ways to game data. */
+export const OFFLINE_HINT =
+  'to work offline, set GAME_DATA_DIR to a NotEnoughUpdates repository checkout (a folder with items/ and constants/, ' +
+  'e.g. a git clone copied from another machine): the service reads it directly and needs no sync; or point --url / ' +
+  'GAME_DATA_URL at a reachable copy of the archive. Without either, the service runs on its built-in item catalog.';
+
+/** A download that failed before or while the body arrived, in words: which URL, which host, why. */
+function downloadError(url: string, err: unknown): GameDataSyncError {
+  if (err instanceof GameDataSyncError) return err;
+  let host: string | undefined;
+  try {
+    host = new URL(url).host;
+  } catch {
+    host = undefined;
+  }
+  const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+  const why = timedOut ? `no complete answer within the time limit (${err.message})` : describeNetworkError(err, host);
+  return new GameDataSyncError(`could not download the game data archive from ${url}: ${why}`, OFFLINE_HINT);
 }
 
 export async function syncGameData(options: SyncOptions): Promise<SyncResult> {
@@ -44,8 +75,16 @@ export async function syncGameData(options: SyncOptions): Promise<SyncResult> {
   const archive = join(root, `download-${stamp}.tar.gz`);
   const staging = join(root, `staging-${stamp}`);
   try {
-    const res = await fetch(options.url, { signal: AbortSignal.timeout(options.timeoutMs ?? 300_000), redirect: 'follow' });
-    if (res.status !== 200 || !res.body) throw new GameDataSyncError(`download failed: HTTP ${res.status} from ${options.url}`);
+    const res = await fetch(options.url, {
+      signal: AbortSignal.timeout(options.timeoutMs ?? 300_000),
+      redirect: 'follow',
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    }).catch((err: unknown) => {
+      throw downloadError(options.url, err);
+    });
+    if (res.status !== 200 || !res.body) {
+      throw new GameDataSyncError(`download failed: HTTP ${res.status} from ${options.url}`, OFFLINE_HINT);
+    }
     const lengthHeader = res.headers.get('content-length');
     const total = lengthHeader && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : undefined;
     const hash = createHash('sha256');
@@ -60,7 +99,9 @@ export async function syncGameData(options: SyncOptions): Promise<SyncResult> {
         done(null, chunk);
       },
     });
-    await pipeline(res.body, meter, createWriteStream(archive));
+    await pipeline(res.body, meter, createWriteStream(archive)).catch((err: unknown) => {
+      throw downloadError(options.url, err);
+    });
     if (total !== undefined && received !== total) throw new GameDataSyncError(`download truncated: ${received} of ${total} bytes`);
     const digest = hash.digest('hex');
     if (options.sha256 && options.sha256.toLowerCase() !== digest) {

@@ -78,7 +78,7 @@ export interface WindowResult {
  * current window (and the one before, for answers still in flight when it turns); older windows
  * are dropped whole when a new one starts. rate-limiter-flexible's memory store kept a record
  * and a timer per key instead, ~0.45 KB per client and window: ~47 MB of the heap with the load
- * test's 50,000 client addresses, which V8's heap growth then multiplied (README, Memory).
+ * test's 50,000 client addresses, which V8's heap growth then multiplied (docs/deployment.md, Memory).
  */
 export class MemoryWindowCounts {
   private readonly windows = new Map<number, Map<string, number>>();

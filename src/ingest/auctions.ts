@@ -61,7 +61,7 @@ export interface AuctionIngesterOptions {
   /**
    * Decode workers for pages with many new records (a cold sweep); 0 (the default) decodes on
    * the ingest thread. Off by default: on the shared 2-core machine they added CPU and did not
-   * shorten the sweep (README, Performance); they can only help where a core is idle.
+   * shorten the sweep (docs/performance.md); they can only help where a core is idle.
    */
   decodeWorkers?: number;
 }

@@ -9,7 +9,7 @@
  * new keyframe (a row of bazaar_book_keyframes) and the row gets an empty delta; if it was not
  * (first book, or a book rewritten tick after tick), the full book is stored in the row and
  * becomes the base, turning into a keyframe only when a delta against it is stored. So a book
- * rewritten every tick never costs a keyframe (see README, Bazaar storage).
+ * rewritten every tick never costs a keyframe (see docs/storage.md).
  */
 import { decodeBook, encodeBook, sameBook, type OrderBook } from '../domain/bazaar-book.ts';
 import { encodeBookDelta } from '../domain/bazaar-book-delta.ts';

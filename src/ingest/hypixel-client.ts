@@ -5,6 +5,7 @@
  * JSON counts as a failed attempt too (upstream truncation happens).
  */
 import { gunzipSync } from 'node:zlib';
+import { describeNetworkError } from '../network-errors.ts';
 import { Agent, type Dispatcher } from 'undici';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '../logger.ts';
@@ -96,6 +97,8 @@ export class HypixelClient {
   private readonly latency?: Histogram<'endpoint'>;
   private readonly bytes?: Counter<'endpoint'>;
   private readonly origin: string;
+  /** host[:port] of the upstream, named in error messages */
+  private readonly host: string;
   /** a path prefix of baseUrl, e.g. "/api" */
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
@@ -112,6 +115,7 @@ export class HypixelClient {
     });
     const base = new URL(options.baseUrl);
     this.origin = base.origin;
+    this.host = base.host;
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.headers = {
       'accept-encoding': 'gzip',
@@ -183,19 +187,19 @@ export class HypixelClient {
     const response = await this.receive(path, into);
     const { statusCode } = response;
     if (statusCode !== 200 && !accept.includes(statusCode)) {
-      throw new UpstreamError(path, statusCode, 'status', `GET ${path}: HTTP ${statusCode}`);
+      throw new UpstreamError(path, statusCode, 'status', `GET ${this.shown(path)}: HTTP ${statusCode}`);
     }
     let body: Buffer;
     try {
       body = response.gzip ? gunzipSync(response.body, { maxOutputLength: MAX_BODY_BYTES }) : response.body;
     } catch (err) {
-      throw new UpstreamError(path, statusCode, 'bad_json', `GET ${path}: undecodable body: ${String(err)}`);
+      throw new UpstreamError(path, statusCode, 'bad_json', `GET ${this.shown(path)}: undecodable body: ${String(err)}`);
     }
     try {
       return { status: statusCode, body: parse(body), bytes: body.length };
     } catch (err) {
       const why = err instanceof SyntaxError ? 'not valid JSON' : `not usable (${err instanceof Error ? err.message : String(err)})`;
-      throw new UpstreamError(path, statusCode, 'bad_json', `GET ${path}: body is ${why} (${body.length} bytes)`);
+      throw new UpstreamError(path, statusCode, 'bad_json', `GET ${this.shown(path)}: body is ${why} (${body.length} bytes)`);
     }
   }
 
@@ -218,7 +222,7 @@ export class HypixelClient {
         timedOut = true;
         // Not started yet (waiting for a connection): it is aborted as soon as it starts.
         if (controller) controller.abort(new Error('request timeout'));
-        else fail(new UpstreamError(path, undefined, 'timeout', `GET ${path}: no response within ${this.timeoutMs} ms`));
+        else fail(new UpstreamError(path, undefined, 'timeout', `GET ${this.shown(path)}: no response within ${this.timeoutMs} ms (UPSTREAM_TIMEOUT_MS)`));
       }, this.timeoutMs);
       const fail = (err: UpstreamError) => {
         if (settled) return;
@@ -253,21 +257,27 @@ export class HypixelClient {
           resolve({ statusCode, gzip, body: target.view() });
         },
         onResponseError: (_c, err) => {
-          if (overflow) fail(new UpstreamError(path, statusCode, 'bad_json', `GET ${path}: body over ${MAX_BODY_BYTES} bytes`));
-          else if (timedOut || /timeout/i.test(`${err.name} ${err.message}`)) fail(new UpstreamError(path, statusCode || undefined, 'timeout', `GET ${path}: ${String(err)}`));
-          else fail(new UpstreamError(path, statusCode || undefined, 'network', `GET ${path}: ${String(err)}`));
+          if (overflow) fail(new UpstreamError(path, statusCode, 'bad_json', `GET ${this.shown(path)}: body over ${MAX_BODY_BYTES} bytes`));
+          else if (timedOut) fail(new UpstreamError(path, statusCode || undefined, 'timeout', `GET ${this.shown(path)}: no complete response within ${this.timeoutMs} ms (UPSTREAM_TIMEOUT_MS)`));
+          else if (/timeout/i.test(`${err.name} ${err.message}`)) fail(new UpstreamError(path, statusCode || undefined, 'timeout', `GET ${this.shown(path)}: ${describeNetworkError(err, this.host)}`));
+          else fail(new UpstreamError(path, statusCode || undefined, 'network', `GET ${this.shown(path)}: ${describeNetworkError(err, this.host)}`));
         },
       };
       try {
         this.agent.dispatch({ origin: this.origin, path: `${this.basePath}${path}`, method: 'GET', headers: this.headers }, handler);
       } catch (err) {
-        fail(new UpstreamError(path, undefined, 'network', `GET ${path}: ${String(err)}`));
+        fail(new UpstreamError(path, undefined, 'network', `GET ${this.shown(path)}: ${describeNetworkError(err, this.host)}`));
       }
     });
   }
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  /** The request's URL as error messages show it (no credentials: the API key is a header). */
+  private shown(path: string): string {
+    return `${this.origin}${this.basePath}${path}`;
   }
 }
 

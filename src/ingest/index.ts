@@ -12,7 +12,9 @@ import type { IngestContext } from './context.ts';
 import { EndedIngester } from './ended.ts';
 import { HypixelClient } from './hypixel-client.ts';
 import { IngestMetrics, type Feed } from './metrics.ts';
-import { Poller } from './poller.ts';
+import { Poller, type PollStatus } from './poller.ts';
+
+export type { PollStatus } from './poller.ts';
 import { ResourcesIngester } from './resources.ts';
 import { ingestHistory, type HistoryBatch, type HistoryResult } from './history.ts';
 
@@ -82,7 +84,7 @@ export class Ingestion {
     this.bazaar = new BazaarIngester(ctx);
     this.resources = new ResourcesIngester(ctx);
     const poller = (feed: Feed, intervalMs: number, poll: () => Promise<unknown>) =>
-      new Poller({ feed, intervalMs, poll, logger, metrics });
+      new Poller({ feed, intervalMs, poll, logger, metrics, clock: ctx.clock });
     this.pollers = [
       poller('items', intervals.itemsMs, () => this.resources.pollItems()),
       poller('election', intervals.electionMs, () => this.resources.pollElection()),
@@ -90,6 +92,11 @@ export class Ingestion {
       poller('auctions', intervals.auctionsMs, () => this.auctions.pollOnce()),
       poller('auctions_ended', intervals.endedMs, () => this.ended.pollOnce()),
     ];
+  }
+
+  /** How each feed's polls have been going (the last upstream error in words), for health. */
+  status(): Partial<Record<Feed, PollStatus>> {
+    return Object.fromEntries(this.pollers.map((p) => [p.feed, p.status()]));
   }
 
   start(): void {

@@ -3,9 +3,22 @@
  * when a postgres:// URL is configured. Both run the same Kysely migrations.
  */
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet, type SqliteDialectConfig } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type ColumnMetadata,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type MigrationResultSet,
+  type SchemaMetadata,
+  type SqliteDialectConfig,
+  type TableMetadata,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { migrationsFor } from './migrations/index.ts';
@@ -71,7 +84,7 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   return {
     db,
     dialect: 'sqlite',
-    location: `sqlite:${file}`,
+    location: file === ':memory:' ? 'sqlite::memory:' : `sqlite:${resolve(file)}`,
     close: () => db.destroy(),
     sqlite,
   };
@@ -157,23 +170,35 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
   };
 }
 
+/**
+ * The migrator of a database. On PostgreSQL it looks only at the store's own schema: Kysely's
+ * own introspector lists every table of every schema on the server to find its bookkeeping
+ * tables, calling `has_schema_privilege()` and `pg_get_serial_sequence()` with each one's name;
+ * a schema that another client drops during that scan fails the call (3F000, 42P01, or
+ * 42703 `column "revoked_at" of relation "partner_tokens" does not exist`), and with it the
+ * migration. Other schemas are none of the migrator's business, so it never sees them.
+ */
+export function migratorFor(handle: DatabaseHandle): Migrator {
+  const provider = { getMigrations: async () => migrationsFor(handle.dialect) };
+  if (handle.dialect !== 'postgres' || !handle.pool) return new Migrator({ db: handle.db, provider });
+  const schema = handle.schema ?? 'public';
+  const base = new PostgresDialect({ pool: handle.pool });
+  // The same pool under a Kysely whose introspector is scoped to `schema`. Never destroyed:
+  // that would end the pool, which the handle owns and closes.
+  const db = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => base.createAdapter(),
+      createDriver: () => base.createDriver(),
+      createQueryCompiler: () => base.createQueryCompiler(),
+      createIntrospector: (kysely) => new OwnSchemaIntrospector(kysely, schema),
+    },
+  });
+  return new Migrator({ db, provider, migrationTableSchema: schema });
+}
+
 /** Runs every pending migration; safe to call from several processes at once. */
 export async function migrateToLatest(handle: DatabaseHandle): Promise<MigrationResultSet> {
-  const migrator = new Migrator({
-    db: handle.db,
-    provider: { getMigrations: async () => migrationsFor(handle.dialect) },
-    // Kysely looks for its bookkeeping tables in any schema unless told which one: another
-    // schema's tables on the same server would make it skip creating ours.
-    ...(handle.schema ? { migrationTableSchema: handle.schema } : {}),
-  });
-  let result = await migrator.migrateToLatest();
-  // Kysely's bookkeeping check introspects every schema on the server, naming each schema and
-  // table; one dropped by someone else during that scan fails it (3F000, 42P01) before any
-  // migration ran. Nothing was applied, so running again is safe.
-  for (let attempt = 1; attempt < 5 && handle.dialect === 'postgres' && isIntrospectionRace(result); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    result = await migrator.migrateToLatest();
-  }
+  const result = await migratorFor(handle).migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error');
     const reason = result.error instanceof Error ? result.error.message : String(result.error);
@@ -182,10 +207,55 @@ export async function migrateToLatest(handle: DatabaseHandle): Promise<Migration
   return result;
 }
 
-/** A migration run that failed only because another schema or table vanished while Kysely listed them. */
-export function isIntrospectionRace(result: MigrationResultSet): boolean {
-  const code = (result.error as { code?: unknown } | undefined)?.code;
-  return (code === '3F000' || code === '42P01') && !result.results?.some((r) => r.status !== 'NotExecuted');
+/**
+ * A PostgreSQL introspector that sees one schema: its tables, views and columns from the
+ * catalogs, filtered by the schema's name before any row is read, and no catalog function
+ * that resolves another relation by name.
+ */
+export class OwnSchemaIntrospector implements DatabaseIntrospector {
+  constructor(
+    private readonly db: Kysely<any>,
+    private readonly schema: string,
+  ) {}
+
+  async getSchemas(): Promise<SchemaMetadata[]> {
+    const rows = await sql<{ nspname: string }>`select nspname from pg_catalog.pg_namespace where nspname = ${this.schema}`.execute(this.db);
+    return rows.rows.map((r) => ({ name: r.nspname }));
+  }
+
+  async getTables(): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ table: string; kind: string; column: string; not_null: boolean; has_default: boolean; type: string; type_schema: string; comment: string | null }>`
+      select c.relname as "table", c.relkind as kind, a.attname as "column", a.attnotnull as not_null,
+             a.atthasdef as has_default, t.typname as type, tn.nspname as type_schema,
+             col_description(a.attrelid, a.attnum) as comment
+        from pg_catalog.pg_namespace n
+        join pg_catalog.pg_class c on c.relnamespace = n.oid and c.relkind in ('r', 'v', 'p')
+        join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attnum > 0 and not a.attisdropped
+        join pg_catalog.pg_type t on t.oid = a.atttypid
+        join pg_catalog.pg_namespace tn on tn.oid = t.typnamespace
+       where n.nspname = ${this.schema}
+       order by c.relname, a.attnum`.execute(this.db);
+    const tables = new Map<string, { name: string; schema: string; isView: boolean; columns: ColumnMetadata[] }>();
+    for (const r of rows) {
+      let table = tables.get(r.table);
+      if (!table) tables.set(r.table, (table = { name: r.table, schema: this.schema, isView: r.kind === 'v', columns: [] }));
+      table.columns.push({
+        name: r.column,
+        dataType: r.type,
+        dataTypeSchema: r.type_schema,
+        isNullable: !r.not_null,
+        hasDefaultValue: r.has_default,
+        // Identity columns (the only generated keys the migrations create) have no sequence by name.
+        isAutoIncrementing: false,
+        ...(r.comment !== null ? { comment: r.comment } : {}),
+      });
+    }
+    return [...tables.values()];
+  }
+
+  async getMetadata(): Promise<DatabaseMetadata> {
+    return { tables: await this.getTables() };
+  }
 }
 
 /** A cheap round trip, for readiness checks. */

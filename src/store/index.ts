@@ -2,8 +2,8 @@
  * The store: the source of truth. It owns the database handle and exposes one
  * repository per aggregate; nothing outside src/store speaks SQL.
  */
-import type { Kysely } from 'kysely';
-import { migrateToLatest, openDatabase, ping, type DatabaseHandle, type DatabaseOptions, type Dialect } from './db.ts';
+import type { Kysely, MigrationResultSet, Migrator } from 'kysely';
+import { migrateToLatest, migratorFor, openDatabase, ping, type DatabaseHandle, type DatabaseOptions, type Dialect } from './db.ts';
 import type { Database } from './schema.ts';
 import { FeedRepository } from './repositories/feeds.ts';
 import { ItemRepository } from './repositories/items.ts';
@@ -29,6 +29,12 @@ import { StatisticsRepository } from './repositories/statistics.ts';
 
 export type { Dialect } from './db.ts';
 import { SessionLock } from './session-lock.ts';
+import { FIRST_MIGRATION } from './migrations/index.ts';
+
+/** Whether a migration run created the database's tables (its first migration ran just now). */
+export function createdDatabase(result: MigrationResultSet): boolean {
+  return result.results?.some((r) => r.migrationName === FIRST_MIGRATION && r.status === 'Success') ?? false;
+}
 
 export class Store {
   readonly feeds: FeedRepository;
@@ -108,6 +114,11 @@ export class Store {
 
   migrate() {
     return migrateToLatest(this.handle);
+  }
+
+  /** A migrator of this database (scoped to its schema on PostgreSQL), for tests that migrate step by step. */
+  migrator(): Migrator {
+    return migratorFor(this.handle);
   }
 
   ping(): Promise<void> {

@@ -18,7 +18,8 @@ import {
   partnersRevoke,
 } from '../../src/auth-admin.ts';
 import { Store } from '../../src/store/index.ts';
-import { describeEachBackend } from '../helpers/databases.ts';
+import { POSTGRES_TEST_URL, describeEachBackend, dropSchema, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
+import { IN_CI } from '../helpers/services.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
 const DAY = 86_400_000;
@@ -102,6 +103,9 @@ describe('skymarket accounts (real process)', () => {
         run(['accounts', 'create', '--tier', 'gold', '--data-dir', dir]),
       ]);
       assert.equal(created.code, 0, created.stderr);
+      // It says which database it wrote to, first; the database existed, so no note about creating one.
+      assert.equal(created.stdout.split('\n')[0], `database: sqlite:${join(dir, 'skymarket.db')}`);
+      assert.doesNotMatch(created.stderr, /created one/);
       const token = created.stdout.trim().split('\n').pop() as string;
       assert.match(token, /^sma_[A-Za-z0-9_-]{43}$/);
       const account = await server.accounts.findByToken(token, Date.now());
@@ -110,10 +114,53 @@ describe('skymarket accounts (real process)', () => {
       assert.match(bad.stderr, /skymarket: tier must be one of/);
       const revoked = await run(['accounts', 'revoke', String(account?.id), '--data-dir', dir]);
       assert.equal(revoked.code, 0, revoked.stderr);
+      assert.equal(revoked.stdout, `database: sqlite:${join(dir, 'skymarket.db')}\nrevoked account ${account?.id}: its token no longer works\n`);
       assert.equal(await server.accounts.findByToken(token, Date.now()), null);
     } finally {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('skymarket accounts says which database it wrote to', () => {
+  it('a database the command had to create is pointed out: the token would not work on a server using another DATA_DIR', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'skymarket-cli-where-'));
+    const dir = join(parent, 'not-the-servers-data');
+    try {
+      const first = await run(['accounts', 'create', '--tier', 'free', '--data-dir', dir]);
+      assert.equal(first.code, 0, first.stderr);
+      const lines = first.stdout.trim().split('\n');
+      assert.equal(lines[0], `database: sqlite:${join(dir, 'skymarket.db')}`);
+      assert.match(lines.at(-1)!, /^sma_/, 'the token is still alone on the last line');
+      assert.ok(first.stderr.includes(`note: sqlite:${join(dir, 'skymarket.db')} held no skymarket database, so this command created one`), first.stderr);
+      assert.match(first.stderr, /pass the server's --data-dir or --database-url/);
+      // The second command finds the database the first one made.
+      const listed = await run(['accounts', 'list', '--data-dir', dir]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.equal(listed.stderr, '');
+      assert.match(listed.stdout, /^database: sqlite:.*\naccount 1: Free\n$/);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  const skip = postgresUnavailable && !IN_CI ? `PostgreSQL unreachable (${postgresUnavailable})` : false;
+  it('on PostgreSQL it prints the URL and schema without the password', { skip }, async () => {
+    if (postgresUnavailable) throw new Error(`PostgreSQL is required under CI=true: ${postgresUnavailable}`);
+    const schema = uniqueSchema('cliwhere');
+    const url = new URL(POSTGRES_TEST_URL);
+    url.password = 'hunter2'; // the test server trusts local connections, so any password works
+    url.searchParams.set('schema', schema);
+    try {
+      const created = await run(['partners', 'create', '--name', 'Acme', '--database-url', url.toString()]);
+      assert.equal(created.code, 0, created.stderr);
+      const first = created.stdout.split('\n')[0]!;
+      assert.match(first, new RegExp(`^database: postgres(ql)?://[^ ]*:\\*\\*\\*@[^ ]+ \\(schema ${schema}\\)$`));
+      assert.doesNotMatch(created.stdout + created.stderr, /hunter2/);
+      assert.match(created.stderr, /created one/, 'a new schema is a new database');
+    } finally {
+      await dropSchema(schema);
     }
   });
 });

@@ -1,11 +1,12 @@
 /** The `skymarket` command as an operator runs it: a real process, real signals. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../helpers/services.ts';
+import { BAZAAR_PRODUCTS } from '../../src/gamedata/builtin/catalog.ts';
 
 const REPO = join(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/skymarket.js');
@@ -35,7 +36,8 @@ describe('skymarket CLI', () => {
     const dir = tempDir();
     const first = spawnSync(process.execPath, [BIN, 'migrate', '--data-dir', dir], { encoding: 'utf8', env: cleanEnv });
     assert.equal(first.status, 0, first.stderr);
-    assert.match(first.stdout, /applied \d+ migration\(s\) to sqlite:.*001-initial/);
+    assert.ok(first.stdout.startsWith(`applied `), first.stdout);
+    assert.ok(first.stdout.includes(` migration(s) to sqlite:${join(dir, 'skymarket.db')} (a new database): 001-initial`), first.stdout);
     const second = spawnSync(process.execPath, [BIN, 'migrate', '--data-dir', dir], { encoding: 'utf8', env: cleanEnv });
     assert.equal(second.status, 0, second.stderr);
     assert.match(second.stdout, /is up to date/);
@@ -56,28 +58,71 @@ describe('skymarket CLI', () => {
     assert.match(badRole.stderr, /Allowed choices are all, api, ingest, jobs/);
   });
 
-  it('serve answers health, then shuts down gracefully on SIGTERM', async () => {
+  it('serve answers health (saying why the upstream fails), then shuts down gracefully on SIGTERM', async () => {
     const dir = tempDir();
     const port = await freePort();
-    const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], cleanEnv);
+    const upstreamPort = await freePort(); // nothing listens there
+    const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], { ...cleanEnv, UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}` });
     const { child, exited } = run;
     try {
       const deadline = Date.now() + 40_000;
-      let health: Response | undefined;
+      let health: { status: string; reasons: string[]; upstream?: { url: string } } | undefined;
+      // Ready to answer at once; the reasons name the upstream's failure once the first polls have given up.
       while (Date.now() < deadline) {
-        health = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
-        if (health) break;
+        const res = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
+        if (res) {
+          assert.equal(res.status, 503);
+          health = (await res.json()) as typeof health;
+          if (health!.reasons.filter((r) => r.includes('ECONNREFUSED')).length === 2) break;
+        }
         await new Promise((r) => setTimeout(r, 100));
       }
       assert.ok(health, `server did not start: ${run.output}`);
-      assert.equal(health.status, 503);
-      assert.equal(((await health.json()) as { status: string }).status, 'unavailable');
+      assert.equal(health.status, 'unavailable');
+      const refused = `127.0.0.1:${upstreamPort} refused the connection (ECONNREFUSED): nothing listens there`;
+      assert.ok(
+        health.reasons.some((r) => r.startsWith('no bazaar snapshot stored yet: the bazaar feed') && r.endsWith(`GET http://127.0.0.1:${upstreamPort}/v2/skyblock/bazaar: ${refused}`)),
+        JSON.stringify(health.reasons),
+      );
+      assert.equal(health.upstream?.url, `http://127.0.0.1:${upstreamPort}`);
       child.kill('SIGTERM');
       assert.equal(await exited, 0, run.output);
       assert.match(run.output, /shutting down gracefully/);
       assert.match(run.output, /skymarket stopped/);
-      // Structured JSON logs, one object per line.
-      for (const line of run.output.trim().split('\n').filter((l) => l.startsWith('{'))) JSON.parse(line);
+      // Not a terminal: structured JSON logs, one object per line, among them the start record with the URLs.
+      const records = run.output.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; urls?: Record<string, string>; data?: string });
+      const ready = records.find((r) => r.msg.startsWith('skymarket is ready'));
+      assert.deepEqual(ready?.urls, { docs: `http://127.0.0.1:${port}/api/docs`, health: `http://127.0.0.1:${port}/api/health`, metrics: `http://127.0.0.1:${port}/metrics` });
+      assert.equal(ready?.data, `the Hypixel API at http://127.0.0.1:${upstreamPort}`);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('LOG_FORMAT=pretty: readable lines and a start banner with the URLs and where the data comes from', async () => {
+    const dir = tempDir();
+    const port = await freePort();
+    const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '0.0.0.0', '--upstream-url', `http://127.0.0.1:${await freePort()}`], { ...cleanEnv, LOG_FORMAT: 'pretty' });
+    const { child, exited } = run;
+    try {
+      const deadline = Date.now() + 40_000;
+      while (Date.now() < deadline && !run.output.includes('ingestion started')) await new Promise((r) => setTimeout(r, 100));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, run.output);
+      const lines = run.output.split('\n');
+      assert.ok(!lines.some((l) => l.startsWith('{')), `no JSON lines:\n${run.output}`);
+      assert.ok(lines.some((l) => /^\[\d\d:\d\d:\d\d\] INFO: database ready \(migrations applied\) \{"database":"sqlite:/.test(l)), run.output);
+      assert.ok(lines.some((l) => /^\[\d\d:\d\d:\d\d\] INFO: \[leader\] /.test(l)), 'the component is shown in brackets');
+      // The long configuration object of the first record stays in the JSON logs.
+      assert.ok(lines.some((l) => /^\[\d\d:\d\d:\d\d\] INFO: starting skymarket$/.test(l)), run.output);
+      // A wildcard listen address is shown as localhost, the address a person opens.
+      const banner = run.output.slice(run.output.indexOf('  skymarket '));
+      assert.match(banner, new RegExp(`^  skymarket \\S+ \\(role all\\) listening on http://localhost:${port}\\n`));
+      assert.match(banner, new RegExp(`\\n    API docs  http://localhost:${port}/api/docs\\n`));
+      assert.match(banner, new RegExp(`\\n    health    http://localhost:${port}/api/health \\(503 with the reasons`));
+      assert.match(banner, /\n    data      the Hypixel API at http:\/\/127\.0\.0\.1:\d+\n/);
+      assert.match(banner, new RegExp(`\\n    database  sqlite:${dir}/skymarket\\.db\\n`));
+      assert.ok(!run.output.includes('skymarket is ready'), 'the banner replaces the one-line record');
     } finally {
       child.kill('SIGKILL');
     }
@@ -88,13 +133,7 @@ describe('skymarket CLI', () => {
   });
 
   it('the production build (npm run build) compiles and runs as plain JavaScript', async () => {
-    // Compiled into a temporary copy of the layout (dist/ beside package.json and node_modules), as
-    // `npm run build` would: every relative import, worker and file path must survive compilation.
-    const root = tempDir();
-    symlinkSync(join(REPO, 'package.json'), join(root, 'package.json'));
-    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
-    const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { encoding: 'utf8' });
-    assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+    const root = await compiled();
     const output = await demoServes(join(root, 'dist/cli.js'));
     // Compiled, the service runs in a worker thread with a bounded heap (src/heap.ts) and still stops gracefully.
     assert.match(output, /the service runs in a worker thread with a \d+ MB old generation/);
@@ -111,7 +150,97 @@ describe('skymarket CLI', () => {
     const worker = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', cwd: root });
     assert.equal(worker.stdout.trim(), '["invalid"]', worker.stderr);
   });
+
+  it('production start needs only production dependencies: `npm start`, migrate and the skymarket command on the build', async () => {
+    // What `npm ci --omit=dev` installs: the lockfile's packages not marked dev. Linked from this checkout's
+    // node_modules (already built, better-sqlite3 included) instead of installed again, which would need
+    // the network or a complete npm cache and a native compile. dist/ comes from the test above's build.
+    const built = await compiled();
+    const prod = tempDir();
+    cpSync(join(built, 'dist'), join(prod, 'dist'), { recursive: true });
+    cpSync(join(REPO, 'bin'), join(prod, 'bin'), { recursive: true });
+    for (const file of ['package.json', 'package-lock.json']) cpSync(join(REPO, file), join(prod, file));
+    const lock = JSON.parse(readFileSync(join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    mkdirSync(join(prod, 'node_modules'));
+    const linked: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      const name = /^node_modules\/((?:@[^/]+\/)?[^/]+)$/.exec(path)?.[1];
+      if (!name || entry.dev) continue;
+      if (name.startsWith('@')) mkdirSync(join(prod, 'node_modules', name.split('/')[0]!), { recursive: true });
+      symlinkSync(join(REPO, path), join(prod, path), 'dir');
+      linked.push(name);
+    }
+    for (const dev of ['tsx', 'typescript', 'esbuild', 'fast-check']) assert.ok(!linked.includes(dev), `${dev} is a dev dependency`);
+    for (const needed of ['fastify', 'better-sqlite3', 'pino-pretty']) assert.ok(linked.includes(needed), `${needed} is a production dependency`);
+
+    const env = { ...cleanEnv, PATH: process.env.PATH ?? '' };
+    const data = join(prod, 'data');
+    const migrate = spawnSync(process.execPath, ['dist/cli.js', 'migrate', '--data-dir', data], { cwd: prod, encoding: 'utf8', env });
+    assert.equal(migrate.status, 0, migrate.stderr);
+    assert.ok(migrate.stdout.includes(`to sqlite:${join(data, 'skymarket.db')} (a new database): 001-initial`), migrate.stdout);
+    // The skymarket command finds no tsx and runs the build.
+    const account = spawnSync(process.execPath, ['bin/skymarket.js', 'accounts', 'create', '--tier', 'free', '--data-dir', data], { cwd: prod, encoding: 'utf8', env });
+    assert.equal(account.status, 0, account.stderr);
+    assert.equal(account.stdout.split('\n')[0], `database: sqlite:${join(data, 'skymarket.db')}`);
+    assert.match(account.stdout.trim().split('\n').at(-1)!, /^sma_/);
+
+    // `npm start` as documented: the package.json script, nothing compiled on the way.
+    const port = await freePort();
+    const npmStart = spawn('npm', ['start', '--silent'], {
+      cwd: prod,
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: data, UPSTREAM_URL: `http://127.0.0.1:${await freePort()}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    npmStart.stdout.on('data', (d) => (output += d));
+    npmStart.stderr.on('data', (d) => (output += d));
+    // Every writer of the pipes gone: npm and the service it started.
+    const closed = new Promise<void>((resolve) => npmStart.stdout.on('close', () => resolve()));
+    try {
+      let status: number | undefined;
+      const deadline = Date.now() + 60_000;
+      while (Date.now() < deadline && status === undefined) {
+        status = (await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined))?.status;
+        if (status === undefined) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(status, 503, `npm start did not serve health: ${output.slice(-2000)}`);
+      assert.match(output, /the service runs in a worker thread/, 'the compiled service');
+      assert.doesNotMatch(output, /\btsc\b|\btsx\b/, "nothing is compiled or loaded through tsx");
+      // A terminal's Ctrl-C or a service manager's stop reaches the whole process group (npm ends by the signal itself).
+      process.kill(-npmStart.pid!, 'SIGTERM');
+      await closed;
+      assert.match(output, /shutting down gracefully/);
+      assert.match(output, /skymarket stopped/, output.slice(-2000));
+    } finally {
+      try {
+        process.kill(-npmStart.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
 });
+
+let build: Promise<string> | undefined;
+
+/**
+ * `npm run build` into a temporary copy of the layout (dist/ beside package.json and node_modules), once
+ * per file: every relative import, worker and file path must survive compilation. Resolves to that root.
+ */
+function compiled(): Promise<string> {
+  build ??= new Promise((resolve, reject) => {
+    const root = tempDir();
+    symlinkSync(join(REPO, 'package.json'), join(root, 'package.json'));
+    symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
+    const tsc = spawn(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    tsc.stdout.on('data', (d) => (out += d));
+    tsc.stderr.on('data', (d) => (out += d));
+    tsc.on('exit', (code) => (code === 0 ? resolve(root) : reject(new Error(`tsc failed (${code}): ${out}`))));
+  });
+  return build;
+}
 
 /** Starts `<entry> serve --demo` and checks it ingests simulated data and shuts down cleanly. */
 /** Runs the demo from `entry` until it is ready, stops it with SIGTERM; returns its output. */
@@ -133,10 +262,16 @@ async function demoServes(entry: string): Promise<string> {
     }
     assert.ok(body, `demo never became ready: ${run.output.slice(-2000)}`);
     assert.equal(body.status, 'ok');
+    // Ready means the demo's history is in: logged before health said ok, and the hour's 20-second points are there.
+    assert.match(run.output, /demo history loaded/);
+    const product = BAZAAR_PRODUCTS[0]!.id;
+    const hour = (await (await fetch(`http://127.0.0.1:${port}/api/bazaar/${product}/history/hour`)).json()) as unknown[];
+    assert.ok(hour.length >= 60, `${product} history/hour has ${hour.length} points`);
     assert.equal(body.simulated, true);
     assert.ok(body.feeds.auctions!.records >= 250, JSON.stringify(body.feeds));
     assert.equal(body.feeds.bazaar!.source, 'simulator');
     assert.match(run.output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
+    assert.match(run.output, /"msg":"skymarket is ready: API docs at http:\/\/127\.0\.0\.1:\d+\/api\/docs, health at http:\/\/127\.0\.0\.1:\d+\/api\/health; data from SIMULATED: the built-in market simulator at http:\/\/127\.0\.0\.1:\d+ \(not real Hypixel data\)"/);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
     child.kill('SIGTERM');

@@ -52,7 +52,7 @@ describe('skymarket links (real process)', () => {
         child.on('exit', (code) => resolve({ code, stdout, stderr }));
       });
       assert.equal(result.code, 0, result.stderr);
-      assert.match(result.stdout, /linked account/);
+      assert.match(result.stdout, new RegExp(`^database: sqlite:${dir}/skymarket\\.db\nlinked account`));
       assert.equal((await server.modLinks.linkOf(account.id))?.method, 'operator');
     } finally {
       await server.close();

@@ -9,7 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
 import * as tar from 'tar';
 import { loadGameData, syncedGameDataPath } from '../../src/gamedata/index.ts';
-import { progressLine, syncGameData } from '../../src/gamedata/sync.ts';
+import { GameDataSyncError, progressLine, syncGameData } from '../../src/gamedata/sync.ts';
+import { Agent } from 'undici';
 import { writeMiniRepo } from './helpers.ts';
 
 describe('gamedata sync', () => {
@@ -89,6 +90,50 @@ describe('gamedata sync', () => {
     assert.equal(bad.code, 1);
     assert.match(bad.stderr.trim(), /^skymarket: checksum mismatch/);
     assert.equal(bad.stderr.trim().split('\n').length, 1);
+  });
+
+  test('a download that cannot start says which host failed and why, and how to work offline', async () => {
+    const dataDir = join(work, 'data-offline');
+    // A resolver that knows no host, as on a machine without network: the real fetch path, no DNS query sent.
+    const offline = new Agent({
+      connect: {
+        lookup: (hostname, _options, callback) =>
+          callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname }), '', 4),
+      },
+    });
+    try {
+      const err = await syncGameData({ url: 'https://neu-archive.example/repo.tar.gz', dataDir, dispatcher: offline }).then(
+        () => assert.fail('the sync succeeded'),
+        (e: unknown) => e as GameDataSyncError,
+      );
+      assert.ok(err instanceof GameDataSyncError, String(err));
+      assert.equal(
+        err.message,
+        'could not download the game data archive from https://neu-archive.example/repo.tar.gz: the host neu-archive.example could not be resolved (ENOTFOUND): no network, no DNS, or a misspelt host name',
+      );
+      assert.match(err.hint ?? '', /set GAME_DATA_DIR to a NotEnoughUpdates repository checkout/);
+      assert.deepEqual(readdirSync(join(dataDir, 'gamedata')), [], 'nothing is left behind');
+    } finally {
+      await offline.close();
+    }
+  });
+
+  test('the CLI: a failed download is one line saying what failed, then a hint about GAME_DATA_DIR', async () => {
+    // A port nothing listens on (the test's server, closed).
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const res = await runCli(['gamedata', 'sync', '--url', `http://127.0.0.1:${port}/repo.tar.gz`, '--data-dir', join(work, 'data-refused'), '--quiet']);
+    assert.equal(res.code, 1);
+    const [line, hint, ...rest] = res.stderr.trim().split('\n');
+    assert.equal(
+      line,
+      `skymarket: could not download the game data archive from http://127.0.0.1:${port}/repo.tar.gz: 127.0.0.1:${port} refused the connection (ECONNREFUSED): nothing listens there`,
+    );
+    assert.match(hint ?? '', /^hint: to work offline, set GAME_DATA_DIR to a NotEnoughUpdates repository checkout/);
+    assert.deepEqual(rest, []);
+    assert.doesNotMatch(res.stderr, /fetch failed/);
   });
 
   test('progress line', () => {

@@ -10,11 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
-import { Migrator, type MigrationResultSet } from 'kysely';
+import type { MigrationResultSet, Migrator } from 'kysely';
 import pg from 'pg';
 import { Store } from '../../src/store/index.ts';
-import { isIntrospectionRace } from '../../src/store/db.ts';
-import { migrationsFor } from '../../src/store/migrations/index.ts';
 import { IN_CI, probePostgres } from './services.ts';
 
 export const POSTGRES_TEST_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -95,7 +93,7 @@ export async function openUnmigratedStore(backend: Backend, prefix: string): Pro
   const dir = mkdtempSync(join(tmpdir(), `skymarket-${prefix}-`));
   const schema = uniqueSchema(prefix);
   const store = backend === 'sqlite' ? await Store.open({ dataDir: dir, migrate: false }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema, migrate: false });
-  const migrator = new Migrator({ db: store.kysely, provider: { getMigrations: async () => migrationsFor(store.dialect) }, ...(backend === 'postgres' ? { migrationTableSchema: schema } : {}) });
+  const migrator = store.migrator();
   return {
     store,
     migrator,
@@ -151,16 +149,7 @@ export function describeEachBackend(name: string, body: (fixture: () => StoreFix
   }
 }
 
-/**
- * `migrator.migrateTo`, again when another suite dropped a schema or table while Kysely's bookkeeping
- * check was listing every schema and table on the shared server (3F000, 42P01 before anything ran; the store's
- * migrateToLatest retries the same way).
- */
-export async function migrateTo(migrator: Migrator, target: string): Promise<MigrationResultSet> {
-  let result = await migrator.migrateTo(target);
-  for (let attempt = 1; attempt < 5 && isIntrospectionRace(result); attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-    result = await migrator.migrateTo(target);
-  }
-  return result;
+/** `migrator.migrateTo(target)`: the store's migrator looks only at its own schema, so other suites' drops cannot disturb it. */
+export function migrateTo(migrator: Migrator, target: string): Promise<MigrationResultSet> {
+  return migrator.migrateTo(target);
 }

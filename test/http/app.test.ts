@@ -74,6 +74,61 @@ describe('HTTP foundation', () => {
       assert.equal(body.feeds.bazaar.lastUpdated, new Date(now - 5_000).toISOString());
     });
 
+    it('says loading (503) while stored data is still arriving, ok once it is in', async () => {
+      t.context.loading = "the demo's 1 day of simulated history is being stored";
+      try {
+        const res = await t.app.inject('/api/health');
+        assert.equal(res.statusCode, 503);
+        assert.equal(res.json().status, 'loading');
+        assert.deepEqual(res.json().reasons, ["the demo's 1 day of simulated history is being stored"]);
+      } finally {
+        t.context.loading = undefined;
+      }
+      const after = await t.app.inject('/api/health');
+      assert.equal(after.statusCode, 200);
+      assert.equal(after.json().status, 'ok');
+    });
+
+    it("says why a feed is failing: the last upstream error, as a warning when data is stored, as the reason when there is none", async () => {
+      const now = t.clock.now();
+      const error = 'GET https://api.hypixel.net/v2/skyblock/bazaar: the host api.hypixel.net could not be resolved (ENOTFOUND): no network, no DNS, or a misspelt host name';
+      t.context.ingestion = {
+        upstream: 'https://api.hypixel.net',
+        status: () => ({
+          bazaar: { failures: 3, lastSuccessAt: now - 90_000, lastError: error, lastErrorAt: now - 1_000, retryAt: now + 79_000 },
+          auctions: { failures: 0, lastSuccessAt: now - 2_000 },
+        }),
+      };
+      try {
+        const res = await t.app.inject('/api/health');
+        assert.equal(res.statusCode, 200, 'stored data is still served');
+        const body = res.json();
+        assert.equal(body.status, 'ok');
+        assert.deepEqual(body.warnings, [`the bazaar feed's last 3 polls failed: ${error}`]);
+        assert.deepEqual(body.upstream, {
+          url: 'https://api.hypixel.net',
+          polls: {
+            bazaar: { failures: 3, lastSuccessAt: new Date(now - 90_000).toISOString(), lastError: error, lastErrorAt: new Date(now - 1_000).toISOString(), retryAt: new Date(now + 79_000).toISOString() },
+            auctions: { failures: 0, lastSuccessAt: new Date(now - 2_000).toISOString() },
+          },
+        });
+
+        // Without stored data the failure is the reason the service is unavailable (and not repeated as a warning).
+        const empty = await createTestApp();
+        try {
+          empty.context.ingestion = t.context.ingestion;
+          const down = await empty.app.inject('/api/health');
+          assert.equal(down.statusCode, 503);
+          assert.deepEqual(down.json().reasons, ['no auctions generation stored yet', `no bazaar snapshot stored yet: the bazaar feed's last 3 polls failed: ${error}`]);
+          assert.deepEqual(down.json().warnings, []);
+        } finally {
+          await empty.close();
+        }
+      } finally {
+        t.context.ingestion = undefined;
+      }
+    });
+
     it('answers liveness regardless of data', async () => {
       const res = await t.app.inject('/api/health/live');
       assert.equal(res.statusCode, 200);

@@ -32,7 +32,7 @@ describe('upstream client', () => {
 
   it('gives up after its retries with a typed error', async () => {
     upstream.on('/down', { status: 500 });
-    await assert.rejects(client.getJson('/down'), (err: unknown) => err instanceof UpstreamError && err.status === 500 && err.reason === 'status');
+    await assert.rejects(client.getJson('/down'), (err: unknown) => err instanceof UpstreamError && err.status === 500 && err.reason === 'status' && err.message === `GET ${upstream.url}/down: HTTP 500`);
     assert.equal(upstream.hits.get('/down'), 4);
   });
 
@@ -62,6 +62,8 @@ describe('upstream client', () => {
   it('reports a refused connection as a network error', async () => {
     const dead = new HypixelClient({ baseUrl: 'http://127.0.0.1:1', retries: 1, backoffMs: () => 1, timeoutMs: 500 });
     await assert.rejects(dead.getJson('/x'), (err: unknown) => err instanceof UpstreamError && err.reason === 'network');
+    // In words, with the URL: what health and the log say about a failing feed.
+    await assert.rejects(dead.getJson('/x'), { message: 'GET http://127.0.0.1:1/x: 127.0.0.1:1 refused the connection (ECONNREFUSED): nothing listens there' });
     await dead.close();
   });
 });

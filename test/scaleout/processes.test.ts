@@ -79,6 +79,9 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
   const prefix = `skymarket-test:${schema}:`;
   const procs: Proc[] = [];
   let sim: SimulatorHandle | undefined;
+  // The simulator's clock: real time, or stopped while a test needs the upstream to hold still.
+  let frozenAt: number | undefined;
+  const simClock = { now: () => frozenAt ?? Date.now() };
   let store: Store | undefined;
   let api: Proc[] = [];
   let ingest: Proc[] = [];
@@ -117,7 +120,7 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
       bazaarSeconds: 2,
       backfillMs: 0,
       port: 0,
-    });
+    }, { clock: simClock });
     // Migrated once here, so the processes start on a ready schema (and the test can read the feeds).
     store = await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: tmpdir(), schema });
     const url = new URL(POSTGRES_TEST_URL);
@@ -189,32 +192,84 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
   });
 
   it('both API processes serve the same data', async () => {
-    const [{ tag }] = (await store!.kysely
-      .selectFrom('auctions')
-      .select('tag')
-      .where('state', '=', 'active')
-      .where('bin', '=', true)
-      .groupBy('tag')
-      .orderBy((eb) => eb.fn.countAll(), 'desc')
-      .limit(1)
-      .execute()) as [{ tag: string }];
-    const [{ product_id: product }] = (await store!.kysely.selectFrom('bazaar_snapshots').select('product_id').limit(1).execute()) as [
-      { product_id: string },
-    ];
-    const [a, b] = [await api[0]!.url, await api[1]!.url];
-    for (const path of [`/api/auctions/tag/${tag}/active/bin`, `/api/bazaar/${product}/snapshot`]) {
-      // Ingestion goes on meanwhile: compare when a's answer did not change around b's.
-      const same = await until(`${path} to be stable across both API processes`, 20_000, async () => {
-        const first = await getText(a + path);
-        const other = await getText(b + path);
-        const again = await getText(a + path);
-        assert.equal(first.status, 200, `${path}: ${first.body}`);
-        if (first.body !== again.body) return undefined;
-        return { first, other };
-      });
-      assert.equal(same.other.status, 200);
-      assert.equal(same.other.body, same.first.body, `${path} differs between the API processes`);
-      assert.ok(same.first.body.length > 2, `${path} has data`);
+    // The race this test once lost: an API process keeps an in-memory view of the active auctions and, with no
+    // ingestion of its own, compares the stored feed state with it at most every 5 s (reading it in the
+    // background). With a new generation every 2 s the two processes' views were each up to ~5 s behind, at
+    // different moments: one could still hold the view it loaded before the first generation was stored and
+    // answer `[]` where the other had listings. So the upstream holds still here: once the store holds the
+    // simulator's current generation, sales and bazaar, each process must catch up within its check interval,
+    // and then both must answer exactly what the store holds.
+    frozenAt = Date.now();
+    try {
+      sim!.market.advanceTo(frozenAt);
+      const generation = sim!.market.generation().lastUpdated;
+      const bazaarAt = sim!.market.bazaar().lastUpdated;
+      await until('the store to hold the simulator\'s current generation, sales and bazaar', 30_000, async () => {
+        const feeds = await store!.feeds.all();
+        const at = (name: string) => feeds.find((f) => f.name === name)?.lastUpdated;
+        return at('auctions') === generation && at('auctions_ended') === generation && at('bazaar') === bazaarAt ? true : undefined;
+      }, procs);
+
+      const [{ tag }] = (await store!.kysely
+        .selectFrom('auctions')
+        .select('tag')
+        .where('state', '=', 'active')
+        .where('bin', '=', true)
+        .groupBy('tag')
+        .orderBy((eb) => eb.fn.countAll(), 'desc')
+        .limit(1)
+        .execute()) as [{ tag: string }];
+      // What the store says the lowest-BIN page holds: the 10 cheapest unended BINs without bids (ties: earliest end, uuid).
+      const stored = async (): Promise<string[]> =>
+        (
+          await store!.kysely
+            .selectFrom('auctions')
+            .select('uuid')
+            .where('tag', '=', tag)
+            .where('state', '=', 'active')
+            .where('bin', '=', true)
+            .where('highest_bid', '=', 0)
+            .where('end_at', '>', Date.now())
+            .orderBy('starting_bid')
+            .orderBy('end_at')
+            .orderBy('uuid')
+            .limit(10)
+            .execute()
+        ).map((r) => r.uuid);
+      const uuids = (body: string) => (JSON.parse(body) as Array<{ uuid: string }>).map((a) => a.uuid.replaceAll('-', '').toLowerCase());
+      const binPath = `/api/auctions/tag/${tag}/active/bin`;
+      for (const p of api) {
+        const url = await p.url;
+        await until(`${p.name} to serve the stored lowest BINs of ${tag}`, 20_000, async () => {
+          const res = await getText(url + binPath);
+          assert.equal(res.status, 200, `${binPath}: ${res.body}`);
+          const expected = await stored();
+          assert.ok(expected.length > 0, `${tag} has stored BINs`);
+          return JSON.stringify(uuids(res.body)) === JSON.stringify(expected) ? true : undefined;
+        }, procs);
+      }
+
+      const [{ product_id: product }] = (await store!.kysely.selectFrom('bazaar_snapshots').select('product_id').limit(1).execute()) as [
+        { product_id: string },
+      ];
+      const [a, b] = [await api[0]!.url, await api[1]!.url];
+      for (const path of [binPath, `/api/bazaar/${product}/snapshot`]) {
+        // Both views hold the same data now; only a listing ending between two requests could change an answer,
+        // so compare when a's answer did not change around b's.
+        const same = await until(`${path} to be stable across both API processes`, 20_000, async () => {
+          const first = await getText(a + path);
+          const other = await getText(b + path);
+          const again = await getText(a + path);
+          assert.equal(first.status, 200, `${path}: ${first.body}`);
+          if (first.body !== again.body) return undefined;
+          return { first, other };
+        });
+        assert.equal(same.other.status, 200);
+        assert.equal(same.other.body, same.first.body, `${path} differs between the API processes`);
+        assert.ok(same.first.body.length > 2, `${path} has data`);
+      }
+    } finally {
+      frozenAt = undefined;
     }
   });
 

@@ -34,6 +34,9 @@ const ordered: Array<[string, DialectMigration]> = [
   ['013-auction-storage', m013AuctionStorage],
 ];
 
+/** The migration that creates a database's first tables: it runs only on an empty database. */
+export const FIRST_MIGRATION = ordered[0]![0];
+
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return Object.fromEntries(ordered.map(([name, make]) => [name, make(dialect)]));
 }
