@@ -175,7 +175,11 @@ describeEachBackend('price analysis over many sales', (fixture) => {
     ctx.diagnostic(`longest gap between 1 ms timer firings: ${gaps.cpuMs.toFixed(1)} ms CPU, ${gaps.wallMs.toFixed(1)} ms wall; ${gaps.ticks} firings`);
     // Before keyset chunks and yielding, the whole read and analysis was one synchronous stretch
     // (hundreds of ms of CPU for 50,000 sales on SQLite); now each is one chunk's query and handling.
-    assert.ok(gaps.cpuMs < 75, `the event loop was held for ${gaps.cpuMs.toFixed(1)} ms of CPU at once (wall ${gaps.wallMs.toFixed(1)} ms)`);
+    // SQLite reads synchronously: the bound is tight (the old code held 687 ms). PostgreSQL reads off the loop; its
+    // gaps are the driver's row parsing and collections, which a loaded 2-core machine stretches (108 ms seen once at
+    // load 8; the old code held 154 ms), so its bound only catches a read that does not yield.
+    const bound = fixture().backend === 'sqlite' ? 75 : 150;
+    assert.ok(gaps.cpuMs < bound, `the event loop was held for ${gaps.cpuMs.toFixed(1)} ms of CPU at once (wall ${gaps.wallMs.toFixed(1)} ms)`);
     assert.ok(gaps.ticks >= 20, `only ${gaps.ticks} timer firings during the analysis`);
   });
 });
