@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { AuctionsTable, Database } from '../schema.ts';
+import type { SoldItem } from '../../domain/sales-rollup.ts';
 import { ACTIVE } from './auction-queries.ts';
 import type { BazaarRepository } from './bazaar.ts';
 
@@ -41,18 +42,8 @@ export interface ElectionRow {
   payload: Record<string, unknown>;
 }
 
-export interface AuctionRow {
-  uuid: string;
-  tag: string;
-  itemName: string;
-  count: number;
-  price: number;
-  at: number;
-  tier: string | null;
-  reforge: string | null;
-  enchantments: Record<string, number>;
-  flatNbt: Record<string, string>;
-}
+/** A sold or listed auction as the flips read it (the domain's SoldItem: `price` per unit, `at` the sale or start time). */
+export type AuctionRow = SoldItem & { enchantments: Record<string, number>; flatNbt: Record<string, string> };
 
 const json = <T>(v: unknown, fallback: T): T => {
   if (v === null || v === undefined) return fallback;

@@ -98,6 +98,10 @@ function decodePrices(data: Uint8Array): Float64Array {
   return new Float64Array(copy.buffer);
 }
 
+function countOf(r: { id: number; key: string; tag: string }, counter: string): VariantCount {
+  return { id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) };
+}
+
 function variantOf(r: { id: number; kind: string; key: string; tag: string; item_name: string; mods: string | null; sales_7d: number; sales_14d: number }): StoredVariant {
   let mods: VariantModifiers | null = null;
   if (r.mods !== null) {
@@ -213,7 +217,7 @@ export class SaleRollupRepository {
   async variantCounts(kind: VariantKind, window: SalesWindow, min: number): Promise<VariantCount[]> {
     const counter = COUNTER[window];
     const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where(counter, '>=', min).execute();
-    return rows.map((r) => ({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) }));
+    return rows.map((r) => countOf(r, counter));
   }
 
   /** The same for variants of `kind` by id (those stored). */
@@ -222,7 +226,7 @@ export class SaleRollupRepository {
     const out: VariantCount[] = [];
     for (let i = 0; i < ids.length; i += IN_CHUNK) {
       const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('id', 'in', ids.slice(i, i + IN_CHUNK)).execute();
-      for (const r of rows) out.push({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) });
+      for (const r of rows) out.push(countOf(r, counter));
     }
     return out;
   }
@@ -243,7 +247,7 @@ export class SaleRollupRepository {
     const out: VariantCount[] = [];
     for (let i = 0; i < keys.length; i += IN_CHUNK) {
       const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('key', 'in', keys.slice(i, i + IN_CHUNK)).execute();
-      for (const r of rows) out.push({ id: Number(r.id), key: r.key, tag: r.tag, sales: Number((r as Record<string, unknown>)[counter]) });
+      for (const r of rows) out.push(countOf(r, counter));
     }
     return out;
   }
