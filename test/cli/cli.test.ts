@@ -252,7 +252,8 @@ async function demoServes(entry: string): Promise<string> {
   try {
     const started = Date.now();
     let body: { status: string; simulated: boolean; feeds: Record<string, { records: number; source: string }> } | undefined;
-    while (Date.now() - started < 60_000) {
+    // A readiness wait, not a speed check: a loaded 2-core machine took over a minute to load the demo's history.
+    while (Date.now() - started < 150_000) {
       const res = await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => undefined);
       if (res?.status === 200) {
         body = (await res.json()) as typeof body;
