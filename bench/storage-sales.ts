@@ -7,7 +7,7 @@
  * - `simulator`: the simulator's auctions_ended backfill (7 days, quick: 1 day, of a 2,000-auction
  *   market: ~58,000 sales a day) replayed by the EndedIngester, as the demo's `SIM_BACKFILL`
  *   does: sales first seen in auctions_ended.
- * - `real items`: the 2,000 real 2022 auctions of `../shared/data/auctions` (skipped when
+ * - `real items`: the 2,000 real 2022 auctions of the test fixtures (test/fixtures/auctions; formerly skipped when
  *   absent) stored as listings by the auctions ingester's row builder, then sold through
  *   auctions_ended (the common life of a sale: seen listed, then sold), each auction copied
  *   under new auction uuids to reach a realistic row count. Real item bytes are larger
@@ -23,14 +23,14 @@
  * prints the full breakdown as markdown.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import { Registry } from 'prom-client';
 import { ManualClock } from '../src/clock.ts';
+import { realAuctionPages } from '../test/helpers/fixtures.ts';
 import type { IngestContext } from '../src/ingest/context.ts';
 import { EndedIngester } from '../src/ingest/ended.ts';
 import { ingestHistory } from '../src/ingest/history.ts';
@@ -43,7 +43,6 @@ import type { AuctionsTable, BidsTable } from '../src/store/schema.ts';
 import { dropBenchSchema, formatNumber, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 type Backend = 'sqlite' | 'postgres';
-const REAL_PAGES = new URL('../../shared/data/auctions/hypixel-auction-pages-2022-09-29.ndjson.gz', import.meta.url);
 const END = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
 
@@ -104,12 +103,8 @@ function uuidOf(seed: string): string {
 
 /** The 2,000 distinct real auctions of the 2022 sample. */
 function realAuctions(): Array<Record<string, any>> | undefined {
-  if (!existsSync(REAL_PAGES)) return undefined;
   const seen = new Map<string, Record<string, any>>();
-  for (const line of gunzipSync(readFileSync(REAL_PAGES)).toString('utf8').split('\n')) {
-    if (!line) continue;
-    for (const a of (JSON.parse(line) as { auctions: Array<Record<string, any>> }).auctions) seen.set(a['uuid'] as string, a);
-  }
+  for (const page of realAuctionPages()) for (const a of page.auctions) seen.set(a.uuid, a);
   return [...seen.values()];
 }
 

@@ -20,7 +20,7 @@ import { deflateRawSync, gunzipSync } from 'node:zlib';
 const SIZE = 32_768;
 const STEP = 29;
 const args = process.argv.slice(2);
-const pages = args.find((a) => !a.startsWith('--')) ?? '../shared/data/auctions/hypixel-auction-pages-2022-09-29.ndjson.gz';
+const pages = args.find((a) => !a.startsWith('--')) ?? 'test/fixtures/auctions/hypixel-auction-pages-2022-09-29.ndjson.gz';
 
 const byUuid = new Map();
 for (const line of gunzipSync(readFileSync(pages)).toString('utf8').split('\n')) {
