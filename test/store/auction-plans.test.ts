@@ -88,11 +88,16 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     const captured: CompiledQuery[] = [];
     let repos: Repos;
     let explain: (q: CompiledQuery) => Promise<{ indexes: string[]; tableScan: boolean; text: string }>;
-    let cleanup: () => Promise<void>;
+    let cleanup: (() => Promise<void>) | undefined;
 
     before(async () => {
       const dir = mkdtempSync(join(tmpdir(), 'skymarket-plans-'));
       const schema = uniqueSchema('plans');
+      // Until the explaining connections exist, cleaning up removes the directory and schema only.
+      cleanup = async () => {
+        rmSync(dir, { recursive: true, force: true });
+        if (backend === 'postgres') await dropSchema(schema);
+      };
       const store = backend === 'sqlite' ? await Store.open({ dataDir: dir }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema });
       // Rows in every state over 40 tags and 300 sellers: PostgreSQL plans by statistics (ANALYZE
       // below, as autovacuum keeps them in production); SQLite, as in production, without any.
@@ -126,10 +131,13 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         await client.query('set enable_seqscan = off');
         explain = (q) => postgresPlan(client, q);
         cleanup = async () => {
-          await client.end();
-          await db.destroy();
-          await dropSchema(schema);
-          rmSync(dir, { recursive: true, force: true });
+          try {
+            await client.end().catch(() => {});
+            await db.destroy().catch(() => {});
+          } finally {
+            await dropSchema(schema);
+            rmSync(dir, { recursive: true, force: true });
+          }
         };
       }
       const names = new PlayerNameRepository(db);
