@@ -221,14 +221,8 @@ export class SaleRollupRepository {
   }
 
   /** The same for variants of `kind` by id (those stored). */
-  async variantCountsById(kind: VariantKind, window: SalesWindow, ids: readonly number[]): Promise<VariantCount[]> {
-    const counter = COUNTER[window];
-    const out: VariantCount[] = [];
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('id', 'in', ids.slice(i, i + IN_CHUNK)).execute();
-      for (const r of rows) out.push(countOf(r, counter));
-    }
-    return out;
+  variantCountsById(kind: VariantKind, window: SalesWindow, ids: readonly number[]): Promise<VariantCount[]> {
+    return this.countsWhere(kind, window, 'id', ids);
   }
 
   /** Per tag, the variants of `kind` with the most sales in `window` (at least `min`; every one of a tie). */
@@ -242,11 +236,17 @@ export class SaleRollupRepository {
   }
 
   /** The same for variants of `kind` by key (those stored). */
-  async variantCountsByKey(kind: VariantKind, window: SalesWindow, keys: readonly string[]): Promise<VariantCount[]> {
+  variantCountsByKey(kind: VariantKind, window: SalesWindow, keys: readonly string[]): Promise<VariantCount[]> {
+    return this.countsWhere(kind, window, 'key', keys);
+  }
+
+  /** Counted rows of `kind` whose `column` is one of `values`, read IN_CHUNK values at a time. */
+  private async countsWhere(kind: VariantKind, window: SalesWindow, column: 'id' | 'key', values: readonly (number | string)[]): Promise<VariantCount[]> {
     const counter = COUNTER[window];
     const out: VariantCount[] = [];
-    for (let i = 0; i < keys.length; i += IN_CHUNK) {
-      const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where('key', 'in', keys.slice(i, i + IN_CHUNK)).execute();
+    for (let i = 0; i < values.length; i += IN_CHUNK) {
+      const chunk = values.slice(i, i + IN_CHUNK);
+      const rows = await this.db.selectFrom('sale_variants').select(['id', 'key', 'tag', counter]).where('kind', '=', kind).where(column, 'in', chunk as never).execute();
       for (const r of rows) out.push(countOf(r, counter));
     }
     return out;
