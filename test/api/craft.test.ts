@@ -85,7 +85,7 @@ describe('craft endpoints on simulator data', () => {
   test('recipe: 404 for unknown items and items without a recipe, 400 for a malformed tag', async () => {
     const unknown = await t.app.inject('/api/craft/recipe/NO_SUCH_ITEM');
     assert.equal(unknown.statusCode, 404);
-    assert.equal(unknown.json().slug, 'unknown_item');
+    assert.equal(unknown.json().slug, 'item_not_found');
     const base = await t.app.inject('/api/craft/recipe/WHEAT');
     assert.equal(base.statusCode, 404);
     assert.equal(base.json().slug, 'no_recipe');

@@ -15,6 +15,7 @@
  */
 import type { UpgradeCosts } from '../../gamedata/upgrades.ts';
 import { auctionFeeRate, round1, type Market } from './common.ts';
+import { enchantmentBookTag } from '../tags.ts';
 
 export interface VariantModifiers {
   tier: string | null;
@@ -158,7 +159,7 @@ export function upgradeIngredients(market: Market, from: VariantModifiers, to: V
   }
   for (const [name, level] of Object.entries(to.enchantments)) {
     if ((from.enchantments[name] ?? 0) === level) continue;
-    const id = `ENCHANTMENT_${name.toUpperCase()}_${level}`;
+    const id = enchantmentBookTag(name, level);
     const price = instantBuy(market, id);
     if (price === null) return null;
     out.push({ itemId: id, attributeName: null, amount: 1, price });
