@@ -8,7 +8,7 @@ import { Type, type Static } from 'typebox';
 import { analysisIgnoresFilters, SalesAnalysis } from '../domain/analysis.ts';
 import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
 import type { Store } from '../store/index.ts';
-import { isValidTag, normalizeTag } from '../domain/tags.ts';
+import { enchantmentBookTag, isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
@@ -20,7 +20,6 @@ import type { BidsTable } from '../store/schema.ts';
 import {
   auctionPreviews,
   colorSaveAuction,
-  enchantBookTag,
   itemSell,
   nbtDataOf,
   SHARED_AUCTION_SCHEMAS,
@@ -254,7 +253,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       if (nbtCache.size + missing.length > 20_000) nbtCache.clear();
       for (const uuid of missing) nbtCache.set(uuid, nbtDataOf(nbt.get(uuid)));
     }
-    return listings.map((l) => ({ ...saveAuction(l, bids?.get(l.uuid) ?? []), nbtData: nbtCache.get(l.uuid) ?? {} }));
+    return listings.map((l) => saveAuction(l, bids?.get(l.uuid) ?? [], nbtCache.get(l.uuid) ?? {}));
   }
 
   // --- single auctions -------------------------------------------------------
@@ -296,7 +295,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const uuid = parseAuctionUuid(request.params.auctionUuid);
       const found = await store.auctionQueries.detail(uuid);
       if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
-      const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantBookTag(name, level));
+      const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantmentBookTag(name, level));
       const values = await store.bazaar.latestBuyPrices(books);
       return colorSaveAuction(found.record, found.bids, values, found.itemNbt);
     },

@@ -3,11 +3,10 @@
  * a blob that does not decode throws ItemDecodeError for the caller to count and skip.
  */
 import { decodeAuctionItem, type DecodedItem } from '../domain/nbt.ts';
+import { tierFromLore } from '../domain/wire-enums.ts';
 import { coopColumn, compactItemBytes, itemBytesColumn } from '../store/auction-encoding.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import type { UpstreamAuction, UpstreamSale } from './upstream.ts';
-
-const RARITIES = ['VERY SPECIAL', 'SPECIAL', 'DIVINE', 'MYTHIC', 'LEGENDARY', 'EPIC', 'RARE', 'UNCOMMON', 'COMMON', 'SUPREME', 'ULTIMATE'];
 
 /** 32 hex without dashes, lower case; null when absent or malformed. */
 export function compactUuid(uuid: string | null | undefined): string | null {
@@ -105,14 +104,4 @@ export function saleBid(s: UpstreamSale): BidsTable {
   };
 }
 
-/** auctions_ended has no tier: the last lore line that names a rarity does ("§6§lLEGENDARY SWORD"). */
-export function tierFromLore(lore: string[]): string | null {
-  for (let i = lore.length - 1; i >= 0; i--) {
-    const line = lore[i]!.replace(/§./g, '').trim().toUpperCase();
-    const match = RARITIES.find((r) => line.startsWith(r) || line.startsWith(`A ${r}`));
-    if (match) return match.replace(' ', '_');
-  }
-  return null;
-}
-
-export { decodeAuctionItem };
+export { decodeAuctionItem, tierFromLore };
