@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { CraftEngine } from '../domain/craft/engine.ts';
-import { craftInstructions, flatRecipe, primaryRecipe } from '../domain/craft/instructions.ts';
+import { craftInstruction, flatRecipe, primaryRecipe } from '../domain/craft/instructions.ts';
 import { filterByProgress } from '../domain/craft/profit.ts';
 import type { PlayerProgressSource } from '../domain/craft/progress.ts';
 import { loadGameData } from '../gamedata/index.ts';
@@ -50,12 +50,22 @@ const RecipeSchema = Type.Object(
   { description: 'slot value "TAG:amount" or ""' },
 );
 
-const InstructionSchema = Type.Object({
+const instructionFields = {
   itemTag: Type.String(),
-  recipe: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
-  copyCommands: Type.Record(Type.String(), Type.String()),
-  detailsPath: Type.Record(Type.String(), Type.String()),
-});
+  recipe: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'grid slots A1..C3 ("TAG:amount" or "") and count; null for an item that is bought' }),
+  copyCommands: Type.Record(Type.String(), Type.String(), { description: 'in-game command per item tag: /bz <name>, /viewauction <uuid> or /ah' }),
+  detailsPath: Type.Record(Type.String(), Type.String(), { description: 'skymarket page per item tag' }),
+};
+
+const InstructionSchema = Type.Object(
+  {
+    ...instructionFields,
+    tree: Type.Array(Type.Object(instructionFields), {
+      description: 'skymarket extension: every item of the craft tree, top first (breadth-first), with its own recipe, commands and paths',
+    }),
+  },
+  { description: "CraftInstruction: the top item's recipe; copyCommands and detailsPath cover every item of the whole craft tree" },
+);
 
 const Level = Type.Union([Type.Object({ name: Type.String(), level: Type.Integer() }), Type.Null()]);
 
@@ -178,9 +188,9 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
     {
       schema: {
         tags: ['craft'],
-        summary: 'How to get every ingredient of the whole craft tree (/bz, /viewauction of the lowest BIN, or /ah)',
+        summary: 'The top recipe and how to get every ingredient of the whole craft tree (/bz, /viewauction of the lowest BIN, or /ah)',
         params: ItemTagParams,
-        response: { 200: Type.Array(InstructionSchema), ...problemResponses(400, 404) },
+        response: { 200: InstructionSchema, ...problemResponses(400, 404) },
       },
       config: { cache: 120 },
     },
@@ -189,7 +199,7 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
       const state = await market.current();
       if (!known(tag, state.prices)) throw itemNotFound(tag);
       if (!primaryRecipe(game, tag)) throw notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
-      return craftInstructions(game, state.prices, tag);
+      return craftInstruction(game, state.prices, tag);
     },
   );
 
