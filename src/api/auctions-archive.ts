@@ -16,6 +16,7 @@ import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
 import { compileOr400, knownTagCheck } from './auctions.ts';
+import { filterMap } from '../http/openapi.ts';
 import { ItemTagParams, parseItemTag } from '../http/params.ts';
 
 export const ARCHIVE_DELAY_MS = 2000;
@@ -139,6 +140,7 @@ export async function archiveRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['auctions'],
+        ...filterMap('query'),
         summary: 'Sold auctions of an item in a time window (Premium+; answers after a 2-second delay)',
         description:
           'Filters as query parameters; `EndAfter` and `EndBefore` (unix seconds) are required. Newest first, `pageSize` (default 12, 1-100) per `page`. ' +
