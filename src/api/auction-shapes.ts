@@ -3,7 +3,7 @@
  * OpenAPI document and serialisation, and the functions that turn store records into them.
  */
 import { Type, type Static } from 'typebox';
-import { saveAuctionWire, soldAuctionWire, type BidFacts, type NbtDataWire } from '../domain/auction-wire.ts';
+import { enchantList, saveAuctionWire, soldAuctionWire, type BidFacts, type NbtDataWire } from '../domain/auction-wire.ts';
 import { enchantmentColor } from '../domain/enchantments.ts';
 import { priceOf } from '../domain/filters.ts';
 import { auctionExtraAttributesOfNbt, ItemDecodeError } from '../domain/nbt.ts';
@@ -160,8 +160,8 @@ export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], i
 /** ColorSaveAuction: enchantments with colour and coin value, most valuable first. */
 export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>, itemNbt?: Uint8Array | null | NbtDataWire) {
   const base = saveAuction(r, bids, itemNbt);
-  const enchantments = Object.entries(r.enchantments)
-    .map(([type, level]) => ({
+  const enchantments = enchantList(r.enchantments)
+    .map(({ type, level }) => ({
       type,
       level,
       color: enchantmentColor(type, level),

@@ -106,8 +106,12 @@ export function bidWire(b: BidFacts) {
   return { bidder: b.bidder, profileId: b.profileId, amount: b.amount, timestamp: iso(b.at) };
 }
 
-function enchantList(e: Readonly<Record<string, number>>): Array<{ type: string; level: number }> {
-  return Object.entries(e).map(([type, level]) => ({ type, level }));
+/**
+ * Enchantments as the established `Enchantment` list: `type` in lower case, as its
+ * EnchantmentType enum spells them (some items store `PROSECUTE`).
+ */
+export function enchantList(e: Readonly<Record<string, number>>): Array<{ type: string; level: number }> {
+  return Object.entries(e).map(([type, level]) => ({ type: type.toLowerCase(), level }));
 }
 
 /** SaveAuction (key order as on the established wire: enchantments first, flatNbt last). */
