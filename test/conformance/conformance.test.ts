@@ -12,19 +12,15 @@ import { readFileSync } from 'node:fs';
 import { after, before, it } from 'node:test';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { Registry } from 'prom-client';
 import type { LightMyRequestResponse as InjectResponse } from 'fastify';
 import { offerAuctionJson, offerFilters } from '../../src/domain/lowball.ts';
 import { decodeAuctionItem } from '../../src/domain/nbt.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
-import type { IngestContext } from '../../src/ingest/context.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import type { UpstreamAuction } from '../../src/ingest/upstream.ts';
-import { createLogger } from '../../src/logger.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { realRows, storeGeneration } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 import { fillFromSimulator, type SimMarket } from '../helpers/sim-market.ts';
 import { unzip } from '../helpers/unzip.ts';
 
@@ -276,15 +272,8 @@ describeEachBackend('conformance on the real 2022 auction pages', (fixture) => {
     // Three quarters listed; the rest sold without ever being listed (decoded from auctions_ended alone).
     const cut = Math.floor(listings.length * 0.75);
     await storeGeneration(t.store, now, listings.slice(0, cut), bids.filter((b) => listings.slice(0, cut).some((l) => l.uuid === b.auction_uuid)));
-    const ctx: IngestContext = {
-      client: new HypixelClient({ baseUrl: 'http://127.0.0.1:9', retries: 0, timeoutMs: 100, backoffMs: () => 0 }),
-      store: t.store,
-      clock: t.clock,
-      logger: createLogger('silent'),
-      metrics: new IngestMetrics(new Registry()),
-      source: 'upstream',
-      sleep: async () => {},
-    };
+    // Nothing is fetched: the sales are applied as a replayed auctions_ended payload.
+    const ctx = testIngestContext({ store: t.store, clock: t.clock, baseUrl: 'http://127.0.0.1:9' });
     const sales = raw.slice(cut).map((a, i) => ({
       auction_id: a.uuid,
       seller: a.auctioneer,

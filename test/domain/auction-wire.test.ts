@@ -58,21 +58,14 @@ describe('wire enums', () => {
 
   it('spells categories as the established enum: seven upper case, cosmetic and dyes lower case', () => {
     assert.deepEqual(CATEGORIES, ['UNKNOWN', 'WEAPON', 'ARMOR', 'ACCESSORIES', 'CONSUMABLES', 'BLOCKS', 'MISC', 'cosmetic', 'dyes']);
-    assert.equal(categoryName('armor'), 'ARMOR');
-    assert.equal(categoryName('misc'), 'MISC');
-    assert.equal(categoryName('COSMETIC'), 'cosmetic');
-    assert.equal(categoryName('dyes'), 'dyes');
-    assert.equal(categoryName(null), 'UNKNOWN');
-    assert.equal(categoryName('furniture'), 'UNKNOWN');
+    const cases: Array<[string | null, string]> = [['armor', 'ARMOR'], ['misc', 'MISC'], ['COSMETIC', 'cosmetic'], ['dyes', 'dyes'], [null, 'UNKNOWN'], ['furniture', 'UNKNOWN']];
+    for (const [raw, wire] of cases) assert.equal(categoryName(raw), wire, String(raw));
   });
 
   it('spells tiers as the established enum; SUPREME is DIVINE', () => {
     assert.equal(TIERS.length, 11);
-    assert.equal(tierName('LEGENDARY'), 'LEGENDARY');
-    assert.equal(tierName('very special'), 'VERY_SPECIAL');
-    assert.equal(tierName('SUPREME'), 'DIVINE');
-    assert.equal(tierName(null), 'UNKNOWN');
-    assert.equal(tierName('MEGA'), 'UNKNOWN');
+    const cases: Array<[string | null, string]> = [['LEGENDARY', 'LEGENDARY'], ['very special', 'VERY_SPECIAL'], ['SUPREME', 'DIVINE'], [null, 'UNKNOWN'], ['MEGA', 'UNKNOWN']];
+    for (const [raw, wire] of cases) assert.equal(tierName(raw), wire, String(raw));
   });
 });
 
