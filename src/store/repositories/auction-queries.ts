@@ -6,35 +6,22 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { coopOf, itemNbtOf, withSaleBid } from '../auction-encoding.ts';
+import type { AuctionFacts } from '../../domain/auction-wire.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 
-/** An auction row with its JSON columns parsed and booleans normalized; item bytes left out. */
-export interface AuctionRecord {
+/**
+ * An auction row with its JSON columns parsed and booleans normalized; item bytes left out. The
+ * facts an auction's wire shapes are built from (domain/auction-wire.ts), plus its storage state.
+ */
+export interface AuctionRecord extends AuctionFacts {
   uuid: string;
-  tag: string;
-  itemName: string;
-  count: number;
   seller: string;
-  profileId: string | null;
   coop: string[];
-  start: number | null;
-  end: number;
-  startingBid: number;
-  highestBid: number;
-  bin: boolean;
-  tier: string | null;
-  category: string | null;
-  reforge: string | null;
-  /** last 12 hex characters of the item uuid */
-  itemUid: string | null;
-  itemCreatedAt: number | null;
   enchantments: Record<string, number>;
   flatNbt: Record<string, string>;
   state: AuctionsTable['state'];
   lastUpdated: number;
-  soldPrice: number | null;
   buyer: string | null;
-  soldAt: number | null;
 }
 
 const RECORD_COLUMNS = [
