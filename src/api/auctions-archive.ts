@@ -6,18 +6,18 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { upperMedian } from '../domain/analysis.ts';
-import { FilterError, filtersFromQuery } from '../domain/filters.ts';
+import { filtersFromQuery } from '../domain/filters.ts';
+import { compileAuctionFilters, KnownTags } from '../services/auction-filters.ts';
 import { allowedWebhook } from '../domain/webhooks.ts';
 import { assertQueueCapacity, fixedDelay } from '../http/limits.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
-import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../jobs/archive-export.ts';
+import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../domain/archive-export.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
-import { compileOr400, knownTagCheck } from './auctions.ts';
 import { filterMap } from '../http/openapi.ts';
-import { ItemTagParams, parseItemTag } from '../http/params.ts';
+import { ItemTagParams, knownTagCheck, parseItemTag } from '../http/params.ts';
 
 export const ARCHIVE_DELAY_MS = 2000;
 export const MAX_QUEUED_EXPORTS = 4;
@@ -129,7 +129,7 @@ export async function archiveRoutes(app: FastifyInstance) {
   const { store, clock } = app;
   const view = app.activeAuctions;
   const delay = fixedDelay(app, ARCHIVE_DELAY_MS);
-  const requireKnownTag = knownTagCheck(store, view);
+  const requireKnownTag = knownTagCheck(new KnownTags(store, view));
   app.addSchema(ArchiveResponse);
   app.addSchema(ExportRequestCreate);
   app.addSchema(ExportRequest);
@@ -160,15 +160,9 @@ export async function archiveRoutes(app: FastifyInstance) {
     async (request) => {
       const tag = parseItemTag(request.params.itemTag);
       const { page, pageSize } = request.query;
-      let filters: Record<string, string>;
-      try {
-        filters = filtersFromQuery(request.query, ['page', 'pageSize', 'token']);
-      } catch (err) {
-        if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-        throw err;
-      }
+      const filters = filtersFromQuery(request.query, ['page', 'pageSize', 'token']);
       const { after, before } = archiveWindow(filters);
-      const filter = await compileOr400(store, filters);
+      const filter = await compileAuctionFilters(store, filters);
       await requireKnownTag(tag);
       await delay();
       const want = (page + 1) * pageSize;
@@ -203,7 +197,7 @@ export async function archiveRoutes(app: FastifyInstance) {
       const tag = parseItemTag(request.params.itemTag);
       const { filters, discordWebhookUrl } = request.body;
       archiveWindow(filters);
-      await compileOr400(store, filters);
+      await compileAuctionFilters(store, filters);
       await requireKnownTag(tag);
       const flags = (request.body.flags ?? 'None').split(',').map((f) => f.trim()).filter(Boolean);
       const badFlag = flags.find((f) => !(EXPORT_FLAGS as readonly string[]).includes(f));

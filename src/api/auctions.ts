@@ -6,14 +6,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { analysisIgnoresFilters, SalesAnalysis } from '../domain/analysis.ts';
-import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import { filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import { compileAuctionFilters, KnownTags } from '../services/auction-filters.ts';
 import type { Store } from '../store/index.ts';
 import { enchantmentBookTag, isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { filterMap } from '../http/openapi.ts';
-import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
+import { itemNotFound, ItemTagParams, knownTagCheck, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { ActiveAuctionsView, type ActiveListing } from '../market/active-auctions.ts';
 import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
@@ -153,25 +154,9 @@ export function itemUidOf(raw: string): string | null {
   return hex.slice(-12);
 }
 
-/** Compiles filters, resolving `Seller` player names through the names skymarket has seen; FilterError → 400. */
-export async function compileOr400(store: Store, filters: Record<string, string>): Promise<CompiledFilter> {
-  try {
-    return await compileFiltersResolving(filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
-  } catch (err) {
-    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-    throw err;
-  }
-}
-
-async function compileQuery(store: Store, query: unknown, controls: readonly string[]): Promise<CompiledFilter> {
-  let filters: Record<string, string>;
-  try {
-    filters = filtersFromQuery((query ?? {}) as Record<string, unknown>, controls);
-  } catch (err) {
-    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-    throw err;
-  }
-  return compileOr400(store, filters);
+/** The request's filters (query parameters other than `controls`), compiled; a bad filter is a 400 (http/errors.ts). */
+function compileQuery(store: Store, query: unknown, controls: readonly string[]): Promise<CompiledFilter> {
+  return compileAuctionFilters(store, filtersFromQuery((query ?? {}) as Record<string, unknown>, controls));
 }
 
 function soldSubject(r: AuctionRecord): FilterSubject {
@@ -210,20 +195,6 @@ export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> 
   }
 }
 
-/** A check that answers 404 `item_not_found` unless the tag was ever seen (active, sold, or in the item catalog). */
-export function knownTagCheck(store: Store, view: ActiveAuctionsView): (tag: string) => Promise<void> {
-  const knownTags = new Set<string>();
-  return async (tag) => {
-    if (knownTags.has(tag) || view.hasTag(tag)) return;
-    if (await store.auctionQueries.tagExists(tag)) {
-      if (knownTags.size > 100_000) knownTags.clear();
-      knownTags.add(tag);
-      return;
-    }
-    throw itemNotFound(tag);
-  };
-}
-
 // ---------------------------------------------------------------------------
 
 export async function auctionsRoutes(app: FastifyInstance) {
@@ -241,7 +212,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
   app.addSchema(AnalysisResult);
   await app.register(archiveRoutes);
 
-  const requireKnownTag = knownTagCheck(store, view);
+  const requireKnownTag = knownTagCheck(new KnownTags(store, view));
 
   /** SaveAuctions with `nbtData` decoded from the stored item bytes (the view keeps no bytes). */
   // An auction's item never changes: decoded nbtData is kept per uuid (bounded), so repeated
@@ -726,7 +697,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store' },
     },
     async (request) => {
-      const filter = await compileOr400(store, request.body.filters ?? {});
+      const filter = await compileAuctionFilters(store, request.body.filters ?? {});
       const a = request.body.auction;
       const flatNbt = a.flatNbt ?? {};
       const uid = flatNbt['uid'] ?? flatNbt['uuid'];

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
+import { FilterError } from '../domain/filters.ts';
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
@@ -104,10 +105,14 @@ export const errorsPlugin = fp(
       done(unsafeNumber('query', request.query) ?? unsafeNumber('params', request.params));
     });
 
-    app.setErrorHandler((error: FastifyError | HttpProblem, request, reply) => {
+    app.setErrorHandler((error: FastifyError | HttpProblem | FilterError, request, reply) => {
       if (error instanceof HttpProblem) {
         reply.headers(error.headers);
         return sendProblem(reply, error.status, error.slug, error.detail, error.extensions);
+      }
+      if (error instanceof FilterError) {
+        // Filters are compiled below the faces (domain/, services/): their error names the filter and why.
+        return sendProblem(reply, 400, error.slug, error.message, { filter: error.filter });
       }
       if (error.validation) {
         const errors = validationErrors(error.validationContext ?? 'request', error.validation);

@@ -31,3 +31,10 @@ export function parseItemTag(raw: string): string {
 export function itemNotFound(tag: string, detail = `could not find the item with the tag \`${tag}\``): HttpProblem {
   return notFound('item_not_found', detail);
 }
+
+/** A check that answers 404 `item_not_found` unless `known` has the tag (services/auction-filters.ts KnownTags). */
+export function knownTagCheck(known: { has(tag: string): Promise<boolean> }): (tag: string) => Promise<void> {
+  return async (tag) => {
+    if (!(await known.has(tag))) throw itemNotFound(tag);
+  };
+}
