@@ -20,7 +20,8 @@ import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
-import { craftRoutes } from './api/craft.ts';
+import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
+import { marketFromConfig, type Market } from './market/index.ts';
 import { auctionsRoutes } from './api/auctions.ts';
 import { upstreamProfileProgress } from './ingest/profiles.ts';
 import { modAreaRoutes } from './mod/routes.ts';
@@ -45,6 +46,12 @@ export interface AppContext {
   loading?: string | undefined;
   /** something that went wrong at start and that health keeps saying (e.g. the demo history failed to load) */
   startupProblem?: string | undefined;
+  /**
+   * The market the data routes read (runtime.ts builds it for roles all/api). Without one, an app
+   * that mounts the data routes builds its own from the config (tests, benches). The app starts it
+   * when ready and closes it when closed.
+   */
+  market?: Market;
 }
 
 /** How a feed's polls have been going (ingest/poller.ts PollStatus). */
@@ -61,6 +68,8 @@ declare module 'fastify' {
     context: AppContext;
     store: Store;
     clock: Clock;
+    /** the views and engines the data routes read (market/index.ts); only where the data routes are mounted */
+    market: Market;
     /** routes add their stored-Buffer answers here (http/stored-responses.ts) */
     storedResponses: StoredResponses;
   }
@@ -71,6 +80,8 @@ export interface BuildOptions {
   apiRoutes?: boolean;
   /** false: no stored-response fast path in front of Fastify (tests compare both paths) */
   storedResponses?: boolean;
+  /** where the crafting routes read players' progress from; default: queued profile fetches from upstream */
+  craftProgress?: CraftRouteOptions['progress'];
 }
 
 export async function buildApp(context: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -125,10 +136,14 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
 
   await app.register(operationsRoutes);
   if (options.apiRoutes !== false) {
+    const market = context.market ?? marketFromConfig({ store: context.store, clock: context.clock, logger: context.logger, config });
+    app.decorate('market', market);
+    app.addHook('onReady', () => market.start());
+    app.addHook('onClose', () => market.close());
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
     await app.register(auctionsRoutes);
-    await app.register(craftRoutes, { progress: upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
+    await app.register(craftRoutes, { progress: options.craftProgress ?? upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
     await app.register(modAreaRoutes);
     await app.register(flipRoutes);
   }

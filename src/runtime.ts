@@ -15,6 +15,7 @@ import { Leadership } from './leadership.ts';
 import { simulatorOptionsFromEnv, startSimulator, type SimulatorHandle } from './simulator/index.ts';
 import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
+import { marketFromConfig } from './market/index.ts';
 import { VERSION } from './version.ts';
 
 export interface Runtime {
@@ -155,6 +156,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     ...(demoBackfill ? { loading: `the demo's ${describeSpan(backfillMs)} of simulated history is being stored` } : {}),
   };
   const serveApi = config.role === 'all' || config.role === 'api';
+  // The market (views and engines, game data read once) only where the data routes are served.
+  const market = serveApi ? marketFromConfig({ store, clock, logger, config }) : undefined;
+  if (market) context.market = market;
   const app = await buildApp(context, { apiRoutes: serveApi });
 
   let url: string;
@@ -216,7 +220,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               // The history is older than what the rollup jobs may have done meanwhile: redo it.
               await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
               // Older snapshots and past elections arrived after the flip engine's first load.
-              if (app.hasDecorator('flips')) await app.flips.historyReplayed();
+              await market?.flips.historyReplayed();
               logger.info({ ...r, ms: clock.now() - started }, 'demo history loaded');
             })
             .catch((err: unknown) => {

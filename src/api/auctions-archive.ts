@@ -127,7 +127,7 @@ export function archiveWindow(filters: Record<string, string>): { after: number;
 
 export async function archiveRoutes(app: FastifyInstance) {
   const { store, clock } = app;
-  const view = app.activeAuctions;
+  const view = app.market.activeAuctions;
   const delay = fixedDelay(app, ARCHIVE_DELAY_MS);
   const requireKnownTag = knownTagCheck(new KnownTags(store, view));
   app.addSchema(ArchiveResponse);

@@ -16,7 +16,7 @@ import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { filterMap } from '../http/openapi.ts';
 import { itemNotFound, ItemTagParams, knownTagCheck, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { ActiveAuctionsView, type ActiveListing } from '../market/active-auctions.ts';
+import type { ActiveAuctionsView, ActiveListing } from '../market/active-auctions.ts';
 import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
 import type { BidsTable } from '../store/schema.ts';
 import {
@@ -51,13 +51,6 @@ export const ANALYSIS_MAX_SALES = 50_000;
 export const ANALYSIS_TIMEOUT_MS = 20_000;
 /** Tags with fewer active listings than this are "low supply". */
 export const LOW_SUPPLY_BELOW = 20;
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** the in-memory active-auctions view (registered by the auctions routes) */
-    activeAuctions: ActiveAuctionsView;
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Schemas
@@ -199,10 +192,7 @@ export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> 
 
 export async function auctionsRoutes(app: FastifyInstance) {
   const { store, clock } = app;
-  const view = ActiveAuctionsView.shared(store, clock);
-  app.decorate('activeAuctions', view);
-  app.addHook('onReady', () => view.ready());
-  app.addHook('onClose', async () => view.close());
+  const view = app.market.activeAuctions;
   // Response schemas document the wire; bodies are already shaped, and fast-json-stringify
   // validates every nullable (anyOf) field per value, which costs more than JSON.stringify here.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

@@ -9,18 +9,13 @@ import { CraftEngine } from '../domain/craft/engine.ts';
 import { craftInstruction, flatRecipe, primaryRecipe } from '../domain/craft/instructions.ts';
 import { filterByProgress } from '../domain/craft/profit.ts';
 import type { PlayerProgressSource } from '../domain/craft/progress.ts';
-import { loadGameData } from '../gamedata/index.ts';
 import type { GameData } from '../gamedata/types.ts';
 import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { ActiveAuctionsView } from '../market/active-auctions.ts';
-import { CraftMarket } from '../market/craft.ts';
 import { UploadedProgress } from '../mod/progress.ts';
 
 export interface CraftRouteOptions {
-  /** defaults to loading from the config's game data locations */
-  game?: GameData;
   /** where players' unlocked collections, slayers and skills come from; unset: the profit list is always unfiltered (and says so in a header) */
   progress?: (game: GameData) => PlayerProgressSource;
 }
@@ -144,20 +139,12 @@ const AcquisitionQuery = Type.Object({
 });
 
 export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptions = {}) {
-  const { config } = app.context;
-  const game = options.game ?? loadGameData({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
-  // Cheapest BINs from the in-memory active-auctions view the auction routes share (same process).
-  const bins = ActiveAuctionsView.shared(app.store, app.clock);
-  const market = new CraftMarket({ store: app.store, game, clock: app.clock, logger: app.context.logger, activeBins: bins });
-  market.start();
+  const { game, craft: market } = app.market;
   const progress = options.progress?.(game);
   const uploaded = new UploadedProgress(app.store, game);
   app.addHook('onClose', async () => {
-    market.stop();
-    bins.close();
     await progress?.close?.();
   });
-  app.log.info({ source: game.source, items: game.items.size, recipes: game.recipes.size }, 'game data loaded');
 
   const known = (tag: string, prices?: { bazaar(t: string): unknown; lowestBins(t: string): unknown }) =>
     game.items.has(tag) || game.recipes.has(tag) || (prices !== undefined && (prices.bazaar(tag) !== undefined || prices.lowestBins(tag) !== undefined));

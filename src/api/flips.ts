@@ -12,14 +12,6 @@ import { FlipEngine } from '../market/flips.ts';
 import { tierAtLeast } from '../domain/tiers.ts';
 import { sortAttributeFlips, type AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
-import { loadUpgradeCosts } from '../gamedata/upgrades.ts';
-import { ActiveAuctionsView } from '../market/active-auctions.ts';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    flips: FlipEngine;
-  }
-}
 
 const TAGS = ['flips'];
 const Str = Type.String();
@@ -180,20 +172,8 @@ function computed(reply: FastifyReply, at: number | null | undefined): void {
   reply.header('Last-Modified', new Date(at).toUTCString());
 }
 
-async function flips(app: FastifyInstance) {
-  const { config } = app.context;
-  // Star and attribute-level costs from the configured game data (only two constants files are read).
-  const upgradeCosts = loadUpgradeCosts({ gameDataDir: config.gameDataDir, dataDir: config.dataDir });
-  const engine = new FlipEngine(app.store, app.clock, app.context.logger.child({ component: 'flips' }), {
-    pollMs: config.flipsPollMs,
-    upgradeCosts,
-    npcUploadQuorum: config.npcUploadQuorum,
-    // One copy of the active listings per process: the auction routes' view.
-    activeBins: ActiveAuctionsView.shared(app.store, app.clock),
-  });
-  app.decorate('flips', engine);
-  app.addHook('onReady', async () => engine.start());
-  app.addHook('onClose', async () => engine.stop());
+export async function flips(app: FastifyInstance) {
+  const engine = app.market.flips;
 
   const bazaar = <K extends keyof NonNullable<FlipEngine['bazaar']>>(reply: FastifyReply, key: K) => {
     const r = engine.bazaar;
@@ -342,5 +322,4 @@ async function flips(app: FastifyInstance) {
   );
 }
 
-/** Registered with fastify-plugin so `app.flips` (the engine) is visible to the whole app. */
-export const flipRoutes = fp(flips, { name: 'flips' });
+export const flipRoutes = flips;

@@ -99,8 +99,6 @@ class ListingMaps {
   }
 }
 
-const SHARED = new WeakMap<Store, ActiveAuctionsView>();
-
 export class ActiveAuctionsView {
   private maps = new ListingMaps();
   /** binRows' row per listing object (a changed listing is a new object) */
@@ -130,14 +128,6 @@ export class ActiveAuctionsView {
   /** Stops listening to the store. */
   close(): void {
     this.store.auctions.changes.off('change', this.onChange);
-    if (SHARED.get(this.store) === this) SHARED.delete(this.store);
-  }
-
-  /** One view per store in a process, shared by the auction and crafting routes (one copy of the listings). */
-  static shared(store: Store, clock: Clock, options?: ActiveAuctionsOptions): ActiveAuctionsView {
-    let view = SHARED.get(store);
-    if (!view) SHARED.set(store, (view = new ActiveAuctionsView(store, clock, options)));
-    return view;
   }
 
   /**

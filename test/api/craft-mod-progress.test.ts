@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
-import { craftRoutes } from '../../src/api/craft.ts';
 import { progressFromUploadedState } from '../../src/domain/craft/progress.ts';
 import { filterByProgress, type ProfitableCraft } from '../../src/domain/craft/profit.ts';
 import { loadNeuRepository } from '../../src/gamedata/neu.ts';
@@ -82,7 +81,7 @@ describe('profit list filtered by the mod\'s uploaded unlocks (HTTP)', () => {
     dir = mkdtempSync(join(tmpdir(), 'skymarket-craft-mod-'));
     writeMiniRepo(join(dir, 'neu'));
     const game = loadNeuRepository(join(dir, 'neu'));
-    t = await createTestApp({ apiRoutes: false, env: { DATA_DIR: dir }, extend: async (app) => app.register(craftRoutes, { game }) });
+    t = await createTestApp({ env: { DATA_DIR: dir }, game });
     await storeMiniRepoPrices(t.store, t.clock.now());
   });
   after(async () => {

@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { craftRoutes } from '../../src/api/craft.ts';
 import { levelFromXp, pickProfile, progressOfMember } from '../../src/domain/craft/progress.ts';
 import { loadNeuRepository } from '../../src/gamedata/neu.ts';
 import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
@@ -82,14 +81,9 @@ describe('profit list filtered by the player\'s profile', () => {
       .on(`/v2/skyblock/profiles?uuid=${OTHER}`, { status: 404, body: { success: false, cause: 'No profiles' } })
       .start();
     t = await createTestApp({
-      apiRoutes: false,
       env: { DATA_DIR: dir },
-      extend: async (app) => {
-        await app.register(craftRoutes, {
-          game,
-          progress: upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: 'test-key', timeoutMs: 2000, clock: { now: () => t.clock.now() } }),
-        });
-      },
+      game,
+      craftProgress: upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: 'test-key', timeoutMs: 2000, clock: { now: () => t.clock.now() } }),
     });
     await storeMiniRepoPrices(t.store, t.clock.now());
   });

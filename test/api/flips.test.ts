@@ -29,8 +29,8 @@ describe('flip endpoints on simulator data', () => {
     for (let i = 0; i < 3; i++) {
       await t.store.elections.upsert({ year: latest.year - 3 + i, mayorKey: names[i]!.toLowerCase(), mayorName: names[i]!, payload: {}, updatedAt: now - (3 - i) * 10 * MINUTE });
     }
-    t.app.flips.setOptions({ bucketMs: MINUTE, mayorMinChange: 0.001, auctionsMinIntervalMs: 0 });
-    await t.app.flips.refresh();
+    t.app.market.flips.setOptions({ bucketMs: MINUTE, mayorMinChange: 0.001, auctionsMinIntervalMs: 0 });
+    await t.app.market.flips.refresh();
     for (const tier of ['free', 'starter_premium', 'premium'] as const) tokens[tier] = (await t.store.accounts.create({ tier, now })).token;
   });
   after(async () => {
@@ -57,7 +57,7 @@ describe('flip endpoints on simulator data', () => {
     const res = await get('/api/flip/bazaar/spread');
     assert.equal(res.statusCode, 200);
     assert.match(res.headers['cache-control'] as string, /max-age=20/);
-    assert.equal(res.headers['x-computed-at'], new Date(t.app.flips.bazaar!.computedAt).toISOString());
+    assert.equal(res.headers['x-computed-at'], new Date(t.app.market.flips.bazaar!.computedAt).toISOString());
     const flips = res.json() as Array<{ flip: Record<string, number>; itemName: string; isManipulated: boolean }>;
     assert.ok(flips.length >= 3, `${flips.length} spread flips`);
     nonIncreasing(flips.map((f) => f.flip.profitPerHour!), 'profitPerHour');
@@ -143,11 +143,11 @@ describe('flip endpoints on simulator data', () => {
     const flips = free.json() as Array<{ buyPrice: number; npcSellPrice: number; profit: number; hourlySells: number }>;
     assert.ok(flips.length >= 3, `${flips.length} NPC flips`);
     for (const f of flips) assert.ok(f.npcSellPrice > f.buyPrice && f.profit > 0 && f.hourlySells >= 1);
-    const before = t.app.flips.bazaar!.computedAt;
+    const before = t.app.market.flips.bazaar!.computedAt;
     t.clock.advance(1000);
     const premium = await get('/api/flip/npc/reverse?requestRefresh=true', 'premium');
     assert.equal(premium.headers['x-refresh'], 'done');
-    assert.ok(t.app.flips.bazaar!.computedAt > before, 'recomputed');
+    assert.ok(t.app.market.flips.bazaar!.computedAt > before, 'recomputed');
     assert.equal((await get('/api/flip/npc/reverse?requestRefresh=maybe', 'premium')).statusCode, 400);
   });
 
@@ -195,9 +195,9 @@ describe('flip endpoints on simulator data', () => {
     const fromStore = new FlipEngine(t.store, t.clock, undefined, { pollMs: 0 });
     fromStore.setOptions({ bucketMs: MINUTE, mayorMinChange: 0.001, auctionsMinIntervalMs: 0 });
     try {
-      await t.app.flips.refresh(true);
+      await t.app.market.flips.refresh(true);
       await fromStore.refresh(true);
-      const attribute = t.app.flips.auctions!.attribute;
+      const attribute = t.app.market.flips.auctions!.attribute;
       assert.ok(attribute.length >= 1);
       assert.deepEqual(attribute, fromStore.auctions!.attribute);
     } finally {

@@ -106,8 +106,8 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     await t.store.players.mergeState(key.key.playerUuid, null, { purse: 1_250_000, bits: 900, heartOfTheMountain: { tier: 7, perks: { mining_speed: 50 } } }, now);
     await t.store.players.replaceOrders(key.key.playerUuid, [{ isSell: true, itemTag: 'WHEAT', itemName: 'Wheat', amount: 640, filled: 64, pricePerUnit: 2.4, created: now - 1000, customers: [{ playerName: 'Bob', amount: 64, timeStamp: now - 500 }] }], now);
     await t.store.players.addFlips(key.key.playerUuid, [{ itemTag: 'WHEAT', itemName: 'Wheat', amount: 640, buyPrice: 1536, sellPrice: 1920.5, soldAt: now - 100 }]);
-    t.app.flips.setOptions({ bucketMs: 60_000, mayorMinChange: 0.001, auctionsMinIntervalMs: 0 });
-    await t.app.flips.refresh();
+    t.app.market.flips.setOptions({ bucketMs: 60_000, mayorMinChange: 0.001, auctionsMinIntervalMs: 0 });
+    await t.app.market.flips.refresh();
   });
   after(async () => {
     await sim?.close();

@@ -9,6 +9,8 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { Store } from '../../src/store/index.ts';
+import { marketFromConfig } from '../../src/market/index.ts';
+import type { GameData } from '../../src/gamedata/types.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -24,6 +26,8 @@ export interface TestAppOptions extends BuildOptions {
   /** register extra test-only routes before the app is sealed */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   dataSource?: AppContext['dataSource'];
+  /** the market's game data (default: the config's locations, i.e. the built-in tables) */
+  game?: GameData;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -40,6 +44,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: createLogger(config.logLevel),
     dataSource: options.dataSource ?? 'upstream',
     startedAt: clock.now(),
+    ...(options.game && options.apiRoutes !== false ? { market: marketFromConfig({ store, clock, logger: createLogger(config.logLevel), config, game: options.game }) } : {}),
   };
   const app = await buildApp(context, options);
   await options.extend?.(app);

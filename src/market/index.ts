@@ -1,0 +1,79 @@
+/**
+ * The market: the hot in-memory views the faces read, composed once per process by
+ * createMarket() (runtime.ts, by role) and handed to the app. One copy of the active listings
+ * feeds the auction routes, the crafting view and the flip engine; one start() and one close().
+ */
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { Store } from '../store/index.ts';
+import type { GameData } from '../gamedata/types.ts';
+import { loadGameData } from '../gamedata/index.ts';
+import { loadUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
+import { ActiveAuctionsView } from './active-auctions.ts';
+import { CraftMarket } from './craft.ts';
+import { FlipEngine } from './flips.ts';
+
+export interface MarketOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** items, recipes and NPC prices, loaded once by the caller */
+  game: GameData;
+  /** star and attribute-level costs of the flips (from the same game data) */
+  upgradeCosts: UpgradeCosts;
+  config: { flipsPollMs: number; npcUploadQuorum: number };
+}
+
+export interface Market {
+  readonly game: GameData;
+  readonly activeAuctions: ActiveAuctionsView;
+  readonly craft: CraftMarket;
+  readonly flips: FlipEngine;
+  /** Loads the active listings and starts the background refreshes. */
+  start(): Promise<void>;
+  /** Stops every refresh and listener; waits for a running flip computation. */
+  close(): Promise<void>;
+}
+
+export function createMarket(options: MarketOptions): Market {
+  const { store, clock, logger, game, upgradeCosts, config } = options;
+  const activeAuctions = new ActiveAuctionsView(store, clock, { logger: logger.child({ component: 'active-auctions' }) });
+  const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions });
+  const flips = new FlipEngine(store, clock, logger.child({ component: 'flips' }), {
+    pollMs: config.flipsPollMs,
+    upgradeCosts,
+    npcUploadQuorum: config.npcUploadQuorum,
+    activeBins: activeAuctions,
+  });
+  let started = false;
+  return {
+    game,
+    activeAuctions,
+    craft,
+    flips,
+    async start() {
+      if (started) return;
+      started = true;
+      await activeAuctions.ready();
+      craft.start();
+      flips.start();
+    },
+    async close() {
+      await flips.stop();
+      craft.stop();
+      activeAuctions.close();
+    },
+  };
+}
+
+/**
+ * The market of a configuration: game data read once from the configured locations (the
+ * synced NEU repository, else the built-in tables), then createMarket().
+ */
+export function marketFromConfig(options: Omit<MarketOptions, 'game' | 'upgradeCosts' | 'config'> & { config: MarketOptions['config'] & { gameDataDir?: string | undefined; dataDir: string }; game?: GameData }): Market {
+  const { config } = options;
+  const locations = { gameDataDir: config.gameDataDir, dataDir: config.dataDir };
+  const game = options.game ?? loadGameData(locations);
+  options.logger.info({ source: game.source, items: game.items.size, recipes: game.recipes.size }, 'game data loaded');
+  return createMarket({ ...options, game, upgradeCosts: loadUpgradeCosts(locations), config });
+}
