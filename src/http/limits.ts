@@ -423,6 +423,34 @@ export interface CostLimiter {
 }
 
 /**
+ * Charges `cost` to `key` in a window built on first use (the Redis client exists once the
+ * limits plugin has run): the window's result when it went over (the charge is refunded), else
+ * null. When the counter store is unreachable the charge is skipped (logged): a special limit
+ * fails open like the general ones rather than answering 500.
+ */
+function windowCharger(app: FastifyInstance, keyPrefix: string, spec: WindowSpec) {
+  let window: ClockWindow | undefined;
+  const charge = async (key: string, cost: number): Promise<WindowResult | null> => {
+    window ??= windowOn(app, keyPrefix, spec);
+    let result: WindowResult;
+    try {
+      result = await window.consume(key, cost);
+    } catch (err) {
+      app.log.warn({ err: { message: err instanceof Error ? err.message : String(err) }, limit: keyPrefix }, 'rate limiter unavailable; request not counted');
+      return null;
+    }
+    if (!result.exceeded) return null;
+    await window.refund(key, cost).catch(() => {});
+    return result;
+  };
+  const refund = async (key: string, cost: number): Promise<void> => {
+    window ??= windowOn(app, keyPrefix, spec);
+    await window.refund(key, cost).catch(() => {});
+  };
+  return { charge, refund };
+}
+
+/**
  * A per-key budget of `points` units per `durationSec` window (bazaar export: 5 per 300 s,
  * a full order book costs 3). A refused request is not charged. Same store as the
  * general limits (memory or Redis); the window follows the app clock.
@@ -432,18 +460,15 @@ export function createCostLimiter(
   options: { keyPrefix: string; points: number; durationSec: number },
 ): CostLimiter {
   const spec: WindowSpec = { id: windowId(options.durationSec), points: options.points, durationSec: options.durationSec };
-  let window: ClockWindow | undefined;
+  const { charge } = windowCharger(app, `cost:${options.keyPrefix}`, spec);
   return {
     async consume(key: string, cost: number): Promise<void> {
       if (!Number.isInteger(cost) || cost < 1) throw new RangeError(`cost must be a positive integer, got ${cost}`);
       if (cost > spec.points) {
         throw new HttpProblem(429, 'rate_limited', `This request costs ${cost} units; the limit is ${spec.points} per ${spec.id}.`, { limit: spec.id }, {});
       }
-      // Built on first use: the Redis client exists once the limits plugin has run.
-      window ??= windowOn(app, `cost:${options.keyPrefix}`, spec);
-      const result = await window.consume(key, cost);
-      if (!result.exceeded) return;
-      await window.refund(key, cost);
+      const result = await charge(key, cost);
+      if (!result) return;
       const retryAfter = retryAfterSeconds(result.resetAt, app.clock.now());
       const used = result.consumed - cost;
       throw new HttpProblem(
@@ -453,6 +478,41 @@ export function createCostLimiter(
         { limit: spec.id, cost, used, retryAfter },
         { 'Retry-After': String(retryAfter) },
       );
+    },
+  };
+}
+
+export interface ByteQuota {
+  /** Charges `bytes` to `key`; throws a 429 `quota_exceeded` problem (Retry-After) when they do not fit. */
+  charge(key: string, bytes: number): Promise<void>;
+  /** Gives bytes back (the upload was refused, or stored smaller than charged). */
+  refund(key: string, bytes: number): Promise<void>;
+}
+
+/**
+ * A storage quota: at most `bytes` per key per `durationSec` window (proxied uploads: per client
+ * and for all clients together, per day). Counted like the other limits (memory or Redis, on the
+ * app clock), so it holds across API processes; fails open when Redis is down.
+ */
+export function createByteQuota(app: FastifyInstance, options: { keyPrefix: string; bytes: number; durationSec: number; what: string }): ByteQuota {
+  const spec: WindowSpec = { id: windowId(options.durationSec), points: options.bytes, durationSec: options.durationSec };
+  const { charge, refund } = windowCharger(app, `quota:${options.keyPrefix}`, spec);
+  return {
+    async charge(key: string, bytes: number): Promise<void> {
+      const result = await charge(key, bytes);
+      if (!result) return;
+      const retryAfter = retryAfterSeconds(result.resetAt, app.clock.now());
+      const used = result.consumed - bytes;
+      throw new HttpProblem(
+        429,
+        'quota_exceeded',
+        `${options.what}: ${used} of ${options.bytes} bytes per ${spec.id} used; this one needs ${bytes}. Retry after ${retryAfter} s.`,
+        { quota: options.bytes, used, needed: bytes, retryAfter },
+        { 'Retry-After': String(retryAfter) },
+      );
+    },
+    async refund(key: string, bytes: number): Promise<void> {
+      if (bytes > 0) await refund(key, bytes);
     },
   };
 }

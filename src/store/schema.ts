@@ -298,8 +298,10 @@ export interface DataUploadsTable {
   id: string;
   request_id: string;
   kind: string;
+  /** the upload's inflated size */
   bytes: number;
-  body: string;
+  /** gzip bytes (migration 014); rows stored before it hold the JSON text */
+  body: string | Uint8Array;
   received_at: number;
 }
 
