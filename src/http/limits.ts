@@ -14,7 +14,7 @@
  * for a Premium+ account with a valid token (which also lifts an IP ban but not the
  * limits). RATE_LIMIT_EXEMPT networks and routes with `config.rateLimit: false` (health,
  * metrics) are not limited. An IP that collects RATE_LIMIT_BAN_THRESHOLD 429s within an
- * hour is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS. A refused request is
+ * hour (that one included) is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS. A refused request is
  * not charged to the windows, so they count admitted requests only.
  *
  * Also the reusable special limiters: a cost-based limiter (bazaar export), a fixed delay
@@ -27,7 +27,7 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { sleepOn, type Clock } from '../clock.ts';
-import { redact, type TrustProxy } from '../config.ts';
+import { redact, type TrustProxy, type TrustProxyHeader } from '../config.ts';
 import { resolveAccount } from './auth.ts';
 import { HttpProblem } from './problem.ts';
 import { routeFacts } from './route-config.ts';
@@ -212,16 +212,19 @@ export function inNetworks(list: BlockList, ip: string): boolean {
 
 /**
  * Where the request comes from. Fastify already applies TRUST_PROXY to X-Forwarded-For
- * (request.ip); CF-Connecting-IP wins when the direct peer is a trusted proxy.
+ * (request.ip). A vendor header (CF-Connecting-IP …) is believed only when TRUST_PROXY_HEADER
+ * names it and the direct peer is a trusted proxy: any other proxy passes it on from the
+ * client, who could then rotate it past the limits or name a victim's address to get it banned.
  */
-export function clientIpResolver(trustProxy: TrustProxy): (request: FastifyRequest) => string {
+export function clientIpResolver(trustProxy: TrustProxy, vendorHeader?: TrustProxyHeader): (request: FastifyRequest) => string {
   if (trustProxy === false || trustProxy === 0) return (request) => normalizeIp(request.socket.remoteAddress ?? request.ip);
+  if (vendorHeader === undefined) return (request) => normalizeIp(request.ip);
   const trusted = Array.isArray(trustProxy) ? networkList(trustProxy) : undefined;
   return (request) => {
     const peer = normalizeIp(request.socket.remoteAddress ?? '');
     const peerTrusted = trusted ? inNetworks(trusted, peer) : true;
-    const cf = request.headers['cf-connecting-ip'];
-    if (peerTrusted && typeof cf === 'string' && isIP(cf.trim()) !== 0) return normalizeIp(cf.trim());
+    const named = request.headers[vendorHeader];
+    if (peerTrusted && typeof named === 'string' && isIP(named.trim()) !== 0) return normalizeIp(named.trim());
     return normalizeIp(request.ip);
   };
 }
@@ -297,7 +300,7 @@ export const limitsPlugin = fp(
     const violations = makeLimiter(app, 'rl:violations', config.rateLimitBanThreshold, 3600);
     const bans = makeLimiter(app, 'rl:ban', 1, config.rateLimitBanSeconds);
     const exempt = networkList(config.rateLimitExempt);
-    const clientIp = clientIpResolver(config.trustProxy);
+    const clientIp = clientIpResolver(config.trustProxy, config.trustProxyHeader);
 
     async function isBanned(ip: string): Promise<boolean> {
       const res = await bans.get(ip);
@@ -361,11 +364,9 @@ export const limitsPlugin = fp(
       await Promise.all(windows.map((w) => w.refund(key, 1))).catch(() => {});
 
       if (!premiumPlus) {
-        try {
-          await violations.consume(ip, 1);
-        } catch (err) {
-          if (err instanceof RateLimiterRes) await bans.block(ip, config.rateLimitBanSeconds).catch(() => {});
-        }
+        // Banned at the RATE_LIMIT_BAN_THRESHOLD-th 429 of the hour (the limiter itself refuses only the one after).
+        const violation = await violations.consume(ip, 1).catch((err: unknown) => (err instanceof RateLimiterRes ? err : null));
+        if (violation && violation.consumedPoints >= config.rateLimitBanThreshold) await bans.block(ip, config.rateLimitBanSeconds).catch(() => {});
       }
       const now = app.clock.now();
       const first = exceeded[0] as WindowResult;
