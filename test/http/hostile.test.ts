@@ -92,3 +92,25 @@ describe('hostile clients (issue 21)', () => {
     assert.equal(preflight.headers['access-control-allow-origin'], '*');
   });
 });
+
+describe('METRICS_TOKEN (issue 21 item 13)', () => {
+  const token = 'scrape-0123456789abcdef';
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ env: { METRICS_TOKEN: token } });
+  });
+  after(() => t.close());
+
+  it('/metrics answers only the scraper that sends the token', async () => {
+    for (const authorization of [undefined, 'Bearer wrong-token-0123456789', `Basic ${token}`, `Bearer ${token}x`]) {
+      const res = await t.app.inject({ url: '/metrics', headers: authorization ? { authorization } : {} });
+      assert.equal(res.statusCode, 401, String(authorization));
+      assert.equal(res.headers['content-type'], 'application/problem+json');
+      assert.equal(res.json().slug, 'metrics_token_required');
+      assert.doesNotMatch(res.body, /skymarket_http/);
+    }
+    const ok = await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    assert.equal(ok.statusCode, 200);
+    assert.match(ok.body, /skymarket_http_requests_total/);
+  });
+});
