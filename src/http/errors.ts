@@ -7,7 +7,12 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
+import { isUnavailable } from '../network-errors.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
+
+/** Seconds a client is asked to wait during a database outage, and ms between the checks that end it. */
+const OUTAGE_RETRY_SECONDS = 5;
+const OUTAGE_PROBE_MS = 1000;
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
@@ -141,6 +146,39 @@ export const errorsPlugin = fp(
       done(unsafeNumber('query', request.query) ?? unsafeNumber('params', request.params));
     });
 
+    // A database outage is logged once when it starts and once when a ping succeeds again, not per request.
+    let probe: NodeJS.Timeout | undefined;
+    let down = false;
+    let closed = false;
+    const outage = {
+      begin(err: Error) {
+        if (down) return;
+        down = true;
+        const since = Date.now();
+        app.log.error({ err: { message: err.message, code: (err as { code?: unknown }).code } }, 'database unavailable: answering 503 until it is back');
+        // One ping at a time (a ping may wait for the pool's connection timeout).
+        const check = () => {
+          app.store.ping().then(
+            () => {
+              down = false;
+              app.log.warn({ outageSeconds: Math.round((Date.now() - since) / 1000) }, 'database available again');
+            },
+            () => schedule(),
+          );
+        };
+        const schedule = () => {
+          if (closed) return;
+          probe = setTimeout(check, OUTAGE_PROBE_MS);
+          probe.unref();
+        };
+        schedule();
+      },
+    };
+    app.addHook('onClose', async () => {
+      closed = true;
+      clearTimeout(probe);
+    });
+
     app.setErrorHandler((error: FastifyError | HttpProblem, request, reply) => {
       if (error instanceof HttpProblem) {
         reply.headers(error.headers);
@@ -153,6 +191,11 @@ export const errorsPlugin = fp(
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         return sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? slugForStatus(status), error.message);
+      }
+      if (isUnavailable(error)) {
+        outage.begin(error);
+        reply.header('Retry-After', String(OUTAGE_RETRY_SECONDS));
+        return sendProblem(reply, 503, 'database_unavailable', `The database cannot be reached right now. Retry in ${OUTAGE_RETRY_SECONDS} s.`);
       }
       request.log.error({ err: error, reqId: request.id }, 'request failed');
       return sendProblem(

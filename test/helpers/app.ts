@@ -24,6 +24,8 @@ export interface TestAppOptions extends BuildOptions {
   /** register extra test-only routes before the app is sealed */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   dataSource?: AppContext['dataSource'];
+  /** where the app's log lines go (default stdout) */
+  logDestination?: Parameters<typeof createLogger>[1];
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -37,7 +39,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     store,
     clock,
     metrics: createMetrics({ defaultMetrics: false }),
-    logger: createLogger(config.logLevel),
+    logger: createLogger(config.logLevel, options.logDestination),
     dataSource: options.dataSource ?? 'upstream',
     startedAt: clock.now(),
   };
