@@ -325,6 +325,10 @@ export interface ExportJobsTable {
   completed_at: number | null;
   row_count: number | null;
   error: string | null;
+  /** last sign of life of the worker running it (migration 015); the lease runs from here */
+  heartbeat_at: number | null;
+  /** how many times a worker took it */
+  attempts: Generated<number>;
 }
 
 /** A variant of sold items (migration 012, domain/sales-rollup.ts). */
