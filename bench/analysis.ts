@@ -21,8 +21,10 @@ const HOT_SALES = 40_600;
 const DAYS = 90;
 const DEFAULT_BASELINE = 'f8b489e';
 
-interface Server {
+export interface Server {
   url: string;
+  /** the server process, for its RSS */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -37,7 +39,7 @@ async function runScript(tree: string, script: string, args: string[]): Promise<
 }
 
 /** Starts `bench/servers/auctions-app.ts` of `tree` on `dir` and waits for the URL it prints. */
-async function startApp(tree: string, dir: string): Promise<Server> {
+export async function startApp(tree: string, dir: string): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(tree, 'bench/servers/auctions-app.ts'), dir], {
     cwd: tree,
     env: { ...process.env, RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1' },
@@ -58,6 +60,7 @@ async function startApp(tree: string, dir: string): Promise<Server> {
   });
   return {
     url,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -67,7 +70,7 @@ async function startApp(tree: string, dir: string): Promise<Server> {
 }
 
 /** A checkout of `ref` in a temporary directory sharing this tree's node_modules; undefined when git cannot give it. */
-function checkout(ref: string): string | undefined {
+export function checkout(ref: string): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-baseline-'));
   const archive = spawnSync('git', ['-C', ROOT, 'archive', '--format=tar', ref], { maxBuffer: 1 << 30 });
   if (archive.status !== 0) {

@@ -21,7 +21,7 @@ export const PROXY_MAX_INFLATED_BYTES = Math.max(...Object.values(PROXY_KIND_MAX
  * An upload is inflated and read in pieces of this size, the event loop free between two: a
  * piece costs well under a millisecond of CPU (docs/performance.md, issue 21).
  */
-const PIECE_BYTES = 64 * 1024;
+const PIECE_BYTES = 16 * 1024;
 const gzipAsync = promisify(gzip);
 
 function unknownKind(): HttpProblem {
