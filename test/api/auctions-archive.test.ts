@@ -167,6 +167,7 @@ describe('archive and batch endpoints', () => {
       assert.equal(failing.received.length, 1);
       assert.equal(hook.received.length, before + 1, 'the pending job from the previous test was delivered');
     });
+
     it('jobs left InProgress by a crashed worker stop counting toward the cap once their lease expires, and are taken back (issue 21 item 8)', async () => {
       const token = (await t.store.accounts.create({ tier: 'premium_plus', now })).token;
       const auth = { authorization: `Bearer ${token}` };
