@@ -39,7 +39,7 @@ async function runScript(tree: string, script: string, args: string[]): Promise<
 }
 
 /** Starts `bench/servers/auctions-app.ts` of `tree` on `dir` and waits for the URL it prints. */
-export async function startApp(tree: string, dir: string): Promise<Server> {
+async function startApp(tree: string, dir: string): Promise<Server> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(tree, 'bench/servers/auctions-app.ts'), dir], {
     cwd: tree,
     env: { ...process.env, RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1' },
@@ -67,6 +67,25 @@ export async function startApp(tree: string, dir: string): Promise<Server> {
       await once(child, 'exit');
     },
   };
+}
+
+/**
+ * Runs `use` against `tree`'s app on a fresh data directory that `prepare` fills first; stops the
+ * app and removes the directory afterwards.
+ */
+export async function withApp<P, T>(tree: string, dirPrefix: string, prepare: (dir: string) => Promise<P>, use: (server: Server, prepared: P) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  try {
+    const prepared = await prepare(dir);
+    const server = await startApp(tree, dir);
+    try {
+      return await use(server, prepared);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A checkout of `ref` in a temporary directory sharing this tree's node_modules; undefined when git cannot give it. */
@@ -167,20 +186,13 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const results = new Map<string, Measured>();
   try {
     for (const { name, tree } of trees) {
-      const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-analysis-'));
-      try {
+      const fill = async (dir: string) => {
         const t = performance.now();
         const { token } = JSON.parse(await runScript(tree, 'bench/servers/analysis-fill.ts', [dir, String(HOT_SALES), String(DAYS)])) as { token: string };
         process.stderr.write(`  ${name}: ${HOT_SALES} + 60000 sales stored in ${Math.round(performance.now() - t)} ms\n`);
-        const server = await startApp(tree, dir);
-        try {
-          results.set(name, await measure(server, token, options));
-        } finally {
-          await server.stop();
-        }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+        return token;
+      };
+      results.set(name, await withApp(tree, 'skymarket-bench-analysis-', fill, (server, token) => measure(server, token, options)));
     }
   } finally {
     if (baselineTree) rmSync(baselineTree, { recursive: true, force: true });

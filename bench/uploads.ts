@@ -6,11 +6,10 @@
  * baseline checkout (`BENCH_UPLOADS_BASELINE`, a git ref; default 95a2528, before the streaming
  * scan; `none` skips it), in the same run window.
  */
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { checkout, startApp, type Server } from './analysis.ts';
+import { checkout, withApp, type Server } from './analysis.ts';
 import type { BenchOptions, BenchRow } from './lib.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -81,17 +80,9 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const results = new Map<string, Measured>();
   try {
     for (const { name, tree } of trees) {
-      const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-uploads-'));
-      try {
-        const server = await startApp(tree, dir);
-        try {
-          for (const [payload, make] of Object.entries(PAYLOADS)) results.set(`${payload}|${name}`, await measure(server, rounds, make()));
-        } finally {
-          await server.stop();
-        }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+      await withApp(tree, 'skymarket-bench-uploads-', async () => undefined, async (server) => {
+        for (const [payload, make] of Object.entries(PAYLOADS)) results.set(`${payload}|${name}`, await measure(server, rounds, make()));
+      });
     }
   } finally {
     if (baselineTree) rmSync(baselineTree, { recursive: true, force: true });

@@ -423,15 +423,20 @@ export interface CostLimiter {
   consume(key: string, cost: number): Promise<void>;
 }
 
+/** A 429 problem with Retry-After (also in the body). */
+function tooMany(slug: string, detail: string, extensions: Record<string, unknown>, retryAfter: number): HttpProblem {
+  return new HttpProblem(429, slug, detail, { ...extensions, retryAfter }, { 'Retry-After': String(retryAfter) });
+}
+
 /**
  * Charges `cost` to `key` in a window built on first use (the Redis client exists once the
- * limits plugin has run): the window's result when it went over (the charge is refunded), else
- * null. When the counter store is unreachable the charge is skipped (logged): a special limit
- * fails open like the general ones rather than answering 500.
+ * limits plugin has run): when it went over (the charge is refunded), what was used before and
+ * the seconds until the window ends; else null. When the counter store is unreachable the charge
+ * is skipped (logged): a special limit fails open like the general ones rather than answering 500.
  */
 function windowCharger(app: FastifyInstance, keyPrefix: string, spec: WindowSpec) {
   let window: ClockWindow | undefined;
-  const charge = async (key: string, cost: number): Promise<WindowResult | null> => {
+  const charge = async (key: string, cost: number): Promise<{ used: number; retryAfter: number } | null> => {
     window ??= windowOn(app, keyPrefix, spec);
     let result: WindowResult;
     try {
@@ -442,7 +447,7 @@ function windowCharger(app: FastifyInstance, keyPrefix: string, spec: WindowSpec
     }
     if (!result.exceeded) return null;
     await window.refund(key, cost).catch(() => {});
-    return result;
+    return { used: result.consumed - cost, retryAfter: retryAfterSeconds(result.resetAt, app.clock.now()) };
   };
   const refund = async (key: string, cost: number): Promise<void> => {
     window ??= windowOn(app, keyPrefix, spec);
@@ -468,17 +473,10 @@ export function createCostLimiter(
       if (cost > spec.points) {
         throw new HttpProblem(429, 'rate_limited', `This request costs ${cost} units; the limit is ${spec.points} per ${spec.id}.`, { limit: spec.id }, {});
       }
-      const result = await charge(key, cost);
-      if (!result) return;
-      const retryAfter = retryAfterSeconds(result.resetAt, app.clock.now());
-      const used = result.consumed - cost;
-      throw new HttpProblem(
-        429,
-        'rate_limited',
-        `Limit of ${spec.points} units per ${spec.id} reached (${used} used, this request costs ${cost}). Retry after ${retryAfter} s.`,
-        { limit: spec.id, cost, used, retryAfter },
-        { 'Retry-After': String(retryAfter) },
-      );
+      const refused = await charge(key, cost);
+      if (!refused) return;
+      const { used, retryAfter } = refused;
+      throw tooMany('rate_limited', `Limit of ${spec.points} units per ${spec.id} reached (${used} used, this request costs ${cost}). Retry after ${retryAfter} s.`, { limit: spec.id, cost, used }, retryAfter);
     },
   };
 }
@@ -500,17 +498,10 @@ export function createByteQuota(app: FastifyInstance, options: { keyPrefix: stri
   const { charge, refund } = windowCharger(app, `quota:${options.keyPrefix}`, spec);
   return {
     async charge(key: string, bytes: number): Promise<void> {
-      const result = await charge(key, bytes);
-      if (!result) return;
-      const retryAfter = retryAfterSeconds(result.resetAt, app.clock.now());
-      const used = result.consumed - bytes;
-      throw new HttpProblem(
-        429,
-        'quota_exceeded',
-        `${options.what}: ${used} of ${options.bytes} bytes per ${spec.id} used; this one needs ${bytes}. Retry after ${retryAfter} s.`,
-        { quota: options.bytes, used, needed: bytes, retryAfter },
-        { 'Retry-After': String(retryAfter) },
-      );
+      const refused = await charge(key, bytes);
+      if (!refused) return;
+      const { used, retryAfter } = refused;
+      throw tooMany('quota_exceeded', `${options.what}: ${used} of ${options.bytes} bytes per ${spec.id} used; this one needs ${bytes}. Retry after ${retryAfter} s.`, { quota: options.bytes, used, needed: bytes }, retryAfter);
     },
     async refund(key: string, bytes: number): Promise<void> {
       if (bytes > 0) await refund(key, bytes);
