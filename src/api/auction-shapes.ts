@@ -3,15 +3,22 @@
  * OpenAPI document and serialisation, and the functions that turn store records into them.
  */
 import { Type, type Static } from 'typebox';
+import { enchantList, saveAuctionWire, soldAuctionWire, type BidFacts, type NbtDataWire } from '../domain/auction-wire.ts';
 import { enchantmentColor } from '../domain/enchantments.ts';
 import { priceOf } from '../domain/filters.ts';
 import { auctionExtraAttributesOfNbt, ItemDecodeError } from '../domain/nbt.ts';
+import { enchantmentBookTag } from '../domain/tags.ts';
+import { CATEGORIES, REFORGES, TIERS } from '../domain/wire-enums.ts';
 import { isoTime } from '../http/schemas.ts';
 import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
 import type { BidsTable } from '../store/schema.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
+const StringEnum = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
+const Reforge = StringEnum(REFORGES, 'the established `Reforge` enum, spelt exactly so (`None` without a reforge, `Unknown` for one the enum lacks)');
+const Category = StringEnum(CATEGORIES, 'the established `Category` enum (`UNKNOWN` when the auction named none, e.g. sales seen only in auctions_ended)');
+const Tier = StringEnum(TIERS, 'the established `Tier` enum');
 
 export const Enchantment = Type.Object({ type: Type.String(), level: Type.Integer() }, { $id: 'Enchantment' });
 export const ColorEnchant = Type.Object(
@@ -29,14 +36,14 @@ export const Bid = Type.Object(
 );
 
 const auctionFields = {
-  uuid: Type.String(),
+  uuid: Nullable(Type.String({ description: 'auction uuid, 32 hex (null only inside a lowball offer: that item is not an auction)' })),
   count: Type.Integer(),
   startingBid: Type.Integer(),
   tag: Type.String(),
   itemName: Type.String(),
-  start: Nullable(DateTime),
+  start: DateTime,
   end: DateTime,
-  auctioneerId: Type.String(),
+  auctioneerId: Nullable(Type.String()),
   profileId: Nullable(Type.String()),
   coop: Nullable(Type.Array(Type.String())),
   coopMembers: Type.Null(),
@@ -53,12 +60,12 @@ const auctionFields = {
     },
     { description: 'the decoded item NBT; `{}` when the stored item bytes cannot be decoded' },
   ),
-  itemCreatedAt: Nullable(DateTime),
-  reforge: Type.String({ description: '"None" or the reforge, first letter upper case' }),
-  category: Type.String(),
-  tier: Type.String(),
+  itemCreatedAt: Type.String({ format: 'date-time', description: 'when the item was created; 0001-01-01T00:00:00.000Z when the item carries no creation time (books, potions, runes)' }),
+  reforge: Reforge,
+  category: Category,
+  tier: Tier,
   bin: Type.Boolean(),
-  flatNbt: Type.Record(Type.String(), Type.String()),
+  flatNbt: Type.Record(Type.String(), Type.String(), { description: 'flattened NBT, every value a string, with the item\'s `uid` (last 12 hex of its uuid) and dashed `uuid` when it has one' }),
 };
 
 export const SaveAuction = Type.Object(
@@ -71,20 +78,21 @@ export const ColorSaveAuction = Type.Object(
 );
 export const SoldAuction = Type.Object(
   {
+    id: Type.Integer({ description: "stable numeric id of the sale, derived from the auction uuid (its first 13 hex digits without the version digit)" }),
     uuid: Type.String(),
     tag: Type.String(),
     itemName: Type.String(),
-    auctioneerId: Type.String(),
+    auctioneerId: Nullable(Type.String()),
     startingBid: Type.Integer(),
     highestBidAmount: Type.Integer({ description: 'the sale price' }),
-    start: Nullable(DateTime),
+    start: Type.String({ format: 'date-time', description: "the auction's start; for a sale first seen in auctions_ended, derived (docs/compatibility.md)" }),
     end: DateTime,
     bin: Type.Boolean(),
     count: Type.Integer(),
     enchantments: Type.Array(Type.Ref('Enchantment')),
     shortItemBytes: Type.Null(),
-    flattenedNbt: Type.Record(Type.String(), Type.String()),
-    tier: Type.String(),
+    flattenedNbt: Type.Record(Type.String(), Type.String(), { description: "flattened NBT with the item's `uid`" }),
+    tier: Tier,
   },
   { $id: 'SoldAuction' },
 );
@@ -127,23 +135,13 @@ export const SupplyElement = Type.Object(
 export const SHARED_AUCTION_SCHEMAS = [Enchantment, ColorEnchant, Bid, SaveAuction, ColorSaveAuction, SoldAuction, AuctionPreview, ItemSell, BinResponse, SupplyElement];
 
 export type SaveAuctionWire = Static<typeof SaveAuction>;
-type BidWire = Static<typeof Bid>;
 
-function reforgeName(reforge: string | null): string {
-  if (!reforge) return 'None';
-  return reforge.charAt(0).toUpperCase() + reforge.slice(1);
-}
-
-function enchantList(e: Readonly<Record<string, number>>): Array<{ type: string; level: number }> {
-  return Object.entries(e).map(([type, level]) => ({ type, level }));
-}
-
-export function bidWire(b: BidsTable): BidWire {
-  return { bidder: b.bidder, profileId: b.profile_id, amount: Number(b.amount), timestamp: isoTime(Number(b.placed_at)) };
+function bidFacts(b: BidsTable): BidFacts {
+  return { bidder: b.bidder, profileId: b.profile_id, amount: Number(b.amount), at: Number(b.placed_at) };
 }
 
 /** `nbtData` from the stored item's NBT: `{ data: ExtraAttributes }`, `{}` when absent or undecodable. */
-export function nbtDataOf(itemNbt: Uint8Array | null | undefined): { data?: Record<string, unknown> } {
+export function nbtDataOf(itemNbt: Uint8Array | null | undefined): NbtDataWire {
   if (!itemNbt) return {};
   try {
     return { data: auctionExtraAttributesOfNbt(itemNbt) };
@@ -153,70 +151,28 @@ export function nbtDataOf(itemNbt: Uint8Array | null | undefined): { data?: Reco
   }
 }
 
-/** SaveAuction from a record; bids when known (lists from the view pass []); `nbtData` from the item's NBT when given. */
-export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], itemNbt?: Uint8Array | null): SaveAuctionWire {
-  return {
-    enchantments: enchantList(r.enchantments),
-    uuid: r.uuid,
-    count: r.count,
-    startingBid: r.startingBid,
-    tag: r.tag,
-    itemName: r.itemName,
-    start: r.start === null ? null : isoTime(r.start),
-    end: isoTime(r.end),
-    auctioneerId: r.seller,
-    profileId: r.profileId,
-    coop: r.coop.length ? r.coop : null,
-    coopMembers: null,
-    highestBidAmount: r.soldPrice ?? r.highestBid,
-    bids: bids.map(bidWire),
-    anvilUses: Number(r.flatNbt['anvil_uses'] ?? 0) || 0,
-    nbtData: nbtDataOf(itemNbt),
-    itemCreatedAt: r.itemCreatedAt === null ? null : isoTime(r.itemCreatedAt),
-    reforge: reforgeName(r.reforge),
-    category: r.category ?? 'UNKNOWN',
-    tier: r.tier ?? 'UNKNOWN',
-    bin: r.bin,
-    flatNbt: r.flatNbt,
-  };
+/** SaveAuction from a record; bids when known (lists from the view pass []); `nbtData` already decoded, or the item's NBT to decode. */
+export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], itemNbt?: Uint8Array | null | NbtDataWire): SaveAuctionWire {
+  const nbtData = itemNbt instanceof Uint8Array || itemNbt === null || itemNbt === undefined ? nbtDataOf(itemNbt) : itemNbt;
+  return saveAuctionWire(r, bids.map(bidFacts), nbtData);
 }
 
 /** ColorSaveAuction: enchantments with colour and coin value, most valuable first. */
-export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>, itemNbt?: Uint8Array | null) {
+export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>, itemNbt?: Uint8Array | null | NbtDataWire) {
   const base = saveAuction(r, bids, itemNbt);
-  const enchantments = Object.entries(r.enchantments)
-    .map(([type, level]) => ({
+  const enchantments = enchantList(r.enchantments)
+    .map(({ type, level }) => ({
       type,
       level,
       color: enchantmentColor(type, level),
-      value: Math.round(values.get(enchantBookTag(type, level)) ?? 0),
+      value: Math.round(values.get(enchantmentBookTag(type, level)) ?? 0),
     }))
     .sort((a, b) => b.value - a.value || (a.type < b.type ? -1 : 1));
   return { ...base, enchantments };
 }
 
-/** Bazaar product of an enchantment book: ENCHANTMENT_<NAME>_<LEVEL>. */
-export function enchantBookTag(name: string, level: number): string {
-  return `ENCHANTMENT_${name.toUpperCase()}_${level}`;
-}
-
 export function soldAuction(r: AuctionRecord): Static<typeof SoldAuction> {
-  return {
-    uuid: r.uuid,
-    tag: r.tag,
-    itemName: r.itemName,
-    auctioneerId: r.seller,
-    startingBid: r.startingBid,
-    highestBidAmount: r.soldPrice ?? r.highestBid,
-    start: r.start === null ? null : isoTime(r.start),
-    end: isoTime(r.soldAt ?? r.end),
-    bin: r.bin,
-    count: r.count,
-    enchantments: enchantList(r.enchantments),
-    shortItemBytes: null,
-    flattenedNbt: r.flatNbt,
-    tier: r.tier ?? 'UNKNOWN',
-  };
+  return soldAuctionWire(r);
 }
 
 /** `names`: seller uuid → player name, for the names skymarket knows. */

@@ -6,16 +6,18 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { upperMedian } from '../domain/analysis.ts';
-import { FilterError, filtersFromQuery } from '../domain/filters.ts';
+import { filtersFromQuery } from '../domain/filters.ts';
+import { compileAuctionFilters, KnownTags } from '../services/auction-filters.ts';
 import { allowedWebhook } from '../domain/webhooks.ts';
 import { assertQueueCapacity, fixedDelay } from '../http/limits.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
-import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../jobs/archive-export.ts';
+import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../domain/archive-export.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
-import { compileOr400, parseTag } from './auctions.ts';
+import { filterMap } from '../http/openapi.ts';
+import { ItemTagParams, knownTagCheck, parseItemTag } from '../http/params.ts';
 
 export const ARCHIVE_DELAY_MS = 2000;
 export const MAX_QUEUED_EXPORTS = 4;
@@ -127,6 +129,7 @@ export async function archiveRoutes(app: FastifyInstance) {
   const { store, clock } = app;
   const view = app.activeAuctions;
   const delay = fixedDelay(app, ARCHIVE_DELAY_MS);
+  const requireKnownTag = knownTagCheck(new KnownTags(store, view));
   app.addSchema(ArchiveResponse);
   app.addSchema(ExportRequestCreate);
   app.addSchema(ExportRequest);
@@ -137,11 +140,12 @@ export async function archiveRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['auctions'],
+        ...filterMap('query'),
         summary: 'Sold auctions of an item in a time window (Premium+; answers after a 2-second delay)',
         description:
           'Filters as query parameters; `EndAfter` and `EndBefore` (unix seconds) are required. Newest first, `pageSize` (default 12, 1-100) per `page`. ' +
           `queryStatus is Partial when more than ${ARCHIVE_SCAN_LIMIT} sales had to be scanned.`,
-        params: Type.Object({ itemTag: Type.String() }),
+        params: ItemTagParams,
         querystring: Type.Object(
           {
             page: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }),
@@ -149,22 +153,17 @@ export async function archiveRoutes(app: FastifyInstance) {
           },
           { additionalProperties: Type.String() },
         ),
-        response: { 200: Type.Ref('ArchiveResponse'), ...problemResponses(400) },
+        response: { 200: Type.Ref('ArchiveResponse'), ...problemResponses(400, 404) },
       },
       config: { tier: 'premium_plus', cache: 300 },
     },
     async (request) => {
-      const tag = parseTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const { page, pageSize } = request.query;
-      let filters: Record<string, string>;
-      try {
-        filters = filtersFromQuery(request.query, ['page', 'pageSize', 'token']);
-      } catch (err) {
-        if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-        throw err;
-      }
+      const filters = filtersFromQuery(request.query, ['page', 'pageSize', 'token']);
       const { after, before } = archiveWindow(filters);
-      const filter = await compileOr400(store, filters);
+      const filter = await compileAuctionFilters(store, filters);
+      await requireKnownTag(tag);
       await delay();
       const want = (page + 1) * pageSize;
       const found: AuctionRecord[] = [];
@@ -187,18 +186,19 @@ export async function archiveRoutes(app: FastifyInstance) {
       schema: {
         tags: ['auctions'],
         summary: `Queue a CSV export of sold auctions, delivered to a chat webhook (Premium+, at most ${MAX_QUEUED_EXPORTS} queued per account)`,
-        params: Type.Object({ itemTag: Type.String() }),
+        params: ItemTagParams,
         body: Type.Ref('ExportRequestCreate'),
-        response: { 200: Type.Ref('ExportRequest'), ...problemResponses(400, 429) },
+        response: { 200: Type.Ref('ExportRequest'), ...problemResponses(400, 404, 429) },
       },
       config: { tier: 'premium_plus', cache: 'no-store' },
     },
     async (request) => {
       const account = request.account!;
-      const tag = parseTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const { filters, discordWebhookUrl } = request.body;
       archiveWindow(filters);
-      await compileOr400(store, filters);
+      await compileAuctionFilters(store, filters);
+      await requireKnownTag(tag);
       const flags = (request.body.flags ?? 'None').split(',').map((f) => f.trim()).filter(Boolean);
       const badFlag = flags.find((f) => !(EXPORT_FLAGS as readonly string[]).includes(f));
       if (badFlag !== undefined) throw badRequest('invalid_flags', `Unknown export flag \`${badFlag}\`; use ${EXPORT_FLAGS.join(', ')}.`);
@@ -316,7 +316,7 @@ export async function archiveRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { page, count } = request.query;
-      const tag = request.query.tag === '*' ? undefined : parseTag(request.query.tag);
+      const tag = request.query.tag === '*' ? undefined : parseItemTag(request.query.tag);
       const hour = page === 'last' ? Math.floor(clock.now() / HOUR) - 1 : Number(page);
       const from = hour * HOUR;
       const to = from + HOUR;

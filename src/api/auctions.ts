@@ -6,12 +6,15 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { analysisIgnoresFilters, SalesAnalysis } from '../domain/analysis.ts';
-import { compileFiltersResolving, FilterError, filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import { filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
+import { compileAuctionFilters, KnownTags } from '../services/auction-filters.ts';
 import type { Store } from '../store/index.ts';
-import { isValidTag, normalizeTag } from '../domain/tags.ts';
+import { enchantmentBookTag, isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
+import { filterMap } from '../http/openapi.ts';
+import { itemNotFound, ItemTagParams, knownTagCheck, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { ActiveAuctionsView, type ActiveListing } from '../market/active-auctions.ts';
 import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
@@ -19,7 +22,6 @@ import type { BidsTable } from '../store/schema.ts';
 import {
   auctionPreviews,
   colorSaveAuction,
-  enchantBookTag,
   itemSell,
   nbtDataOf,
   SHARED_AUCTION_SCHEMAS,
@@ -60,7 +62,6 @@ declare module 'fastify' {
 // ---------------------------------------------------------------------------
 // Schemas
 
-const TagParams = Type.Object({ itemTag: Type.String({ description: 'item tag (case-insensitive), e.g. HYPERION, PET_ENDER_DRAGON' }) });
 const FILTER_HELP =
   'Any other query parameter is a filter (case-insensitive name → value), e.g. `Rarity=LEGENDARY`, `Stars=5`, `sharpness=6-7`, `PetLevel=>90`, `Bin=true`; also accepted as a deepObject `query[Rarity]=…`. Values: exact, `1-5`, `>5`, `<5`, `any`, `none`, `a|b`. An unknown filter or a malformed value is a 400 naming the filter.';
 const filterQuery = <P extends Record<string, ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String> | ReturnType<typeof Type.Union>>>(props: P) =>
@@ -139,12 +140,6 @@ const TAGS = ['auctions'];
 // ---------------------------------------------------------------------------
 // Parsing helpers
 
-/** A path tag: validated, canonical upper case. */
-export function parseTag(raw: string): string {
-  if (!isValidTag(raw)) throw badRequest('invalid_tag', `The item tag \`${String(raw).slice(0, 80)}\` is not valid (letters, digits and _:;- only, at most 64).`);
-  return normalizeTag(raw);
-}
-
 /** An auction uuid: 32 hex, dashes allowed. */
 export function parseAuctionUuid(raw: string): string {
   const hex = raw.replace(/-/g, '').toLowerCase();
@@ -159,25 +154,9 @@ export function itemUidOf(raw: string): string | null {
   return hex.slice(-12);
 }
 
-/** Compiles filters, resolving `Seller` player names through the names skymarket has seen; FilterError → 400. */
-export async function compileOr400(store: Store, filters: Record<string, string>): Promise<CompiledFilter> {
-  try {
-    return await compileFiltersResolving(filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
-  } catch (err) {
-    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-    throw err;
-  }
-}
-
-async function compileQuery(store: Store, query: unknown, controls: readonly string[]): Promise<CompiledFilter> {
-  let filters: Record<string, string>;
-  try {
-    filters = filtersFromQuery((query ?? {}) as Record<string, unknown>, controls);
-  } catch (err) {
-    if (err instanceof FilterError) throw badRequest(err.slug, err.message, { filter: err.filter });
-    throw err;
-  }
-  return compileOr400(store, filters);
+/** The request's filters (query parameters other than `controls`), compiled; a bad filter is a 400 (http/errors.ts). */
+function compileQuery(store: Store, query: unknown, controls: readonly string[]): Promise<CompiledFilter> {
+  return compileAuctionFilters(store, filtersFromQuery((query ?? {}) as Record<string, unknown>, controls));
 }
 
 function soldSubject(r: AuctionRecord): FilterSubject {
@@ -233,17 +212,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
   app.addSchema(AnalysisResult);
   await app.register(archiveRoutes);
 
-  const knownTags = new Set<string>();
-  /** 404 unless the tag was ever seen (active, sold, or in the item catalog). */
-  async function requireKnownTag(tag: string): Promise<void> {
-    if (knownTags.has(tag) || view.hasTag(tag)) return;
-    if (await store.auctionQueries.tagExists(tag)) {
-      if (knownTags.size > 100_000) knownTags.clear();
-      knownTags.add(tag);
-      return;
-    }
-    throw notFound('item_not_found', `could not find the item with the tag \`${tag}\``);
-  }
+  const requireKnownTag = knownTagCheck(new KnownTags(store, view));
 
   /** SaveAuctions with `nbtData` decoded from the stored item bytes (the view keeps no bytes). */
   // An auction's item never changes: decoded nbtData is kept per uuid (bounded), so repeated
@@ -256,7 +225,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       if (nbtCache.size + missing.length > 20_000) nbtCache.clear();
       for (const uuid of missing) nbtCache.set(uuid, nbtDataOf(nbt.get(uuid)));
     }
-    return listings.map((l) => ({ ...saveAuction(l, bids?.get(l.uuid) ?? []), nbtData: nbtCache.get(l.uuid) ?? {} }));
+    return listings.map((l) => saveAuction(l, bids?.get(l.uuid) ?? [], nbtCache.get(l.uuid) ?? {}));
   }
 
   // --- single auctions -------------------------------------------------------
@@ -298,7 +267,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const uuid = parseAuctionUuid(request.params.auctionUuid);
       const found = await store.auctionQueries.detail(uuid);
       if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
-      const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantBookTag(name, level));
+      const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantmentBookTag(name, level));
       const values = await store.bazaar.latestBuyPrices(books);
       return colorSaveAuction(found.record, found.bids, values, found.itemNbt);
     },
@@ -373,15 +342,16 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
+        ...filterMap('query'),
         summary: `The ${LOWEST_BIN_COUNT} cheapest active BIN auctions without bids (or as many as exist), filters applied, cheapest first`,
-        params: TagParams,
+        params: ItemTagParams,
         querystring: filterQuery({ page: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 0 })) }),
         response: { 200: Type.Array(Type.Ref('SaveAuction')), ...problemResponses(400, 404) },
       },
       config: { cache: BIN_CACHE_SECONDS },
     },
     (request, reply) => {
-      const tag = parseTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const page = request.query.page ?? 0;
       // The hot path, synchronous: the unfiltered first page of a tag the loaded view holds,
       // while its stored body is current.
@@ -407,6 +377,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
+        ...filterMap('query'),
         summary: 'Active auctions across all items that match the filters',
         description:
           'Ordered by `orderBy` (ENDING_SOON default, LOWEST_PRICE, HIGHEST_PRICE). Use `ItemId=A|B` to restrict to tags.',
@@ -441,9 +412,10 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
+        ...filterMap('query'),
         summary: `Active auctions of an item as previews, ${OVERVIEW_PAGE_SIZE} per page`,
         description: `orderBy: LOWEST_PRICE (default), HIGHEST_PRICE (price = highest bid, else starting bid), ENDING_SOON. Pages beyond ${OVERVIEW_FREE_PAGES - 1} need a Premium+ account token.`,
-        params: TagParams,
+        params: ItemTagParams,
         querystring: filterQuery({
           page: Type.Integer({ minimum: 0, maximum: 10_000, default: 0 }),
           orderBy: Type.Union([OrderBy], { default: 'LOWEST_PRICE' }),
@@ -453,7 +425,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 30, auth: 'optionalToken' },
     },
     async (request) => {
-      const tag = parseTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const { page, orderBy } = request.query;
       if (page >= OVERVIEW_FREE_PAGES) requireTier(request, 'premium_plus', `Pages beyond ${OVERVIEW_FREE_PAGES - 1} of the active overview`);
       const filter = await compileQuery(store, request.query, ['page', 'orderBy', ...CONTROL]);
@@ -521,7 +493,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       schema: {
         tags: TAGS,
         summary: `Sold auctions of an item, newest first (last ${SOLD_WINDOW_DAYS} days; ${SOLD_PARTNER_WINDOW_DAYS} with a partner token)`,
-        params: TagParams,
+        params: ItemTagParams,
         querystring: Type.Object({
           page: Type.Integer({ minimum: 0, maximum: 100_000, default: 0 }),
           pageSize: Type.Integer({
@@ -537,7 +509,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 300, auth: 'optionalPartner' },
     },
     async (request) => {
-      const tag = parseTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const { page, pageSize } = request.query;
       if (pageSize > SOLD_PAGE_SIZE && !request.partner) {
         throw badRequest('invalid_parameters', `query.pageSize must be <= ${SOLD_PAGE_SIZE} (up to ${SOLD_PARTNER_PAGE_SIZE} with a partner token)`, {
@@ -556,16 +528,17 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
+        ...filterMap('query'),
         summary: `Recently sold auctions of an item as previews (${OVERVIEW_PAGE_SIZE}, newest first)`,
         description: `Looks at the last day; widens to 14 days when fewer than ${OVERVIEW_PAGE_SIZE} match, then to 90 days unless more than 2 filters are set.`,
-        params: TagParams,
+        params: ItemTagParams,
         querystring: filterQuery({}),
         response: { 200: Type.Array(Type.Ref('AuctionPreview')), ...problemResponses(400, 404) },
       },
       config: { cache: 120 },
     },
     async (request) => {
-      const tag = parseTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const filter = await compileQuery(store, request.query, CONTROL);
       await requireKnownTag(tag);
       return auctionPreviews(await recentSales(tag, filter, OVERVIEW_PAGE_SIZE), (uuids) => app.store.playerNames.namesOf(uuids));
@@ -655,19 +628,20 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['prices'],
+        ...filterMap('filters'),
         summary: 'Price analysis of an item over its sales of the last `days` days',
         description:
           '`days` (default 7) is clamped to 1-365. 1-7 days: anyone; 8-30: Starter Premium; 31-365: Premium (account token). Filters as plain query parameters. No sales: all zeros. ' +
           'Multi-enchantment books (`ENCHANTED_BOOK`) over more than 7 days ignore the filters (still validated; the response then carries `X-Filters-Ignored: true`). ' +
           `Gives up after ${ANALYSIS_TIMEOUT_MS / 1000} s with a 503 problem \`analysis_timeout\` (Retry-After).`,
-        params: TagParams,
+        params: ItemTagParams,
         querystring: filterQuery({ days: Type.Integer({ default: 7 }) }),
         response: { 200: Type.Ref('AdvancedAnalysisResult'), ...problemResponses(400, 404, 503) },
       },
       config: { cache: 300, auth: 'optionalToken' },
     },
     async (request, reply) => {
-      const tag = parseTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const days = Math.min(365, Math.max(1, request.query.days));
       const needed: Tier | null = days > 30 ? 'premium' : days > 7 ? 'starter_premium' : null;
       if (needed) requireTier(request, needed, `Analysis beyond ${needed === 'premium' ? 30 : 7} days`);
@@ -723,7 +697,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store' },
     },
     async (request) => {
-      const filter = await compileOr400(store, request.body.filters ?? {});
+      const filter = await compileAuctionFilters(store, request.body.filters ?? {});
       const a = request.body.auction;
       const flatNbt = a.flatNbt ?? {};
       const uid = flatNbt['uid'] ?? flatNbt['uuid'];

@@ -13,15 +13,11 @@ import { exportJson } from '../market/bazaar-export.ts';
 import { zipOne } from '../http/zip-stream.ts';
 import { requireTier } from '../http/access.ts';
 import { createCostLimiter } from '../http/limits.ts';
+import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 
-export const ITEM_TAG_PATTERN = '^[A-Za-z0-9_:;\\-]{1,64}$';
-
-const TagParams = Type.Object({
-  itemTag: Type.String({ pattern: ITEM_TAG_PATTERN, description: 'bazaar product id (case-insensitive), e.g. ENCHANTED_DIAMOND' }),
-});
 
 const GraphResult = Type.Object(
   {
@@ -105,11 +101,6 @@ export function graphResult(p: HistoryPoint): GraphResultWire {
   };
 }
 
-/** Canonical product id: upper case (tags in requests are matched case-insensitively). */
-export function productId(tag: string): string {
-  return tag.toUpperCase();
-}
-
 const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 const ISO_LIKE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
@@ -130,9 +121,9 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
 
   /** History points, or 404 when the product has never been seen. */
   async function history(tag: string, resolution: Resolution, from: number, to: number) {
-    const id = productId(tag);
+    const id = parseItemTag(tag);
     const points = await readHistory(store, id, resolution, from, to);
-    if (points.length === 0 && !(await store.bazaarHistory.productExists(id))) throw unknownProduct(tag);
+    if (points.length === 0 && !(await store.bazaarHistory.productExists(id))) throw unknownProduct(id);
     return points.map(graphResult);
   }
 
@@ -151,7 +142,7 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     app.get(
       `/api/bazaar/:itemTag/history/${window.path}`,
       {
-        schema: { tags: ['bazaar'], summary: window.summary, params: TagParams, response: historyResponses },
+        schema: { tags: ['bazaar'], summary: window.summary, params: ItemTagParams, response: historyResponses },
         config: { cache: window.cache },
       },
       async (request) => {
@@ -168,7 +159,7 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
         tags: ['bazaar'],
         summary:
           'Price history of a custom range [start, end], resolution by length: ≤ 1 hour 20-second points (within the last 14 days), ≤ 1 day 5-minute, ≤ 7 days 2-hour, longer daily (at most 4,000 days)',
-        params: TagParams,
+        params: ItemTagParams,
         querystring: RangeQuery,
         response: historyResponses,
       },
@@ -194,7 +185,7 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
       schema: {
         tags: ['bazaar'],
         summary: 'The snapshot at or just before a time (default now), with both order books',
-        params: TagParams,
+        params: ItemTagParams,
         querystring: SnapshotQuery,
         response: { 200: Type.Ref('StorageQuickStatus'), ...problemResponses(400, 404) },
       },
@@ -202,7 +193,7 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     },
     async (request) => {
       const at = parseTime(request.query.timestamp, 'timestamp') ?? clock.now();
-      const id = productId(request.params.itemTag);
+      const id = parseItemTag(request.params.itemTag);
       const row = await store.bazaar.snapshotAt(id, at);
       if (row) {
         const book = row.book ? decodeBook(row.book) : undefined;
@@ -211,7 +202,7 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
       // Older than the kept 20-second rows: the 5-minute row's first snapshot, without books.
       const rolled = await store.bazaarHistory.rollupAt('5m', id, at);
       if (rolled) return quickStatus(id, rolled, null, null);
-      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(request.params.itemTag);
+      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(id);
       throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(at)}.`);
     },
   );
@@ -225,7 +216,7 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
         tags: ['bazaar'],
         summary:
           'Zip stream holding {itemTag}.json: every snapshot in [start, end] (default the last 14 days) — 20-second rows for the last 14 days, 5-minute rows before. Premium: up to 180 days back; Premium+: all history. 5 units per 5 minutes per account (1 per export, 3 with fullOrderBook)',
-        params: TagParams,
+        params: ItemTagParams,
         querystring: ExportQuery,
         response: {
           200: {
@@ -251,8 +242,8 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
           { requiredTier: 'premium_plus' },
         );
       }
-      const id = productId(request.params.itemTag);
-      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(request.params.itemTag);
+      const id = parseItemTag(request.params.itemTag);
+      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(id);
       const fullOrderBook = request.query.fullOrderBook;
       await exportBudget.consume(`account:${account.id}`, fullOrderBook ? EXPORT_BUDGET.fullOrderBookCost : EXPORT_BUDGET.cost);
 
@@ -270,8 +261,8 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
   );
 }
 
-function unknownProduct(tag: string) {
-  return notFound('unknown_product', `No bazaar product '${tag}' is known.`);
+function unknownProduct(id: string) {
+  return itemNotFound(id, `No bazaar product \`${id}\` is known.`);
 }
 
 /** A stored snapshot's quick-status columns (a snapshot row, or a rollup's first values). */

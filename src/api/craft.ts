@@ -6,12 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { CraftEngine } from '../domain/craft/engine.ts';
-import { craftInstructions, flatRecipe, primaryRecipe } from '../domain/craft/instructions.ts';
+import { craftInstruction, flatRecipe, primaryRecipe } from '../domain/craft/instructions.ts';
 import { filterByProgress } from '../domain/craft/profit.ts';
 import type { PlayerProgressSource } from '../domain/craft/progress.ts';
-import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import { loadGameData } from '../gamedata/index.ts';
 import type { GameData } from '../gamedata/types.ts';
+import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { ActiveAuctionsView } from '../market/active-auctions.ts';
@@ -29,10 +29,6 @@ export interface CraftRouteOptions {
 export const FILTER_HEADER = 'x-craft-filter';
 export const MAX_QUANTITY = 1_000_000;
 
-const TagParams = Type.Object({
-  itemTag: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_:;\\-]{1,64}$', description: 'item tag (case-insensitive)' }),
-});
-type TagParams = Static<typeof TagParams>;
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -54,12 +50,22 @@ const RecipeSchema = Type.Object(
   { description: 'slot value "TAG:amount" or ""' },
 );
 
-const InstructionSchema = Type.Object({
+const instructionFields = {
   itemTag: Type.String(),
-  recipe: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
-  copyCommands: Type.Record(Type.String(), Type.String()),
-  detailsPath: Type.Record(Type.String(), Type.String()),
-});
+  recipe: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()], { description: 'grid slots A1..C3 ("TAG:amount" or "") and count; null for an item that is bought' }),
+  copyCommands: Type.Record(Type.String(), Type.String(), { description: 'in-game command per item tag: /bz <name>, /viewauction <uuid> or /ah' }),
+  detailsPath: Type.Record(Type.String(), Type.String(), { description: 'skymarket page per item tag' }),
+};
+
+const InstructionSchema = Type.Object(
+  {
+    ...instructionFields,
+    tree: Type.Array(Type.Object(instructionFields), {
+      description: 'skymarket extension: every item of the craft tree, top first (breadth-first), with its own recipe, commands and paths',
+    }),
+  },
+  { description: "CraftInstruction: the top item's recipe; copyCommands and detailsPath cover every item of the whole craft tree" },
+);
 
 const Level = Type.Union([Type.Object({ name: Type.String(), level: Type.Integer() }), Type.Null()]);
 
@@ -156,20 +162,20 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
   const known = (tag: string, prices?: { bazaar(t: string): unknown; lowestBins(t: string): unknown }) =>
     game.items.has(tag) || game.recipes.has(tag) || (prices !== undefined && (prices.bazaar(tag) !== undefined || prices.lowestBins(tag) !== undefined));
 
-  app.get<{ Params: TagParams }>(
+  app.get<{ Params: ItemTagParams }>(
     '/api/craft/recipe/:itemTag',
     {
       schema: {
         tags: ['craft'],
         summary: 'Crafting recipe of an item (3×3 grid and yield); 404 for unknown items and items without a recipe',
-        params: TagParams,
+        params: ItemTagParams,
         response: { 200: RecipeSchema, ...problemResponses(400, 404) },
       },
       config: { cache: 43_200 },
     },
     async (request) => {
-      const tag = normalizeTag(request.params.itemTag);
-      if (!isValidTag(tag) || !known(tag)) throw notFound('unknown_item', `no item with tag ${tag}`);
+      const tag = parseItemTag(request.params.itemTag);
+      if (!known(tag)) throw itemNotFound(tag);
       const recipe = primaryRecipe(game, tag);
       if (!recipe) throw notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
       const flat = flatRecipe(recipe);
@@ -177,23 +183,23 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
     },
   );
 
-  app.get<{ Params: TagParams }>(
+  app.get<{ Params: ItemTagParams }>(
     '/api/craft/:itemTag/instructions',
     {
       schema: {
         tags: ['craft'],
-        summary: 'How to get every ingredient of the whole craft tree (/bz, /viewauction of the lowest BIN, or /ah)',
-        params: TagParams,
-        response: { 200: Type.Array(InstructionSchema), ...problemResponses(400, 404) },
+        summary: 'The top recipe and how to get every ingredient of the whole craft tree (/bz, /viewauction of the lowest BIN, or /ah)',
+        params: ItemTagParams,
+        response: { 200: InstructionSchema, ...problemResponses(400, 404) },
       },
       config: { cache: 120 },
     },
     async (request) => {
-      const tag = normalizeTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const state = await market.current();
-      if (!known(tag, state.prices)) throw notFound('unknown_item', `no item with tag ${tag}`);
+      if (!known(tag, state.prices)) throw itemNotFound(tag);
       if (!primaryRecipe(game, tag)) throw notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
-      return craftInstructions(game, state.prices, tag);
+      return craftInstruction(game, state.prices, tag);
     },
   );
 
@@ -232,22 +238,22 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
     },
   );
 
-  app.get<{ Params: TagParams; Querystring: Static<typeof AcquisitionQuery> }>(
+  app.get<{ Params: ItemTagParams; Querystring: Static<typeof AcquisitionQuery> }>(
     '/api/craft/acquisition/:itemTag',
     {
       schema: {
         tags: ['craft'],
         summary: 'Live, quantity-specific acquisition plan: craft or buy, fills by source, nested ingredient plans',
-        params: TagParams,
+        params: ItemTagParams,
         querystring: AcquisitionQuery,
         response: { 200: PlanSchema, ...problemResponses(400, 404) },
       },
       config: { cache: 5 },
     },
     async (request) => {
-      const tag = normalizeTag(request.params.itemTag);
+      const tag = parseItemTag(request.params.itemTag);
       const state = await market.current();
-      if (!known(tag, state.prices)) throw notFound('unknown_item', `no item with tag ${tag}`);
+      if (!known(tag, state.prices)) throw itemNotFound(tag);
       return new CraftEngine(game, state.prices).plan(tag, request.query.quantity, request.query.forceCraft);
     },
   );

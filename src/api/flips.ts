@@ -147,7 +147,7 @@ const CopperFlip = Type.Object({
 
 const AuctionKey = Type.Object({
   reforge: Type.Union([Str, Type.Null()]),
-  tier: Type.Union([Str, Type.Null()]),
+  tier: Type.String({ description: 'the established Tier enum (UNKNOWN when the rarity is not known)' }),
   enchants: Type.Array(Type.Object({ type: Str, lvl: Int })),
   modifiers: Type.Array(Type.Object({ key: Str, value: Str })),
   count: Int,
@@ -156,13 +156,13 @@ const AttributeFlip = Type.Object({
   tag: Str,
   itemName: Str,
   auctionToBuy: Str,
-  auctionPrice: Num,
-  profitAfterTax: Num,
-  ingredients: Type.Array(Type.Object({ itemId: Str, attributeName: Type.Union([Str, Type.Null()]), amount: Num, price: Num })),
+  auctionPrice: Int,
+  profitAfterTax: Int,
+  ingredients: Type.Array(Type.Object({ itemId: Str, attributeName: Type.Union([Str, Type.Null()]), amount: Num, price: Int })),
   startingKey: AuctionKey,
   endingKey: AuctionKey,
-  target: Num,
-  estimatedCraftingCost: Num,
+  target: Int,
+  estimatedCraftingCost: Int,
   foundAt: Time,
   volume: Num,
 });

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { lowballView } from '../domain/lowball.ts';
-import { isValidTag, normalizeTag } from '../domain/tags.ts';
+import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 
@@ -76,7 +76,7 @@ export async function lowballRoutes(app: FastifyInstance) {
         description:
           'Query parameters other than `before` and `limit` are filters: an offer matches when its item has every given attribute with that value ' +
           '(keys and values case-insensitive), e.g. `?reforge=heroic&stars=5`. At most 10 filters.',
-        params: Type.Object({ itemTag: Type.String({ maxLength: 64 }) }),
+        params: ItemTagParams,
         querystring: Type.Object(
           { before: Type.Optional(Before), limit: Type.Optional(Limit) },
           { additionalProperties: Type.String({ maxLength: 100 }), maxProperties: 12 },
@@ -86,17 +86,13 @@ export async function lowballRoutes(app: FastifyInstance) {
       config: { cache: 30 },
     },
     async (request) => {
-      const { itemTag } = request.params as { itemTag: string };
-      if (!isValidTag(itemTag)) throw badRequest('invalid_tag', `'${itemTag}' is not a valid item tag`);
+      const tag = parseItemTag((request.params as ItemTagParams).itemTag);
       const { before, limit = 20, ...filters } = request.query as Record<string, string> & { before?: string; limit?: number };
       const beforeMs = parseBefore(before);
-      const tag = normalizeTag(itemTag);
       const now = clock.now();
       const offers = await store.lowball.byTag(tag, { before: beforeMs, limit, now }, filters);
       // Unknown only when neither the catalog nor any offer knows the tag (filters may just match none).
-      if (offers.length === 0 && (await store.items.count()) > 0 && !(await store.items.get(tag)) && !(await store.lowball.hasOffers(tag, now))) {
-        throw notFound('unknown_item', `No item with tag '${itemTag}'`);
-      }
+      if (offers.length === 0 && (await store.items.count()) > 0 && !(await store.items.get(tag)) && !(await store.lowball.hasOffers(tag, now))) throw itemNotFound(tag);
       // The public listing does not name the offering account (userId, an internal id; the field
       // stays, null as its shape allows); minecraftAccount says who offers. /own keeps it.
       return offers.map((o) => ({ ...lowballView(o), userId: null }));

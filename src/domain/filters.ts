@@ -701,8 +701,8 @@ export function filtersFromQuery(query: Readonly<Record<string, unknown>>, contr
   const skip = new Set(controls.map((c) => c.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [rawKey, value] of Object.entries(query)) {
-    // The OpenAPI declares filters as a deepObject `query`: `query[Rarity]=EPIC` is `Rarity=EPIC`.
-    const key = /^query\[(.+)\]$/.exec(rawKey)?.[1] ?? rawKey;
+    // The OpenAPI declares filters as a deepObject `query` (`filters` on the analysis): `query[Rarity]=EPIC` is `Rarity=EPIC`.
+    const key = /^(?:query|filters)\[(.+)\]$/.exec(rawKey)?.[1] ?? rawKey;
     if (skip.has(key.toLowerCase())) continue;
     if (typeof value !== 'string') {
       throw new FilterError(key, 'invalid_filter', `The filter \`${key}\` is given more than once`);

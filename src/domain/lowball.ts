@@ -4,8 +4,13 @@
  * and `lore` are omitted when null; `filters` and `apiAuctionJson` are JSON strings.
  * Pure: no I/O.
  */
+import { saveAuctionWire, type AuctionFacts } from './auction-wire.ts';
 import type { DecodedItem } from './nbt.ts';
-import { dashedUuid } from './player-data.ts';
+import { dashedUuid, UNKNOWN_TIME } from './player-data.ts';
+import { tierFromLore } from './wire-enums.ts';
+
+/** How long an offer lasts (the established service keeps them 7 days). */
+export const LOWBALL_RETENTION_MS = 7 * 86_400_000;
 
 /** An offer as stored (the repository adds its expiry). */
 export interface LowballOfferLike {
@@ -48,7 +53,7 @@ export function lowballView(o: LowballOfferLike): LowballOfferResponse {
     askingPrice: o.askingPrice,
     itemCount: o.itemCount,
   };
-  if (o.auctionJson !== null) out.apiAuctionJson = o.auctionJson;
+  if (o.auctionJson !== null) out.apiAuctionJson = offerSaveAuction(o, o.auctionJson);
   if (o.filters !== null) out.filters = JSON.stringify(o.filters);
   if (o.lore !== null) out.lore = o.lore;
   return out;
@@ -77,19 +82,83 @@ export function offerFilters(item: DecodedItem): Record<string, string> {
   return out;
 }
 
-/** The decoded item as SaveAuction-like JSON (the fields an offer view needs), for `apiAuctionJson`. */
+/**
+ * An offered item as a SaveAuction: not an auction (`uuid` null), the asking price as the starting
+ * bid of a BIN that runs from the offer's creation for as long as the offer lasts.
+ */
+function offeredItem(item: Omit<AuctionFacts, 'uuid' | 'start' | 'end' | 'startingBid' | 'highestBid' | 'soldPrice' | 'soldAt' | 'bin' | 'coop' | 'profileId'>, askingPrice: number, createdAt: number): AuctionFacts {
+  return { ...item, uuid: null, profileId: null, coop: [], start: createdAt, end: createdAt + LOWBALL_RETENTION_MS, startingBid: askingPrice, highestBid: 0, soldPrice: null, soldAt: null, bin: true };
+}
+
+/** `apiAuctionJson` of a new offer: the decoded item as a whole SaveAuction, JSON-encoded. */
 export function offerAuctionJson(item: DecodedItem, askingPrice: number, playerUuid: string, createdAt: number): string {
-  return JSON.stringify({
-    tag: item.tag,
-    itemName: item.name,
-    count: item.count,
-    startingBid: askingPrice,
-    auctioneerId: playerUuid,
-    reforge: item.reforge,
-    enchantments: Object.entries(item.enchantments).map(([type, level]) => ({ type, level })),
-    flatNbt: item.flatNbt,
-    itemCreatedAt: item.createdAt === null ? null : new Date(item.createdAt).toISOString(),
-    uuid: item.itemUuid,
-    start: new Date(createdAt).toISOString(),
-  });
+  const facts = offeredItem(
+    {
+      tag: item.tag,
+      itemName: item.name,
+      count: item.count,
+      seller: playerUuid,
+      tier: tierFromLore(item.lore),
+      category: null,
+      reforge: item.reforge,
+      itemUid: item.uid,
+      itemCreatedAt: item.createdAt,
+      enchantments: item.enchantments,
+      flatNbt: item.flatNbt,
+    },
+    askingPrice,
+    createdAt,
+  );
+  return JSON.stringify(saveAuctionWire(facts, [], {}, item.itemUuid));
+}
+
+/**
+ * `apiAuctionJson` as sent: a whole SaveAuction rebuilt from what the offer stored, so offers
+ * stored before it was whole (no end, tier, category …, the item uuid as `uuid`) read the same
+ * as new ones. Unreadable JSON is sent as stored.
+ */
+function offerSaveAuction(o: LowballOfferLike, stored: string): string {
+  let json: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(stored);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return stored;
+    json = parsed as Record<string, unknown>;
+  } catch {
+    return stored;
+  }
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  const flat: Record<string, string> = {};
+  if (typeof json['flatNbt'] === 'object' && json['flatNbt'] !== null) {
+    for (const [k, v] of Object.entries(json['flatNbt'])) if (typeof v === 'string') flat[k] = v;
+  }
+  // Older offers kept the item uuid as `uuid`; whole ones keep it in flatNbt.
+  const itemUuid = flat['uuid'] ?? (str(json['uuid'])?.includes('-') ? str(json['uuid']) : null);
+  delete flat['uuid'];
+  delete flat['uid'];
+  const enchantments: Record<string, number> = {};
+  if (Array.isArray(json['enchantments'])) {
+    for (const e of json['enchantments'] as Array<{ type?: unknown; level?: unknown }>) {
+      if (typeof e?.type === 'string' && typeof e.level === 'number') enchantments[e.type] = e.level;
+    }
+  }
+  const created = str(json['itemCreatedAt']);
+  const createdMs = created === null || created === UNKNOWN_TIME ? Number.NaN : Date.parse(created);
+  const facts = offeredItem(
+    {
+      tag: str(json['tag']) ?? o.itemTag,
+      itemName: str(json['itemName']) ?? o.itemName ?? o.itemTag,
+      count: typeof json['count'] === 'number' ? json['count'] : o.itemCount,
+      seller: str(json['auctioneerId']) ?? o.playerUuid,
+      tier: str(json['tier']) ?? (o.lore === null ? null : tierFromLore(o.lore.split('\n'))),
+      category: str(json['category']),
+      reforge: str(json['reforge']),
+      itemUid: itemUuid === null ? null : itemUuid.replace(/-/g, '').slice(-12).toLowerCase(),
+      itemCreatedAt: Number.isFinite(createdMs) ? createdMs : null,
+      enchantments,
+      flatNbt: flat,
+    },
+    o.askingPrice,
+    o.createdAt,
+  );
+  return JSON.stringify(saveAuctionWire(facts, [], {}, itemUuid));
 }

@@ -43,33 +43,36 @@ export type ExtractedField = (typeof EXTRACTED_FIELDS)[number];
 
 export type ExtractedState = Partial<Record<ExtractedField, unknown>>;
 
-/** Defaults for fields never uploaded, so every response carries the full shape. */
+/**
+ * Defaults for fields never uploaded, so every response carries the full shape: the established
+ * service sends an object it has not seen as null (activePet, katStatus …), never leaves it out.
+ */
 const DEFAULTS: Record<ExtractedField, unknown> = {
   currentServer: null,
   currentLocation: null,
   lastLocationChange: UNKNOWN_TIME,
-  heartOfTheMountain: undefined,
-  heartOfTheForest: undefined,
+  heartOfTheMountain: null,
+  heartOfTheForest: null,
   agathaLevel: 0,
   shardCounts: null,
   attributeLevel: null,
-  composter: undefined,
-  activePet: undefined,
+  composter: null,
+  activePet: null,
   pets: null,
-  weaponInHuntaxe: undefined,
+  weaponInHuntaxe: null,
   huntingToolkitItems: null,
-  playerElectionVote: undefined,
+  playerElectionVote: null,
   mithrilPowder: 0,
   currentTask: null,
   currentTaskSince: UNKNOWN_TIME,
   claimedTask: null,
   claimedAt: UNKNOWN_TIME,
-  currentSession: undefined,
+  currentSession: null,
   purse: 0,
   bits: 0,
   boosterCookieExpires: UNKNOWN_TIME,
   kuudraStart: UNKNOWN_TIME,
-  katStatus: undefined,
+  katStatus: null,
   forgeItems: null,
   // Unlocks the mod reads from the collection, skill and slayer menus (filter the craft profit list).
   collections: undefined,
@@ -105,7 +108,7 @@ export function mergeExtracted(previous: ExtractedState | null, patch: Extracted
   return out;
 }
 
-/** The ExtractedInfo response: every field present (optional objects omitted when never uploaded). */
+/** The ExtractedInfo response: every field present (objects never uploaded as null); skymarket's own unlock maps only once uploaded. */
 export function extractedView(state: ExtractedState | null): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of EXTRACTED_FIELDS) {

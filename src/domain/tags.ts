@@ -18,7 +18,9 @@
  * `normalizeTag`.
  */
 
-const TAG_PATTERN = /^[A-Za-z0-9_:;\-]{1,64}$/;
+/** The tag syntax, as a JSON Schema / RegExp source: letters, digits and `_:;-`, 1 to 64 characters. */
+export const TAG_PATTERN_SOURCE = '^[A-Za-z0-9_:;\\-]{1,64}$';
+const TAG_PATTERN = new RegExp(TAG_PATTERN_SOURCE);
 
 /** True when `s` may be used as a tag in storage keys and file names. */
 export function isValidTag(s: unknown): s is string {
@@ -28,6 +30,11 @@ export function isValidTag(s: unknown): s is string {
 /** Canonical (upper case) form of a tag, for case-insensitive matching. */
 export function normalizeTag(s: string): string {
   return s.toUpperCase();
+}
+
+/** Tag of a single-enchantment book: `ENCHANTMENT_<NAME>_<LEVEL>` (`ENCHANTMENT_ULTIMATE_WISE_5`). */
+export function enchantmentBookTag(name: string, level: number | string): string {
+  return `ENCHANTMENT_${name.toUpperCase()}_${level}`;
 }
 
 /** The parts of a pet's `petInfo` the tag needs. */
@@ -89,7 +96,7 @@ export function itemTagFromExtra(
       if (names.length !== 1) return id;
       const name = names[0]!;
       const level = enchantments[name];
-      return typeof level === 'number' ? `ENCHANTMENT_${name.toUpperCase()}_${level}` : id;
+      return typeof level === 'number' ? enchantmentBookTag(name, level) : id;
     }
   }
   if (id.endsWith('RUNE')) {
@@ -139,7 +146,7 @@ export function neuIdToTag(neuId: string, material?: string): string {
   if (name.startsWith('POTION_') || name.startsWith('ATTRIBUTE_SHARD_')) return name;
   if (material === 'minecraft:skull') return `PET_${name}`;
   if (material !== undefined && material !== 'minecraft:enchanted_book') return name;
-  return `ENCHANTMENT_${name}_${level}`;
+  return enchantmentBookTag(name, level);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -6,26 +6,9 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpProblem } from './problem.ts';
 import { TIER_NAMES, tierAtLeast, type Tier } from '../domain/tiers.ts';
+import type { AccountIdentity, PartnerIdentity, PlayerKeyIdentity } from '../domain/identities.ts';
 
-export interface AccountIdentity {
-  id: number;
-  name: string | null;
-  /** effective tier: the stored tier, or free once it expired */
-  tier: Tier;
-  tierExpiresAt: number | null;
-}
-
-export interface PartnerIdentity {
-  id: number;
-  name: string;
-}
-
-export interface PlayerKeyIdentity {
-  id: number;
-  playerUuid: string;
-  profileUuid: string | null;
-  expiresAt: number;
-}
+export type { AccountIdentity, PartnerIdentity, PlayerKeyIdentity };
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import { isUnavailable } from '../network-errors.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
+import { FilterError } from '../domain/filters.ts';
 
 /** Seconds a client is asked to wait during a database outage, and ms between the checks that end it. */
 const OUTAGE_RETRY_SECONDS = 5;
@@ -179,10 +180,14 @@ export const errorsPlugin = fp(
       clearTimeout(probe);
     });
 
-    app.setErrorHandler((error: FastifyError | HttpProblem, request, reply) => {
+    app.setErrorHandler((error: FastifyError | HttpProblem | FilterError, request, reply) => {
       if (error instanceof HttpProblem) {
         reply.headers(error.headers);
         return sendProblem(reply, error.status, error.slug, error.detail, error.extensions);
+      }
+      if (error instanceof FilterError) {
+        // Filters are compiled below the faces (domain/, services/): their error names the filter and why.
+        return sendProblem(reply, 400, error.slug, error.message, { filter: error.filter });
       }
       if (error.validation) {
         const errors = validationErrors(error.validationContext ?? 'request', error.validation);

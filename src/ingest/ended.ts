@@ -5,7 +5,7 @@
 import { ItemDecodeError } from '../domain/nbt.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import { SkipLog, type IngestContext } from './context.ts';
-import { decodeAuctionItem, saleBid, saleRow } from './records.ts';
+import { decodeAuctionItem, saleBid, saleRow, saleStart } from './records.ts';
 import { check } from './upstream.ts';
 
 export interface SalesResult {
@@ -14,8 +14,13 @@ export interface SalesResult {
   skipped: Record<string, number>;
 }
 
+/** Auctions scans remembered to bound the start of sales seen only in auctions_ended (records.ts saleStart). */
+const SCANS_KEPT = 16;
+
 export class EndedIngester {
   private lastUpdated = 0;
+  /** `lastUpdated` of the auctions generations seen stored, oldest first */
+  private readonly scans: number[] = [];
 
   constructor(
     private readonly ctx: IngestContext,
@@ -36,6 +41,11 @@ export class EndedIngester {
       this.ctx.metrics.cycles.inc({ feed: 'auctions_ended', outcome: 'unchanged' });
       return 'unchanged';
     }
+    const scan = (await this.ctx.store.feeds.get('auctions'))?.lastUpdated;
+    if (scan !== undefined && scan !== this.scans.at(-1)) {
+      this.scans.push(scan);
+      if (this.scans.length > SCANS_KEPT) this.scans.shift();
+    }
     const skips = new SkipLog(this.ctx, 'auctions_ended');
     const rows = new Map<string, AuctionsTable>();
     const bids: BidsTable[] = [];
@@ -45,7 +55,7 @@ export class EndedIngester {
         continue;
       }
       try {
-        const row = saleRow(raw, decodeAuctionItem(raw.item_bytes));
+        const row = saleRow(raw, decodeAuctionItem(raw.item_bytes), saleStart(raw, this.scans));
         // The winning bid lives in the auction row (buyer_profile), except with an empty profile string.
         if (!rows.has(row.uuid) && raw.buyer_profile === '') bids.push(saleBid(raw));
         rows.set(row.uuid, row);

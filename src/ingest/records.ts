@@ -3,11 +3,10 @@
  * a blob that does not decode throws ItemDecodeError for the caller to count and skip.
  */
 import { decodeAuctionItem, type DecodedItem } from '../domain/nbt.ts';
+import { tierFromLore } from '../domain/wire-enums.ts';
 import { coopColumn, compactItemBytes, itemBytesColumn } from '../store/auction-encoding.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
 import type { UpstreamAuction, UpstreamSale } from './upstream.ts';
-
-const RARITIES = ['VERY SPECIAL', 'SPECIAL', 'DIVINE', 'MYTHIC', 'LEGENDARY', 'EPIC', 'RARE', 'UNCOMMON', 'COMMON', 'SUPREME', 'ULTIMATE'];
 
 /** 32 hex without dashes, lower case; null when absent or malformed. */
 export function compactUuid(uuid: string | null | undefined): string | null {
@@ -64,7 +63,26 @@ export function bidRows(a: UpstreamAuction): BidsTable[] {
   }));
 }
 
-export function saleRow(s: UpstreamSale, item: DecodedItem): AuctionsTable {
+/** How far before a sale the last auctions scan may lie and still bound the sale's start. */
+export const SALE_START_BOUND_MS = 10 * 60_000;
+
+/**
+ * The start of a sale first seen in auctions_ended, which names none (a sale whose listing was
+ * seen keeps the start the auctions pages gave it):
+ * 1. the record's own `start`, when it carries one (only the simulator's history replay does);
+ * 2. else the time of the newest auctions scan before the sale, when within 10 minutes of it:
+ *    that complete scan did not list the auction, so it was listed after it; the true start lies
+ *    between the two, and the sell time is overstated by at most one poll interval;
+ * 3. else (no recent scan: first start, or the poller was down) the sale time itself.
+ */
+export function saleStart(s: Pick<UpstreamSale, 'timestamp' | 'start'>, scans: readonly number[]): number {
+  if (s.start !== undefined && s.start <= s.timestamp) return s.start;
+  let bound: number | undefined;
+  for (const at of scans) if (at <= s.timestamp && (bound === undefined || at > bound)) bound = at;
+  return bound !== undefined && s.timestamp - bound <= SALE_START_BOUND_MS ? bound : s.timestamp;
+}
+
+export function saleRow(s: UpstreamSale, item: DecodedItem, start: number = s.timestamp): AuctionsTable {
   return {
     uuid: s.auction_id.toLowerCase(),
     ...itemColumns(item),
@@ -73,7 +91,7 @@ export function saleRow(s: UpstreamSale, item: DecodedItem): AuctionsTable {
     seller: s.seller,
     profile_id: s.seller_profile ?? null,
     coop: null,
-    start_at: null,
+    start_at: start,
     end_at: s.timestamp,
     starting_bid: s.price,
     highest_bid: s.price,
@@ -105,14 +123,4 @@ export function saleBid(s: UpstreamSale): BidsTable {
   };
 }
 
-/** auctions_ended has no tier: the last lore line that names a rarity does ("§6§lLEGENDARY SWORD"). */
-export function tierFromLore(lore: string[]): string | null {
-  for (let i = lore.length - 1; i >= 0; i--) {
-    const line = lore[i]!.replace(/§./g, '').trim().toUpperCase();
-    const match = RARITIES.find((r) => line.startsWith(r) || line.startsWith(`A ${r}`));
-    if (match) return match.replace(' ', '_');
-  }
-  return null;
-}
-
-export { decodeAuctionItem };
+export { decodeAuctionItem, tierFromLore };

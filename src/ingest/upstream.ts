@@ -58,6 +58,8 @@ export const UpstreamSale = Type.Object({
   price: Coins,
   bin: Type.Boolean(),
   item_bytes: Type.String({ minLength: 1 }),
+  /** not in Hypixel's feed; the simulator's history replay carries the listing start (records.ts saleStart) */
+  start: Type.Optional(Ms),
 });
 export type UpstreamSale = Static<typeof UpstreamSale>;
 

@@ -8,21 +8,11 @@
 import type { Clock } from '../clock.ts';
 import { compileFiltersResolving } from '../domain/filters.ts';
 import { allowedWebhook, csvLine } from '../domain/webhooks.ts';
+import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS, type ExportColumn } from '../domain/archive-export.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
-
-export const EXPORT_COLUMNS = ['uuid', 'itemTag', 'itemName', 'highestBidAmount', 'bin', 'startedAt', 'endedAt', 'sellerUuid', 'highestBidderUuid', 'itemUid'] as const;
-export type ExportColumn = (typeof EXPORT_COLUMNS)[number];
-/** Columns the IncludeSocial flag adds: the players' names as skymarket has seen them (empty when unknown). */
-export const SOCIAL_COLUMNS = ['sellerName', 'highestBidderName'] as const;
-/**
- * Columns the InventoryCheck flag adds, answered from auction data (skymarket holds no
- * inventories): whether the same item (by uid) is listed right now, and how many later
- * sales of it are recorded.
- */
-export const INVENTORY_COLUMNS = ['itemListedNow', 'itemLaterSales'] as const;
 
 /** Ends a job that was aborted or deleted while it ran. */
 class ExportAborted extends Error {}

@@ -64,12 +64,45 @@ export interface TagSupply {
   secondLowest: ActiveListing | null;
 }
 
+/** The view's listings: by uuid, by tag, and how many listings each item uid has. */
+class ListingMaps {
+  readonly byUuid = new Map<string, ActiveListing>();
+  readonly byTag = new Map<string, TagIndex>();
+  readonly uidCounts = new Map<string, number>();
+
+  put(l: ActiveListing): void {
+    // A chunked load may meet a listing twice (its end time moved between chunks): replace it.
+    if (this.byUuid.has(l.uuid)) this.remove(l.uuid);
+    this.byUuid.set(l.uuid, l);
+    let index = this.byTag.get(l.tag);
+    if (!index) this.byTag.set(l.tag, (index = new TagIndex()));
+    index.listings.set(l.uuid, l);
+    index.touch();
+    if (l.itemUid) this.uidCounts.set(l.itemUid, (this.uidCounts.get(l.itemUid) ?? 0) + 1);
+  }
+
+  remove(uuid: string): void {
+    const l = this.byUuid.get(uuid);
+    if (!l) return;
+    this.byUuid.delete(uuid);
+    const index = this.byTag.get(l.tag);
+    if (index) {
+      index.listings.delete(uuid);
+      index.touch();
+      if (index.listings.size === 0) this.byTag.delete(l.tag);
+    }
+    if (l.itemUid) {
+      const n = (this.uidCounts.get(l.itemUid) ?? 1) - 1;
+      if (n <= 0) this.uidCounts.delete(l.itemUid);
+      else this.uidCounts.set(l.itemUid, n);
+    }
+  }
+}
+
 const SHARED = new WeakMap<Store, ActiveAuctionsView>();
 
 export class ActiveAuctionsView {
-  private readonly byUuid = new Map<string, ActiveListing>();
-  private readonly byTag = new Map<string, TagIndex>();
-  private readonly uidCounts = new Map<string, number>();
+  private maps = new ListingMaps();
   /** binRows' row per listing object (a changed listing is a new object) */
   private readonly binRowCache = new WeakMap<ActiveListing, AuctionRow>();
   private readonly pollMs: number;
@@ -141,16 +174,18 @@ export class ActiveAuctionsView {
     return true;
   }
 
-  /** Reloads every active listing from the store. */
+  /**
+   * Reloads every active listing from the store, chunk by chunk into fresh maps (each chunk's
+   * rows become listings at once and are garbage young), then swaps them in: readers see the
+   * old listings until the new ones are complete.
+   */
   async reload(): Promise<void> {
     this.loading = true;
     try {
       const feeds = await this.feedState();
-      const records = await this.store.auctionQueries.activeListings();
-      this.byUuid.clear();
-      this.byTag.clear();
-      this.uidCounts.clear();
-      for (const r of records) this.put(listingOf(r));
+      const next = new ListingMaps();
+      for await (const records of this.store.auctionQueries.activeListingChunks()) for (const r of records) next.put(listingOf(r));
+      this.maps = next;
       this.seen = {
         auctions: Math.max(this.seen.auctions, feeds.auctions),
         auctions_ended: Math.max(this.seen.auctions_ended, feeds.auctions_ended),
@@ -162,7 +197,7 @@ export class ActiveAuctionsView {
     const pending = this.buffered;
     this.buffered = [];
     for (const change of pending) this.apply(change);
-    this.options.logger?.debug({ active: this.byUuid.size }, 'active auctions view loaded');
+    this.options.logger?.debug({ active: this.maps.byUuid.size }, 'active auctions view loaded');
   }
 
   private async feedState(): Promise<{ auctions: number; auctions_ended: number }> {
@@ -183,72 +218,43 @@ export class ActiveAuctionsView {
       if (this.loading) this.buffered.push(change);
       return;
     }
-    for (const uuid of change.removed) this.remove(uuid);
+    const maps = this.maps;
+    for (const uuid of change.removed) maps.remove(uuid);
     for (const row of change.upserted) {
-      if (row.state !== 'active') {
-        this.remove(row.uuid);
-        continue;
-      }
-      this.remove(row.uuid);
-      this.put(listingOf(toRecord(row)));
+      if (row.state === 'active') maps.put(listingOf(toRecord(row)));
+      else maps.remove(row.uuid);
     }
     this.seen[change.feed] = Math.max(this.seen[change.feed], change.lastUpdated);
     this.version++;
-  }
-
-  private put(l: ActiveListing): void {
-    this.byUuid.set(l.uuid, l);
-    let index = this.byTag.get(l.tag);
-    if (!index) this.byTag.set(l.tag, (index = new TagIndex()));
-    index.listings.set(l.uuid, l);
-    index.touch();
-    if (l.itemUid) this.uidCounts.set(l.itemUid, (this.uidCounts.get(l.itemUid) ?? 0) + 1);
-  }
-
-  private remove(uuid: string): void {
-    const l = this.byUuid.get(uuid);
-    if (!l) return;
-    this.byUuid.delete(uuid);
-    const index = this.byTag.get(l.tag);
-    if (index) {
-      index.listings.delete(uuid);
-      index.touch();
-      if (index.listings.size === 0) this.byTag.delete(l.tag);
-    }
-    if (l.itemUid) {
-      const n = (this.uidCounts.get(l.itemUid) ?? 1) - 1;
-      if (n <= 0) this.uidCounts.delete(l.itemUid);
-      else this.uidCounts.set(l.itemUid, n);
-    }
   }
 
   // -------------------------------------------------------------------------
   // Reads (call ready() first)
 
   get size(): number {
-    return this.byUuid.size;
+    return this.maps.byUuid.size;
   }
 
   get(uuid: string): ActiveListing | undefined {
-    return this.byUuid.get(uuid);
+    return this.maps.byUuid.get(uuid);
   }
 
   hasTag(tag: string): boolean {
-    return this.byTag.has(tag);
+    return this.maps.byTag.has(tag);
   }
 
   tags(): IterableIterator<string> {
-    return this.byTag.keys();
+    return this.maps.byTag.keys();
   }
 
   /** True when an active listing holds the item with this uid (last 12 hex of its uuid). */
   hasItemUid(uid: string): boolean {
-    return this.uidCounts.has(uid);
+    return this.maps.uidCounts.has(uid);
   }
 
   /** The cheapest BIN auctions of a tag without bids that have not ended and pass `test`. */
   lowestBin(tag: string, test: FilterPredicate, limit: number, offset = 0): ActiveListing[] {
-    const index = this.byTag.get(tag);
+    const index = this.maps.byTag.get(tag);
     if (!index) return [];
     const now = this.clock.now();
     const out: ActiveListing[] = [];
@@ -271,7 +277,7 @@ export class ActiveAuctionsView {
    */
   lowestBinRows(now: number, perTag: number): Array<{ tag: string; uuid: string; startingBid: number; count: number }> {
     const out: Array<{ tag: string; uuid: string; startingBid: number; count: number }> = [];
-    for (const [tag, index] of this.byTag) {
+    for (const [tag, index] of this.maps.byTag) {
       let n = 0;
       for (const l of index.bins()) {
         if (l.end <= now) continue;
@@ -290,7 +296,7 @@ export class ActiveAuctionsView {
   binRows(tags: readonly string[], now: number): AuctionRow[] {
     const out: AuctionRow[] = [];
     for (const tag of tags) {
-      const index = this.byTag.get(tag);
+      const index = this.maps.byTag.get(tag);
       if (!index) continue;
       for (const l of index.listings.values()) {
         if (!l.bin || l.end <= now) continue;
@@ -304,7 +310,7 @@ export class ActiveAuctionsView {
 
   /** Active (not ended) listings of a tag passing `test`, unsorted. */
   activeOf(tag: string, test: FilterPredicate): ActiveListing[] {
-    const index = this.byTag.get(tag);
+    const index = this.maps.byTag.get(tag);
     if (!index) return [];
     const now = this.clock.now();
     return index.list().filter((l) => l.end > now && test(l));
@@ -314,7 +320,7 @@ export class ActiveAuctionsView {
   filterAll(test: FilterPredicate, limit: number, offset = 0): ActiveListing[] {
     const now = this.clock.now();
     const matches: ActiveListing[] = [];
-    for (const l of this.byUuid.values()) if (l.end > now && test(l)) matches.push(l);
+    for (const l of this.maps.byUuid.values()) if (l.end > now && test(l)) matches.push(l);
     matches.sort((a, b) => a.end - b.end || (a.uuid < b.uuid ? -1 : 1));
     return matches.slice(offset, offset + limit);
   }
@@ -322,7 +328,7 @@ export class ActiveAuctionsView {
   /** A random active listing, or undefined when there is none. */
   random(pick: (n: number) => number = (n) => Math.floor(Math.random() * n)): ActiveListing | undefined {
     const now = this.clock.now();
-    const all = [...this.byUuid.values()];
+    const all = [...this.maps.byUuid.values()];
     for (let attempt = 0; attempt < 8 && all.length > 0; attempt++) {
       const l = all[pick(all.length)]!;
       if (l.end > now) return l;
@@ -334,7 +340,7 @@ export class ActiveAuctionsView {
   lowSupply(below: number): TagSupply[] {
     const now = this.clock.now();
     const out: TagSupply[] = [];
-    for (const [tag, index] of this.byTag) {
+    for (const [tag, index] of this.maps.byTag) {
       let supply = 0;
       for (const l of index.listings.values()) if (l.end > now) supply++;
       if (supply >= below) continue;

@@ -61,6 +61,9 @@ export interface MayorItemSales {
   samples: Array<{ ts: number; price: number }>;
 }
 
+/** Target variants whose stored hours are read and reduced together (a few thousand hour rows). */
+const HOURS_BATCH = 500;
+
 export class SalesRollups {
   private catching: Promise<RollupState> | undefined;
   /** attribute targets kept between calls: median of the rolled-up hours, and the variant */
@@ -210,17 +213,22 @@ export class SalesRollups {
       if (!this.medians.has(c.id) || (raw > 0 && !this.storedPoints.has(c.id))) needHours.push(c);
     }
     for (const v of await this.store.saleRollups.variantsById(needVariant)) this.variants.set(v.id, { tag: v.tag, mods: v.mods });
-    const points = new Map<number, WeightedPrice[]>(needHours.map((c) => [c.id, []]));
-    for (const h of await this.store.saleRollups.hours([...points.keys()], state.aged7d)) {
-      if (h.hour < tail.from) digestPoints(h.count, h.prices, points.get(h.variant));
-    }
-    for (const c of needHours) {
-      const p = points.get(c.id)!;
-      const stored = weightedMedian(p);
-      if (stored !== null) this.medians.set(c.id, stored);
-      else this.medians.delete(c.id);
-      // Variants that sell right now (raw sales on top) keep their points: they are few and read every time.
-      if (tailGroups.has(c.key)) this.storedPoints.set(c.id, p);
+    // In batches: after a restart every target needs its hours, and reading them all at once held
+    // every hour's digest of the window at the same time (the largest peak of a restart on history).
+    for (let i = 0; i < needHours.length; i += HOURS_BATCH) {
+      const batch = needHours.slice(i, i + HOURS_BATCH);
+      const points = new Map<number, WeightedPrice[]>(batch.map((c) => [c.id, []]));
+      for (const h of await this.store.saleRollups.hours([...points.keys()], state.aged7d)) {
+        if (h.hour < tail.from) digestPoints(h.count, h.prices, points.get(h.variant));
+      }
+      for (const c of batch) {
+        const p = points.get(c.id)!;
+        const stored = weightedMedian(p);
+        if (stored !== null) this.medians.set(c.id, stored);
+        else this.medians.delete(c.id);
+        // Variants that sell right now (raw sales on top) keep their points: they are few and read every time.
+        if (tailGroups.has(c.key)) this.storedPoints.set(c.id, p);
+      }
     }
     // Forget variants that no longer qualify: what is kept stays bounded by today's targets.
     for (const id of this.variants.keys()) if (!seen.has(id)) this.variants.delete(id);

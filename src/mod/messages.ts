@@ -6,6 +6,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile, type Validator } from 'typebox/compile';
 import { EXTRACTED_FIELDS } from '../domain/player-data.ts';
+import { TAG_PATTERN_SOURCE } from '../domain/tags.ts';
 
 export const LIMITS = {
   /** a message larger than this gets a `too_large` error (and is not parsed) */
@@ -30,7 +31,7 @@ export const LIMITS = {
 } as const;
 
 const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$' });
-const Tag = Type.String({ pattern: '^[A-Za-z0-9_:;\\-]{1,64}$' });
+const Tag = Type.String({ pattern: TAG_PATTERN_SOURCE });
 const Name = Type.String({ pattern: '^[A-Za-z0-9_]{1,16}$' });
 const Time = Type.String({ format: 'date-time', maxLength: 40 });
 const Coins = Type.Number({ minimum: 0, maximum: 1e15 });

@@ -115,6 +115,11 @@ const DURATIONS: ReadonlyArray<{ ms: number; active: number }> = [
   { ms: 14 * 24 * HOUR, active: 2 },
 ];
 const ACTIVE_DURATION_WEIGHTS = DURATIONS.map((d) => d.active);
+
+/** Chance per minute that a BIN listing at `ratio` × its fair value sells: cheap listings sell fast; overpriced ones sit. */
+function binSalesPerMinute(ratio: number): number {
+  return Math.min(0.5, Math.max(0.0005, 0.025 * Math.exp(-4 * (ratio - 1))));
+}
 // New listings: weight ∝ active share / duration, so the steady-state book matches the sample.
 const NEW_DURATION_WEIGHTS = DURATIONS.map((d) => d.active / (d.ms / HOUR));
 
@@ -434,9 +439,7 @@ export class Market {
       }
       const from = Math.max(t0, a.start);
       if (a.bin) {
-        // Cheap listings sell fast; overpriced ones sit.
-        const ratio = a.starting_bid / live.value;
-        const perMinute = Math.min(0.5, Math.max(0.0005, 0.025 * Math.exp(-4 * (ratio - 1))));
+        const perMinute = binSalesPerMinute(a.starting_bid / live.value);
         if (rng.chance(1 - Math.pow(1 - perMinute, minutes))) {
           const ts = from + 1 + Math.floor(rng.next() * Math.max(1, t1 - from - 1));
           sales.push(this.sale(live, ts, a.starting_bid, this.players[this.otherPlayer(live.seller)]!.uuid));
@@ -586,6 +589,8 @@ export class Market {
     const mean = Math.max(1, this.options.auctions * 0.02) * (1 + 0.3 * valueNoise(this.options.seed, 'sales', end, 6 * HOUR));
     const count = Math.max(0, Math.round(mean + Math.sqrt(mean) * rng.normal()));
     const auctions: HypixelEndedAuction[] = [];
+    // Listing starts from a stream of their own: the sales themselves stay what they were.
+    const starts = new Rng(this.options.seed, 'ended-start', w);
     for (let i = 0; i < count; i++) {
       const di = this.itemTable.pick(rng);
       const variants = this.variantsOf(di);
@@ -608,19 +613,35 @@ export class Market {
       const s = Math.floor(rng.next() * this.players.length);
       const seller = this.players[s]!;
       const buyer = this.players[(s + 1 + Math.floor(rng.next() * (this.players.length - 1))) % this.players.length]!;
+      const timestamp = end - PAGE_WINDOW_MS + 1 + Math.floor(rng.next() * (PAGE_WINDOW_MS - 1));
+      const price = nicePrice(v.value * rng.logNormal(0.15));
+      const bin = rng.chance(0.85);
       auctions.push({
         auction_id: rng.hex32(),
         seller: seller.uuid,
         seller_profile: seller.profile,
         buyer: buyer.uuid,
-        timestamp: end - PAGE_WINDOW_MS + 1 + Math.floor(rng.next() * (PAGE_WINDOW_MS - 1)),
-        price: nicePrice(v.value * rng.logNormal(0.15)),
-        bin: rng.chance(0.85),
+        timestamp,
+        price,
+        bin,
         item_bytes: bytes,
+        start: timestamp - this.listedFor(starts, bin, price / v.value),
       });
     }
     auctions.sort((x, y) => x.timestamp - y.timestamp);
     return { success: true, lastUpdated: end, auctions };
+  }
+
+  /**
+   * How long a backfilled sale was listed, by the live market's model: an auction with bids
+   * sells when its listing ends; a BIN after an exponential wait at its price's sell rate,
+   * within its listing's duration.
+   */
+  private listedFor(rng: Rng, bin: boolean, ratio: number): number {
+    const duration = DURATIONS[rng.weighted(NEW_DURATION_WEIGHTS)]!.ms;
+    if (!bin) return duration;
+    const minutes = -Math.log(1 - rng.next()) / binSalesPerMinute(ratio);
+    return Math.max(1_000, Math.min(duration, Math.round(minutes * 60_000)));
   }
 
   // -------------------------------------------------------------------------

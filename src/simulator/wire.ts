@@ -47,6 +47,11 @@ export interface HypixelEndedAuction {
   price: number;
   bin: boolean;
   item_bytes: string;
+  /**
+   * Not in Hypixel's feed: only the simulator's history replay (`backfill`) sets it, with the
+   * listing start a live poller would have read from the auctions pages before the sale.
+   */
+  start?: number;
 }
 
 export interface AuctionsPageResponse {

@@ -169,7 +169,7 @@ describeEachBackend('bazaar export', (fixture) => {
     }
     const unknown = await t.app.inject({ url: '/api/bazaar/NOT_A_PRODUCT/export', headers: { authorization: `Bearer ${bearer}` } });
     assert.equal(unknown.statusCode, 404);
-    assert.equal(unknown.json().slug, 'unknown_product');
+    assert.equal(unknown.json().slug, 'item_not_found');
     for (let i = 0; i < 5; i++) assert.equal((await exportOf(`?start=${iso(NOW - MINUTE)}`, bearer)).statusCode, 200, `export ${i + 1}`);
   });
 

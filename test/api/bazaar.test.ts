@@ -146,10 +146,10 @@ describeEachBackend('bazaar API', (fixture) => {
       const res = await t.app.inject({ method: 'GET', url });
       assert.equal(res.statusCode, 404, url);
       assert.equal(res.headers['content-type'], 'application/problem+json');
-      assert.equal(res.json().slug, 'unknown_product');
+      assert.equal(res.json().slug, 'item_not_found');
     }
     const cases: Array<[string, string]> = [
-      [`/api/bazaar/BAD%20TAG!/history/hour`, 'validation_failed'],
+      [`/api/bazaar/BAD%20TAG!/history/hour`, 'invalid_tag'],
       [`/api/bazaar/${P}/history?start=yesterday`, 'invalid_date'],
       [`/api/bazaar/${P}/history?start=2026-13-45T00:00:00Z`, 'invalid_date'],
       [`/api/bazaar/${P}/history?start=2026-11-22T00:00:00Z&end=2026-11-21T00:00:00Z`, 'invalid_range'],

@@ -85,7 +85,7 @@ describe('craft endpoints on simulator data', () => {
   test('recipe: 404 for unknown items and items without a recipe, 400 for a malformed tag', async () => {
     const unknown = await t.app.inject('/api/craft/recipe/NO_SUCH_ITEM');
     assert.equal(unknown.statusCode, 404);
-    assert.equal(unknown.json().slug, 'unknown_item');
+    assert.equal(unknown.json().slug, 'item_not_found');
     const base = await t.app.inject('/api/craft/recipe/WHEAT');
     assert.equal(base.statusCode, 404);
     assert.equal(base.json().slug, 'no_recipe');
@@ -97,11 +97,19 @@ describe('craft endpoints on simulator data', () => {
   test('instructions: every item of the craft tree with how to get it', async () => {
     const res = await t.app.inject('/api/craft/TIGHTLY_TIED_HAY_BALE/instructions');
     assert.equal(res.statusCode, 200);
-    const list = res.json() as Array<{ itemTag: string; recipe: Record<string, string> | null; copyCommands: Record<string, string>; detailsPath: Record<string, string> }>;
+    type Instruction = { itemTag: string; recipe: Record<string, string> | null; copyCommands: Record<string, string>; detailsPath: Record<string, string> };
+    // One CraftInstruction (the established shape: the front end reads `.recipe` of the answer), the per-item list beside it.
+    const answer = res.json() as Instruction & { tree: Instruction[] };
+    assert.equal(answer.itemTag, 'TIGHTLY_TIED_HAY_BALE');
+    assert.equal(answer.recipe!.count, '1');
+    assert.match(answer.recipe!.A1!, /^ENCHANTED_HAY_BALE:\d+$/);
+    assert.deepEqual(Object.keys(answer.copyCommands).sort(), ['ENCHANTED_HAY_BALE', 'HAY_BLOCK', 'TIGHTLY_TIED_HAY_BALE'], 'commands of the whole tree');
+    assert.equal(answer.copyCommands.ENCHANTED_HAY_BALE, '/bz Enchanted Hay Bale');
+    assert.equal(answer.detailsPath.HAY_BLOCK, '/item/HAY_BLOCK');
+    const list = answer.tree;
     assert.deepEqual(list.map((i) => i.itemTag), ['TIGHTLY_TIED_HAY_BALE', 'ENCHANTED_HAY_BALE', 'HAY_BLOCK']);
-    assert.equal(list[0]!.copyCommands.ENCHANTED_HAY_BALE, '/bz Enchanted Hay Bale');
+    assert.deepEqual(list[0]!.recipe, answer.recipe);
     assert.equal(list[2]!.recipe, null);
-    assert.equal(list[2]!.detailsPath.HAY_BLOCK, '/item/HAY_BLOCK');
     assert.equal((await t.app.inject('/api/craft/WHEAT/instructions')).statusCode, 404);
     assert.equal((await t.app.inject('/api/craft/NOPE/instructions')).statusCode, 404);
   });
@@ -194,8 +202,9 @@ describe('craft endpoints on simulator data', () => {
       const plan = (await real.app.inject('/api/craft/acquisition/ENCHANTED_DIAMOND?quantity=10')).json() as Plan;
       assert.equal(plan.method, 'craft');
       assert.ok(plan.ingredients.some((i) => i.itemId === 'DIAMOND' || i.itemId === 'DIAMOND_BLOCK'));
-      const cocoa = (await real.app.inject('/api/craft/ENCHANTED_COOKIE/instructions')).json() as Array<{ itemTag: string; copyCommands: Record<string, string> }>;
-      assert.ok(cocoa.some((i) => i.itemTag === 'INK_SACK:3' && i.copyCommands['INK_SACK:3'] === '/bz Cocoa Beans'));
+      const cocoa = (await real.app.inject('/api/craft/ENCHANTED_COOKIE/instructions')).json() as { copyCommands: Record<string, string>; tree: Array<{ itemTag: string }> };
+      assert.equal(cocoa.copyCommands['INK_SACK:3'], '/bz Cocoa Beans');
+      assert.ok(cocoa.tree.some((i) => i.itemTag === 'INK_SACK:3'));
     } finally {
       await real.close();
     }
@@ -228,8 +237,10 @@ describe('craft endpoints with the real NEU repository', () => {
   });
 
   test('instructions and plans without market data: everything is /ah and not enough', async () => {
-    const list = (await t.app.inject('/api/craft/MITHRIL_PLATE/instructions')).json() as Array<{ itemTag: string }>;
+    const answer = (await t.app.inject('/api/craft/MITHRIL_PLATE/instructions')).json() as { copyCommands: Record<string, string>; tree: Array<{ itemTag: string }> };
+    const list = answer.tree;
     assert.ok(list.length >= 5 && list.length <= 200);
+    assert.ok(Object.values(answer.copyCommands).every((c) => c === '/ah'));
     assert.ok(list.some((i) => i.itemTag === 'REFINED_MITHRIL'));
     const plan = (await t.app.inject('/api/craft/acquisition/MITHRIL_PLATE?quantity=2')).json() as Plan;
     assert.equal(plan.method, 'craft');

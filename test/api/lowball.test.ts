@@ -67,7 +67,15 @@ describe('lowball endpoints', () => {
     const last = offers.at(-1)!;
     const page2 = (await req('GET', `/api/lowball/own?before=${encodeURIComponent(String(last.createdAt))}&limit=5`, alice)).json() as Array<Record<string, unknown>>;
     assert.deepEqual(page2.map((o) => o.askingPrice), [1001, 1000]);
-    assert.equal(page2[1]!.apiAuctionJson, '{"tag":"ASPECT_OF_THE_END"}');
+    // An offer stored before apiAuctionJson was a whole SaveAuction reads as one: the item, the asking price as a BIN for the offer's life.
+    const item = JSON.parse(String(page2[1]!.apiAuctionJson));
+    const created = Date.parse(String(page2[1]!.createdAt));
+    assert.deepEqual(
+      { tag: item.tag, uuid: item.uuid, startingBid: item.startingBid, bin: item.bin, highestBidAmount: item.highestBidAmount, anvilUses: item.anvilUses, category: item.category, tier: item.tier, reforge: item.reforge },
+      { tag: 'ASPECT_OF_THE_END', uuid: null, startingBid: 1000, bin: true, highestBidAmount: 0, anvilUses: 0, category: 'UNKNOWN', tier: 'UNKNOWN', reforge: 'None' },
+    );
+    assert.equal(Date.parse(item.end) - Date.parse(item.start), LOWBALL_RETENTION_MS);
+    assert.equal(Date.parse(item.start), created);
     assert.ok(!('lore' in page2[1]!), 'lore is omitted when null');
   });
 

@@ -36,7 +36,10 @@ describe('player endpoints (player API key)', () => {
     assert.deepEqual(body.heartOfTheMountain, { tier: 7, perks: { mining_speed: 50 } });
     assert.equal(body.currentServer, null);
     assert.equal(body.kuudraStart, '0001-01-01T00:00:00.000Z');
-    assert.ok(!('composter' in body));
+    // Objects never synced are sent as null, as the established service does (clients read them without a presence check).
+    for (const field of ['composter', 'activePet', 'currentSession', 'heartOfTheForest', 'katStatus', 'playerElectionVote', 'weaponInHuntaxe']) {
+      assert.ok(field in body && body[field] === null, `${field} is present and null`);
+    }
     // Bob never synced: full default shape.
     const bob = (await get('/api/player/extracted', { 'x-api-key': bobKey })).json();
     assert.equal(bob.purse, 0);

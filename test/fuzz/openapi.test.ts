@@ -171,6 +171,11 @@ function credentialHeaders(known: Known): fc.Arbitrary<Record<string, string>> {
 function encodeQuery(query: Record<string, unknown>): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(query)) {
+    // deepObject parameters (the filter maps): `query[Rarity]=EPIC`
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      for (const [k, v] of Object.entries(value)) parts.push(`${encodeURIComponent(`${key}[${k}]`)}=${encodeURIComponent(String(v))}`);
+      continue;
+    }
     for (const v of Array.isArray(value) ? value : [value]) parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(v))}`);
   }
   return parts.length ? `?${parts.join('&')}` : '';

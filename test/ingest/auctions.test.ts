@@ -177,6 +177,14 @@ describeEachBackend('auctions ingestion', (fixture) => {
     assert.equal(binSale?.start_at, goneBin.start, 'the richer listing row is kept');
     assert.deepEqual(await store.auctions.countByState(), { active: 1999, sold: 2 });
 
+    // A sale of an auction no scan listed (listed and bought between two scans): it started after the last scan.
+    const unseen = { ...sale, auction_id: 'abcdefabcdefabcdefabcdefabcdef01', timestamp: lastUpdated + 100_000 };
+    upstream.on('/v2/skyblock/auctions_ended', { body: { success: true, lastUpdated: lastUpdated + 175_000, auctions: [unseen] } });
+    await ended.pollOnce();
+    const scanned = (await store.feeds.get('auctions'))!.lastUpdated;
+    assert.ok(scanned <= unseen.timestamp);
+    assert.equal((await store.auctions.get(unseen.auction_id))?.start_at, scanned, 'start: the last scan before the sale');
+
     // A stale page that still lists a sold auction never re-activates it.
     const stale = structuredClone(third);
     for (const p of stale) p.lastUpdated = lastUpdated + 120_000;

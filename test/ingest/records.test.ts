@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compactUuid, tierFromLore } from '../../src/ingest/records.ts';
+import { compactUuid, SALE_START_BOUND_MS, saleStart, tierFromLore } from '../../src/ingest/records.ts';
 
 describe('record mapping', () => {
   it('normalises item uuids to 32 lower-case hex characters', () => {
@@ -17,5 +17,15 @@ describe('record mapping', () => {
     assert.equal(tierFromLore(['§5§l§ka§r §5§lEPIC ACCESSORY §5§l§ka']), 'EPIC', 'recombobulated: the obfuscated glyph comes first');
     assert.equal(tierFromLore(['§7Just lore', '§8no rarity here']), null);
     assert.equal(tierFromLore([]), null);
+  });
+
+  it('derives the start of a sale seen only in auctions_ended', () => {
+    const at = 10_000_000;
+    assert.equal(saleStart({ timestamp: at, start: at - 5_000 }, [at - 1000]), at - 5_000, "the record's own start first");
+    assert.equal(saleStart({ timestamp: at, start: at + 1 }, []), at, 'a start after the sale is not believed');
+    assert.equal(saleStart({ timestamp: at }, [at - 180_000, at - 60_000, at + 30_000]), at - 60_000, 'the newest scan before the sale');
+    assert.equal(saleStart({ timestamp: at }, [at - SALE_START_BOUND_MS - 1]), at, 'a scan too long before bounds nothing');
+    assert.equal(saleStart({ timestamp: at }, [at + 30_000]), at, 'only later scans: the sale time');
+    assert.equal(saleStart({ timestamp: at }, []), at);
   });
 });

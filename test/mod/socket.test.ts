@@ -198,7 +198,17 @@ describe('mod socket', () => {
     assert.deepEqual(own.map((o: { itemTag: string }) => o.itemTag), ['ENCHANTED_DIAMOND', 'HYPERION']);
     const byItem = (await get('/api/lowball/item/HYPERION?reforge=heroic&stars=5')).json();
     assert.equal(byItem.length, 1);
-    assert.equal(JSON.parse(byItem[0].apiAuctionJson).tag, 'HYPERION');
+    // apiAuctionJson is a whole SaveAuction in the established spellings (reforge, tier from the lore, flatNbt.uid).
+    const offered = JSON.parse(byItem[0].apiAuctionJson);
+    assert.equal(offered.tag, 'HYPERION');
+    assert.equal(offered.reforge, 'Heroic');
+    assert.equal(offered.tier, 'MYTHIC');
+    assert.equal(offered.category, 'UNKNOWN');
+    assert.equal(offered.bin, true);
+    assert.equal(offered.highestBidAmount, 0);
+    assert.equal(typeof offered.end, 'string');
+    assert.equal(typeof offered.anvilUses, 'number');
+    assert.match(offered.itemCreatedAt, /^\d{4}-\d{2}-\d{2}T/);
     assert.match(byItem[0].lore, /MYTHIC DUNGEON SWORD/);
     assert.deepEqual((await get('/api/lowball/item/HYPERION?reforge=fabled')).json(), []);
     // Another account cannot delete it; the owner can.

@@ -263,6 +263,25 @@ test('backfill: time-ordered batches, upstream shapes, bounded batch size', () =
   assert.deepEqual(shallow, deep);
 });
 
+test('backfill: every sale carries the start of its listing, by the live market model', () => {
+  const m = new Market(opts, T0);
+  const bidAuctions: number[] = [];
+  const binMinutes: number[] = [];
+  for (const b of m.backfill(T0 - 3_600_000, T0, { bazaar: false, elections: false })) {
+    for (const e of b.auctionsEnded) {
+      for (const s of e.auctions) {
+        assert.equal(typeof s.start, 'number');
+        const listed = s.timestamp - s.start!;
+        assert.ok(listed >= 1_000 && listed <= 14 * 86_400_000, `listed ${listed} ms`);
+        (s.bin ? binMinutes : bidAuctions).push(listed / 60_000);
+      }
+    }
+  }
+  // Auctions with bids sell when their listing ends (one of the listing durations); BINs whenever a buyer comes.
+  for (const minutes of bidAuctions) assert.ok([60, 360, 720, 1440, 2880, 20160].includes(minutes), `${minutes} minutes`);
+  assert.ok(new Set(binMinutes.map(Math.round)).size > 20, 'BIN sell times vary');
+});
+
 test('backfill of 2 days keeps memory bounded while consuming', () => {
   const m = new Market(opts, T0);
   const gen = m.backfill(T0 - 2 * 86_400_000, T0, { detailedMs: 2 * 3_600_000 });

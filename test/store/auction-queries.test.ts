@@ -151,4 +151,22 @@ describeEachBackend('auction queries', (fixture) => {
       [a.id, 'Done', 3, null],
     ]);
   });
+
+  it('active listings in keyset chunks: every listing once, across chunk edges that share an end time', async () => {
+    const { store } = fixture();
+    // 23 listings over 4 end times: chunks of 5 cut through runs of equal end_at.
+    const listings = Array.from({ length: 23 }, (_, i) => listing(NOW, { end_at: NOW + 60_000 * (i % 4) }));
+    const before = (await store.auctionQueries.activeListings()).map((r) => r.uuid);
+    await storeGeneration(store, NOW, listings);
+    await storeSales(store, NOW, [sale(NOW, DAY)]);
+    const chunks: AuctionRecord[][] = [];
+    for await (const chunk of store.auctionQueries.activeListingChunks(5)) chunks.push(chunk);
+    const total = before.length + 23;
+    assert.deepEqual(chunks.map((c) => c.length), Array.from({ length: Math.ceil(total / 5) }, (_, i) => Math.min(5, total - 5 * i)));
+    const seen = chunks.flat().map((r) => r.uuid);
+    assert.equal(new Set(seen).size, total, 'no listing twice');
+    assert.deepEqual([...seen].sort(), [...before, ...listings.map((l) => l.uuid)].sort(), 'every active listing, no sale');
+    const order = chunks.flat().map((r) => [r.end, r.uuid] as const);
+    for (let i = 1; i < order.length; i++) assert.ok(order[i - 1]![0] < order[i]![0] || (order[i - 1]![0] === order[i]![0] && order[i - 1]![1] < order[i]![1]), 'by end time, then uuid');
+  });
 });

@@ -2,7 +2,8 @@
  * Craft instructions (pure): a breadth-first walk of an item's craft tree (top recipe and
  * every sub-recipe, up to 5 levels and 200 tags, cycle-safe), telling for each item how to get
  * it in game: `/bz <name>` for bazaar products, `/viewauction <uuid>` for the current lowest
- * BIN, otherwise `/ah`.
+ * BIN, otherwise `/ah`. The answer is one CraftInstruction (api-shapes §5): the top item's
+ * recipe with the commands and paths of the whole tree.
  */
 import { GRID_SLOTS, type GameData, type Recipe } from '../../gamedata/types.ts';
 import type { PriceSource } from './prices.ts';
@@ -80,4 +81,21 @@ function howToGet(game: GameData, prices: PriceSource, tag: string): { command: 
   const bin = prices.lowestBins(tag)?.find((b) => b.uuid);
   if (bin?.uuid) return { command: `/viewauction ${bin.uuid}`, path: `/auction/${bin.uuid}` };
   return { command: '/ah', path: `/item/${tag}?range=active` };
+}
+
+/** The established CraftInstruction, plus `tree`: every item of the craft tree with its own recipe (a skymarket extension). */
+export interface CraftInstructionAnswer extends CraftInstruction {
+  tree: CraftInstruction[];
+}
+
+/** One CraftInstruction for the whole tree: the top item's recipe; `copyCommands` and `detailsPath` of every item in it. */
+export function craftInstruction(game: GameData, prices: PriceSource, tag: string): CraftInstructionAnswer {
+  const tree = craftInstructions(game, prices, tag);
+  const copyCommands: Record<string, string> = {};
+  const detailsPath: Record<string, string> = {};
+  for (const node of tree) {
+    Object.assign(copyCommands, node.copyCommands);
+    Object.assign(detailsPath, node.detailsPath);
+  }
+  return { itemTag: tag, recipe: tree[0]?.recipe ?? null, copyCommands, detailsPath, tree };
 }

@@ -15,6 +15,8 @@
  */
 import type { UpgradeCosts } from '../../gamedata/upgrades.ts';
 import { auctionFeeRate, round1, type Market } from './common.ts';
+import { enchantmentBookTag } from '../tags.ts';
+import { tierName } from '../wire-enums.ts';
 
 export interface VariantModifiers {
   tier: string | null;
@@ -69,6 +71,7 @@ export interface AttributeFlip {
   tag: string;
   itemName: string;
   auctionToBuy: string;
+  /** coin amounts are whole coins (longs in the established AttributeFlip) */
   auctionPrice: number;
   profitAfterTax: number;
   ingredients: AttributeFlipIngredient[];
@@ -150,7 +153,7 @@ export function upgradeIngredients(market: Market, from: VariantModifiers, to: V
     if (n === 0) continue;
     const price = instantBuy(market, id);
     if (price === null) return null;
-    out.push({ itemId: id, attributeName: null, amount: n, price: price * n });
+    out.push({ itemId: id, attributeName: null, amount: n, price: Math.round(price * n) });
   }
   for (const [name, level] of Object.entries(from.enchantments)) {
     const target = to.enchantments[name];
@@ -158,7 +161,7 @@ export function upgradeIngredients(market: Market, from: VariantModifiers, to: V
   }
   for (const [name, level] of Object.entries(to.enchantments)) {
     if ((from.enchantments[name] ?? 0) === level) continue;
-    const id = `ENCHANTMENT_${name.toUpperCase()}_${level}`;
+    const id = enchantmentBookTag(name, level);
     const price = instantBuy(market, id);
     if (price === null) return null;
     out.push({ itemId: id, attributeName: null, amount: 1, price });
@@ -192,12 +195,12 @@ function addStars(out: AttributeFlipIngredient[], market: Market, from: number, 
   }
   const essencePrice = instantBuy(market, cost.essence);
   if (essencePrice === null) return false;
-  out.push({ itemId: cost.essence, attributeName: null, amount: essence, price: essencePrice * essence });
+  out.push({ itemId: cost.essence, attributeName: null, amount: essence, price: Math.round(essencePrice * essence) });
   if (coins > 0) out.push({ itemId: 'SKYBLOCK_COIN', attributeName: null, amount: coins, price: coins });
   for (const [id, n] of items) {
     const price = unitPrice(id);
     if (price === null) return false;
-    out.push({ itemId: id, attributeName: null, amount: n, price: price * n });
+    out.push({ itemId: id, attributeName: null, amount: n, price: Math.round(price * n) });
   }
   return true;
 }
@@ -215,7 +218,7 @@ function addAttributeLevels(out: AttributeFlipIngredient[], from: Readonly<Recor
     for (let l = level; l < target; l++) shards += perLevel[l]!;
     const price = unitPrice(shard.productId);
     if (price === null) return false;
-    out.push({ itemId: shard.productId, attributeName: name, amount: shards, price: price * shards });
+    out.push({ itemId: shard.productId, attributeName: name, amount: shards, price: Math.round(price * shards) });
   }
   return true;
 }
@@ -256,7 +259,8 @@ function keyOf(m: VariantModifiers, count: number): AttributeFlipAuctionKey {
   if (m.petHeldItem) modifiers.push({ key: 'heldItem', value: m.petHeldItem });
   return {
     reforge: m.reforge,
-    tier: m.tier,
+    // The established key's tier is its Tier enum, never null.
+    tier: tierName(m.tier),
     enchants: Object.entries(m.enchantments).map(([type, lvl]) => ({ type, lvl })),
     modifiers,
     count,
@@ -341,12 +345,12 @@ export function attributeFlipsForTargets(market: Market, listings: Iterable<Auct
         itemName: l.itemName,
         auctionToBuy: l.uuid,
         auctionPrice: l.price,
-        profitAfterTax: round1(profitAfterTax),
+        profitAfterTax: Math.round(profitAfterTax),
         ingredients,
         startingKey: keyOf(l, l.count),
         endingKey: keyOf(t.mods, 1),
-        target: round1(t.median),
-        estimatedCraftingCost: round1(cost),
+        target: Math.round(t.median),
+        estimatedCraftingCost: Math.round(cost),
         foundAt: new Date(l.startAt).toISOString(),
         volume: round1(t.count / options.windowDays),
       };

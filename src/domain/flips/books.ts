@@ -19,6 +19,7 @@ import {
   walkBook,
   type ProductMarket,
 } from './common.ts';
+import { enchantmentBookTag } from '../tags.ts';
 
 export interface BookFlip {
   startTag: string;
@@ -79,7 +80,7 @@ export function bookFlips(products: Iterable<ProductMarket>, combinable: (enchan
   for (const [id, start] of byId) {
     const parsed = parseEnchantProduct(id);
     if (!parsed || !combinable(parsed.enchant, parsed.level + 1)) continue;
-    const end = byId.get(`ENCHANTMENT_${parsed.enchant.toUpperCase()}_${parsed.level + 1}`);
+    const end = byId.get(enchantmentBookTag(parsed.enchant, parsed.level + 1));
     if (!end) continue;
     const flip = bookFlip(start, end, now);
     if (flip) out.push(flip);

@@ -10,6 +10,7 @@
  *
  * The module is pure data plus a few derived lookups; it does no I/O.
  */
+import { enchantmentBookTag } from '../../domain/tags.ts';
 
 export type Tier =
   | 'COMMON'
@@ -534,7 +535,7 @@ function buildBazaar(): BazaarProductDef[] {
     for (let level = e.minBazaar; level <= e.maxBazaar; level++) {
       const fair = enchantBookPrice(e, level);
       out.push({
-        id: `ENCHANTMENT_${e.name.toUpperCase()}_${level}`,
+        id: enchantmentBookTag(e.name, level),
         name: `${e.display} ${roman(level)}`,
         tier: e.ultimate ? 'RARE' : 'UNCOMMON',
         material: 'ENCHANTED_BOOK',
@@ -542,7 +543,7 @@ function buildBazaar(): BazaarProductDef[] {
         fairPrice: fair,
         weeklyVolume: Math.max(500, Math.round(3_000_000_000 / fair / (level - e.minBazaar + 1))),
         group: 'enchantments',
-        ...(level > e.minBazaar ? { craftedFrom: { id: `ENCHANTMENT_${e.name.toUpperCase()}_${level - 1}`, count: 2 } } : {}),
+        ...(level > e.minBazaar ? { craftedFrom: { id: enchantmentBookTag(e.name, level - 1), count: 2 } } : {}),
       });
     }
   }
@@ -844,7 +845,7 @@ function buildAuctionItems(): AuctionItemDef[] {
       if (e.ultimate && level > 5) continue;
       const fair = enchantBookPrice(e, level);
       out.push({
-        key: `ENCHANTMENT_${e.name.toUpperCase()}_${level}`,
+        key: enchantmentBookTag(e.name, level),
         id: 'ENCHANTED_BOOK',
         name: 'Enchanted Book',
         tier: level > e.maxBazaar ? 'EPIC' : e.ultimate ? 'RARE' : 'UNCOMMON',

@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { systemClock } from '../../clock.ts';
 import { generateToken, hasTokenShape, hashesEqual, hashToken } from '../../domain/credentials.ts';
 import { effectiveTier, isTier, type Tier } from '../../domain/tiers.ts';
-import type { AccountIdentity } from '../../http/access.ts';
+import type { AccountIdentity } from '../../domain/identities.ts';
 import type { AccountsTable, Database } from '../schema.ts';
 
 export interface AccountRecord {

@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { systemClock } from '../../clock.ts';
 import { API_KEY_LIFETIME_MS, generateToken, hasTokenShape, hashesEqual, hashToken, normalizeUuid } from '../../domain/credentials.ts';
-import type { PlayerKeyIdentity } from '../../http/access.ts';
+import type { PlayerKeyIdentity } from '../../domain/identities.ts';
 import type { ApiKeysTable, Database } from '../schema.ts';
 
 export interface ApiKeyRecord {

@@ -6,35 +6,22 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { coopOf, itemNbtOf, withSaleBid } from '../auction-encoding.ts';
+import type { AuctionFacts } from '../../domain/auction-wire.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 
-/** An auction row with its JSON columns parsed and booleans normalized; item bytes left out. */
-export interface AuctionRecord {
+/**
+ * An auction row with its JSON columns parsed and booleans normalized; item bytes left out. The
+ * facts an auction's wire shapes are built from (domain/auction-wire.ts), plus its storage state.
+ */
+export interface AuctionRecord extends AuctionFacts {
   uuid: string;
-  tag: string;
-  itemName: string;
-  count: number;
   seller: string;
-  profileId: string | null;
   coop: string[];
-  start: number | null;
-  end: number;
-  startingBid: number;
-  highestBid: number;
-  bin: boolean;
-  tier: string | null;
-  category: string | null;
-  reforge: string | null;
-  /** last 12 hex characters of the item uuid */
-  itemUid: string | null;
-  itemCreatedAt: number | null;
   enchantments: Record<string, number>;
   flatNbt: Record<string, string>;
   state: AuctionsTable['state'];
   lastUpdated: number;
-  soldPrice: number | null;
   buyer: string | null;
-  soldAt: number | null;
 }
 
 const RECORD_COLUMNS = [
@@ -191,6 +178,8 @@ export interface LeanSale {
 export const SOLD_RECORD_CHUNK = 250;
 export const SOLD_LEAN_CHUNK = 500;
 const SOLD_KEY_CHUNK = 1000;
+/** Rows per chunk of the active listings' read (the view's load): ~2,000 records hold the loop a few ms. */
+const ACTIVE_CHUNK = 2000;
 
 export class AuctionQueryRepository {
   constructor(
@@ -200,8 +189,33 @@ export class AuctionQueryRepository {
 
   /** Every active listing, for the in-memory view (no item bytes). */
   async activeListings(): Promise<AuctionRecord[]> {
-    const rows = await this.db.selectFrom('auctions').select(RECORD_COLUMNS).where('state', '=', ACTIVE).execute();
-    return rows.map(toRecord);
+    const out: AuctionRecord[] = [];
+    for await (const chunk of this.activeListingChunks()) out.push(...chunk);
+    return out;
+  }
+
+  /**
+   * Every active listing in chunks of `chunk`, by end time then uuid (keyset on the partial
+   * active-end index), letting the event loop run between chunks on SQLite. A caller that turns
+   * each chunk into its own objects at once holds one chunk of rows at a time: loading 60,000
+   * listings in one array of rows was the largest peak of a restart (~120 MB of rows beside the
+   * cold sweep's pages).
+   */
+  async *activeListingChunks(chunk = ACTIVE_CHUNK): AsyncGenerator<AuctionRecord[]> {
+    let after: { end: number; uuid: string } | undefined;
+    for (let first = true; ; first = false) {
+      if (!first) await this.breathe();
+      let query = this.db.selectFrom('auctions').select(RECORD_COLUMNS).where('state', '=', ACTIVE);
+      if (after) {
+        const { end, uuid } = after;
+        query = query.where('end_at', '>=', end).where((eb) => eb.or([eb('end_at', '>', end), eb('uuid', '>', uuid)]));
+      }
+      const rows = await query.orderBy('end_at').orderBy('uuid').limit(chunk).execute();
+      if (rows.length > 0) yield rows.map(toRecord);
+      if (rows.length < chunk) return;
+      const last = rows[rows.length - 1]!;
+      after = { end: Number(last.end_at), uuid: last.uuid };
+    }
   }
 
   /** Active listings with these uuids (the view's incremental refresh). */

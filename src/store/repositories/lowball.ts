@@ -1,11 +1,11 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Dialect } from '../db.ts';
-import type { LowballOfferLike } from '../../domain/lowball.ts';
+import { LOWBALL_RETENTION_MS, type LowballOfferLike } from '../../domain/lowball.ts';
 import { filtersMatch } from '../../domain/player-data.ts';
 import type { Database, LowballOffersTable } from '../schema.ts';
 
 /** Offers live this long after creation; expired ones are never returned and the retention job deletes them. */
-export const LOWBALL_RETENTION_MS = 7 * 86_400_000;
+export { LOWBALL_RETENTION_MS };
 
 export interface LowballOffer extends LowballOfferLike {
   expiresAt: number;

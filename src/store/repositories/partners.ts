@@ -1,7 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { systemClock } from '../../clock.ts';
 import { generateToken, hasTokenShape, hashesEqual, hashToken } from '../../domain/credentials.ts';
-import type { PartnerIdentity } from '../../http/access.ts';
+import type { PartnerIdentity } from '../../domain/identities.ts';
 import type { Database, PartnerTokensTable } from '../schema.ts';
 
 export interface PartnerRecord {

@@ -1,0 +1,113 @@
+/**
+ * The rules of the house (docs/architecture.md; DESIGN section 3), checked in `npm test` by
+ * `npm run rules`. Data moves one way: upstream → ingest → store → market → services → faces
+ * (api/, web/, stream/). A rule's comment is what a failing import is told.
+ */
+const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|child_process|worker_threads|cluster|tls|readline)$';
+const SQL_MODULES = '^(kysely|pg|better-sqlite3)$';
+const NETWORK_CLIENTS = '^(undici|node:https|https)$';
+const FACES = '^src/(api|web|stream)/';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'domain-is-pure',
+      comment: 'domain/ is pure computation: it imports only domain/ (and gamedata/ types), nothing with I/O.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { pathNot: ['^src/domain/', '^src/gamedata/types\\.ts$'], dependencyTypesNot: ['type-only'], path: '^src/' },
+    },
+    {
+      name: 'domain-no-io',
+      comment: 'domain/ is pure computation: no file system, network, processes or threads.',
+      severity: 'error',
+      from: { path: '^src/domain/' },
+      to: { path: IO_MODULES },
+    },
+    {
+      name: 'sql-only-in-store',
+      comment: 'Only store/ speaks SQL: ask a repository (src/store/repositories/) instead of importing a database driver.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/store/' },
+      to: { path: SQL_MODULES, dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'upstream-only-in-ingest',
+      comment:
+        'Only ingest/ (and the gamedata sync command) call out to the network; the export jobs post to the webhooks users configured. A request never calls upstream: queue the work for ingest and read the store.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/ingest/', '^src/gamedata/sync\\.ts$', '^src/jobs/'] },
+      to: { path: NETWORK_CLIENTS },
+    },
+    {
+      name: 'faces-not-on-each-other',
+      comment: 'api/, web/ and stream/ are three faces over the same services: one never imports another.',
+      severity: 'error',
+      from: { path: '^src/(api)/' },
+      to: { path: '^src/(web|stream)/' },
+    },
+    {
+      name: 'faces-not-on-each-other-web',
+      comment: 'api/, web/ and stream/ are three faces over the same services: one never imports another.',
+      severity: 'error',
+      from: { path: '^src/(web)/' },
+      to: { path: '^src/(api|stream)/' },
+    },
+    {
+      name: 'faces-not-on-each-other-stream',
+      comment: 'api/, web/ and stream/ are three faces over the same services: one never imports another.',
+      severity: 'error',
+      from: { path: '^src/(stream)/' },
+      to: { path: '^src/(api|web)/' },
+    },
+    {
+      name: 'faces-over-services',
+      comment: 'A face (api/, web/, stream/) reaches the data through services/: never store/, ingest/, simulator/ or jobs/ directly (types excepted).',
+      severity: 'error',
+      from: { path: FACES },
+      to: { path: '^src/(store|ingest|simulator|jobs)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'store-not-upward',
+      comment: 'store/ is below everything that reads it: it never imports http/, market/, services/, the faces, mod/ or jobs/.',
+      severity: 'error',
+      from: { path: '^src/store/' },
+      to: { path: '^src/(http|market|services|api|web|stream|mod|jobs|ingest)/' },
+    },
+    {
+      name: 'market-not-upward',
+      comment: 'market/ holds views: no HTTP, no faces, no services above it.',
+      severity: 'error',
+      from: { path: '^src/market/' },
+      to: { path: '^src/(http|services|api|web|stream|mod)/|^fastify' },
+    },
+    {
+      name: 'services-not-upward',
+      comment: 'services/ are transport-free use cases: no faces, no HTTP plugins, no Fastify.',
+      severity: 'error',
+      from: { path: '^src/services/' },
+      to: { path: '^src/(api|web|stream|mod)/|^fastify' },
+    },
+    {
+      name: 'ingest-not-upward',
+      comment: 'ingest/ writes the store; it never reads the market, the services or the faces.',
+      severity: 'error',
+      from: { path: '^src/ingest/' },
+      to: { path: '^src/(http|market|services|api|web|stream|mod)/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Modules do not import each other in a circle (a sign two concepts share one module).',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,40 @@
+/**
+ * The one `itemTag` path parameter every route shares (DESIGN §4): its schema for the
+ * OpenAPI document and its parser. A malformed tag is 400 `invalid_tag`, a well-formed tag
+ * the route does not know is 404 `item_not_found`, on every route.
+ *
+ * The schema carries no `pattern`: schema validation would answer a generic
+ * `invalid_parameters` 400, and the rule is one slug everywhere, so the parser checks it.
+ */
+import { Type, type Static } from 'typebox';
+import { isValidTag, normalizeTag, TAG_PATTERN_SOURCE } from '../domain/tags.ts';
+import { badRequest, HttpProblem, notFound } from './problem.ts';
+
+export const ItemTag = Type.String({
+  description:
+    `item tag, case-insensitive (answers carry the canonical upper-case tag), e.g. HYPERION, PET_ENDER_DRAGON, ENCHANTMENT_ULTIMATE_WISE_5; ` +
+    `syntax ${TAG_PATTERN_SOURCE}: a malformed tag is 400 \`invalid_tag\`, an unknown one 404 \`item_not_found\``,
+});
+
+export const ItemTagParams = Type.Object({ itemTag: ItemTag });
+export type ItemTagParams = Static<typeof ItemTagParams>;
+
+/** A tag parameter: validated (400 `invalid_tag`), canonical upper case. */
+export function parseItemTag(raw: string): string {
+  if (!isValidTag(raw)) {
+    throw badRequest('invalid_tag', `The item tag \`${String(raw).slice(0, 80)}\` is not valid (letters, digits and _:;- only, at most 64).`);
+  }
+  return normalizeTag(raw);
+}
+
+/** The 404 for a well-formed tag the route knows nothing of. */
+export function itemNotFound(tag: string, detail = `could not find the item with the tag \`${tag}\``): HttpProblem {
+  return notFound('item_not_found', detail);
+}
+
+/** A check that answers 404 `item_not_found` unless `known` has the tag (services/auction-filters.ts KnownTags). */
+export function knownTagCheck(known: { has(tag: string): Promise<boolean> }): (tag: string) => Promise<void> {
+  return async (tag) => {
+    if (!(await known.has(tag))) throw itemNotFound(tag);
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The auction filters a request names, compiled against what skymarket knows: `Seller` names
+ * resolve through the player names it has seen. A bad filter throws the domain's FilterError,
+ * which every face turns into its own answer (the API: 400 with the filter's slug).
+ */
+import { compileFiltersResolving, type CompiledFilter } from '../domain/filters.ts';
+import type { Store } from '../store/index.ts';
+import type { ActiveAuctionsView } from '../market/active-auctions.ts';
+
+export function compileAuctionFilters(store: Store, filters: Record<string, string>): Promise<CompiledFilter> {
+  return compileFiltersResolving(filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
+}
+
+/**
+ * Whether a tag was ever seen (active, sold, or in the item catalog). Tags found in the store are
+ * remembered (up to 100,000, then forgotten at once), so a known tag costs one set lookup.
+ */
+export class KnownTags {
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly view: ActiveAuctionsView,
+  ) {}
+
+  async has(tag: string): Promise<boolean> {
+    if (this.seen.has(tag) || this.view.hasTag(tag)) return true;
+    if (!(await this.store.auctionQueries.tagExists(tag))) return false;
+    if (this.seen.size > 100_000) this.seen.clear();
+    this.seen.add(tag);
+    return true;
+  }
+}
