@@ -21,8 +21,10 @@ const HOT_SALES = 40_600;
 const DAYS = 90;
 const DEFAULT_BASELINE = 'f8b489e';
 
-interface Server {
+export interface Server {
   url: string;
+  /** the server process, for its RSS */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ async function startApp(tree: string, dir: string): Promise<Server> {
   });
   return {
     url,
+    pid: child.pid!,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
@@ -66,8 +69,27 @@ async function startApp(tree: string, dir: string): Promise<Server> {
   };
 }
 
+/**
+ * Runs `use` against `tree`'s app on a fresh data directory that `prepare` fills first; stops the
+ * app and removes the directory afterwards.
+ */
+export async function withApp<P, T>(tree: string, dirPrefix: string, prepare: (dir: string) => Promise<P>, use: (server: Server, prepared: P) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  try {
+    const prepared = await prepare(dir);
+    const server = await startApp(tree, dir);
+    try {
+      return await use(server, prepared);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A checkout of `ref` in a temporary directory sharing this tree's node_modules; undefined when git cannot give it. */
-function checkout(ref: string): string | undefined {
+export function checkout(ref: string): string | undefined {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-baseline-'));
   const archive = spawnSync('git', ['-C', ROOT, 'archive', '--format=tar', ref], { maxBuffer: 1 << 30 });
   if (archive.status !== 0) {
@@ -164,20 +186,13 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const results = new Map<string, Measured>();
   try {
     for (const { name, tree } of trees) {
-      const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-analysis-'));
-      try {
+      const fill = async (dir: string) => {
         const t = performance.now();
         const { token } = JSON.parse(await runScript(tree, 'bench/servers/analysis-fill.ts', [dir, String(HOT_SALES), String(DAYS)])) as { token: string };
         process.stderr.write(`  ${name}: ${HOT_SALES} + 60000 sales stored in ${Math.round(performance.now() - t)} ms\n`);
-        const server = await startApp(tree, dir);
-        try {
-          results.set(name, await measure(server, token, options));
-        } finally {
-          await server.stop();
-        }
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
+        return token;
+      };
+      results.set(name, await withApp(tree, 'skymarket-bench-analysis-', fill, (server, token) => measure(server, token, options)));
     }
   } finally {
     if (baselineTree) rmSync(baselineTree, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import type { Metrics } from './metrics.ts';
 import type { Store } from './store/index.ts';
 import { cachingPlugin } from './http/caching.ts';
 import { contentTypesPlugin } from './http/content-types.ts';
-import { errorsPlugin, frameworkErrors } from './http/errors.ts';
+import { clientErrorHandler, errorsPlugin, frameworkErrors } from './http/errors.ts';
 import { metricsPlugin } from './http/metrics.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import { authPlugin } from './http/auth.ts';
@@ -89,7 +89,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const storedResponses = new StoredResponses();
   const app = Fastify({
-    serverFactory: storedResponses.serverFactory(),
+    serverFactory: storedResponses.serverFactory({ headersTimeoutMs: config.headersTimeoutMs }),
     loggerInstance: context.logger as FastifyBaseLogger,
     // A log line per request costs ~30% throughput; only when debugging.
     logController: new LogController({ disableRequestLogging: !verbose }),
@@ -98,8 +98,12 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     // Fastify accepts a hop count at run time; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string[],
     frameworkErrors,
+    clientErrorHandler,
+    // A client that trickles its request is cut off (408) after this; the headers after HEADERS_TIMEOUT_MS.
+    requestTimeout: config.requestTimeoutMs,
     return503OnClosing: true,
-    ajv: { customOptions: { allErrors: true } },
+    // Ajv stops at the first error: with allErrors a 1 MB array of [] took 2.2 s and a 21 MB answer (issue 21).
+    ajv: { customOptions: { allErrors: false } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
 

@@ -82,7 +82,29 @@ export interface Config {
    * 0 = in the main thread with V8's own sizing; undefined = the default (heap.ts)
    */
   heapMb: number | undefined;
+  /** bytes of proxied uploads (as stored, compressed) one client may store per day */
+  proxyQuotaClientMb: number;
+  /** bytes of proxied uploads all clients together may store per day */
+  proxyQuotaTotalMb: number;
+  /** the one vendor header that names the client when a trusted proxy sends it (else X-Forwarded-For only) */
+  trustProxyHeader: TrustProxyHeader | undefined;
+  /** ms a client has to send a whole request (headers and body); 0 = no limit */
+  requestTimeoutMs: number;
+  /** ms a client has to send a request's headers */
+  headersTimeoutMs: number;
+  /** open mod WebSocket sessions per process, per account and per client IP */
+  modSessionsMax: number;
+  modSessionsPerAccount: number;
+  modSessionsPerIp: number;
+  /** when set, GET /metrics needs `Authorization: Bearer <token>` */
+  metricsToken: string | undefined;
+  /** seconds an export job may run without a sign of life before another worker takes it over */
+  exportLeaseSeconds: number;
 }
+
+/** Vendor headers a proxy in front may set to the client's address. */
+export const TRUST_PROXY_HEADERS = ['cf-connecting-ip', 'true-client-ip', 'x-real-ip', 'fly-client-ip'] as const;
+export type TrustProxyHeader = (typeof TRUST_PROXY_HEADERS)[number];
 
 /** Thrown for any invalid setting; `message` is the one line shown to the operator. */
 export class ConfigError extends Error {
@@ -130,6 +152,16 @@ export const ENV_NAMES = {
   npcUploadQuorum: 'NPC_UPLOAD_QUORUM',
   ingestDecodeWorkers: 'INGEST_DECODE_WORKERS',
   heapMb: 'SKYMARKET_HEAP_MB',
+  proxyQuotaClientMb: 'PROXY_QUOTA_CLIENT_MB',
+  proxyQuotaTotalMb: 'PROXY_QUOTA_TOTAL_MB',
+  trustProxyHeader: 'TRUST_PROXY_HEADER',
+  requestTimeoutMs: 'REQUEST_TIMEOUT_MS',
+  headersTimeoutMs: 'HEADERS_TIMEOUT_MS',
+  modSessionsMax: 'MOD_SESSIONS_MAX',
+  modSessionsPerAccount: 'MOD_SESSIONS_PER_ACCOUNT',
+  modSessionsPerIp: 'MOD_SESSIONS_PER_IP',
+  metricsToken: 'METRICS_TOKEN',
+  exportLeaseSeconds: 'EXPORT_LEASE_SECONDS',
 } as const satisfies Record<keyof Config, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -208,7 +240,36 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     ingestDecodeWorkers: parseInteger(ENV_NAMES.ingestDecodeWorkers, raw('ingestDecodeWorkers'), 0, 0, 8),
     npcUploadQuorum: parseInteger(ENV_NAMES.npcUploadQuorum, raw('npcUploadQuorum'), 2, 1, 1000),
     heapMb: parseHeapMb(raw('heapMb')),
+    proxyQuotaClientMb: parseInteger(ENV_NAMES.proxyQuotaClientMb, raw('proxyQuotaClientMb'), 64, 1, 1_048_576),
+    proxyQuotaTotalMb: parseInteger(ENV_NAMES.proxyQuotaTotalMb, raw('proxyQuotaTotalMb'), 1024, 1, 1_048_576),
+    trustProxyHeader: raw('trustProxyHeader') === undefined ? undefined : parseEnum(ENV_NAMES.trustProxyHeader, raw('trustProxyHeader'), TRUST_PROXY_HEADERS, 'cf-connecting-ip'),
+    ...parseTimeouts(raw('requestTimeoutMs'), raw('headersTimeoutMs')),
+    modSessionsMax: parseInteger(ENV_NAMES.modSessionsMax, raw('modSessionsMax'), 2000, 1, 1_000_000),
+    modSessionsPerAccount: parseInteger(ENV_NAMES.modSessionsPerAccount, raw('modSessionsPerAccount'), 5, 1, 1_000_000),
+    modSessionsPerIp: parseInteger(ENV_NAMES.modSessionsPerIp, raw('modSessionsPerIp'), 20, 1, 1_000_000),
+    metricsToken: parseMetricsToken(raw('metricsToken')),
+    exportLeaseSeconds: parseInteger(ENV_NAMES.exportLeaseSeconds, raw('exportLeaseSeconds'), 300, 10, 86_400),
   };
+}
+
+/**
+ * REQUEST_TIMEOUT_MS and HEADERS_TIMEOUT_MS: Node requires the headers' time to fit in the
+ * request's (unless the request has none).
+ */
+function parseTimeouts(request: string | undefined, headers: string | undefined): Pick<Config, 'requestTimeoutMs' | 'headersTimeoutMs'> {
+  const requestTimeoutMs = parseInteger(ENV_NAMES.requestTimeoutMs, request, 90_000, 0, 3_600_000);
+  const headersTimeoutMs = parseInteger(ENV_NAMES.headersTimeoutMs, headers, Math.min(60_000, requestTimeoutMs || 60_000), 1000, 3_600_000);
+  if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(ENV_NAMES.headersTimeoutMs, `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
+  }
+  return { requestTimeoutMs, headersTimeoutMs };
+}
+
+/** METRICS_TOKEN: at least 16 characters, printable, no spaces (it goes in a header). */
+function parseMetricsToken(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(value)) throw new ConfigError(ENV_NAMES.metricsToken, 'expected 16-256 printable characters without spaces');
+  return value;
 }
 
 /** EXPORT_WEBHOOK_HOSTS: comma-separated host names or http(s) origins. */
@@ -349,5 +410,6 @@ export function describeConfig(config: Config): Record<string, unknown> {
     databaseUrl: config.databaseUrl ? redact(config.databaseUrl) : `sqlite:${config.dataDir}/skymarket.db`,
     redisUrl: config.redisUrl ? redact(config.redisUrl) : 'memory',
     upstreamApiKey: config.upstreamApiKey ? '[set]' : undefined,
+    metricsToken: config.metricsToken ? '[set]' : undefined,
   };
 }

@@ -84,3 +84,22 @@ export function looksOffline(err: unknown): boolean {
   const code = withCode(err)?.code;
   return code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH';
 }
+
+// Connection-level failures: the server is down, restarting or out of connections. PostgreSQL
+// SQLSTATE classes 08 (connection exception), 57P01-57P03 (shutdown, cannot connect now), 53300
+// (too many connections); node's socket codes; pg's messages for a dropped or slow connection.
+const UNAVAILABLE_CODES = /^(08\d{3}|57P0[123]|53300|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/;
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|the database system is (starting up|shutting down)/i;
+
+/** Whether a database call failed because the server could not be reached (an outage), not because of the query. */
+export function isUnavailable(err: unknown): boolean {
+  const code = withCode(err)?.code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) return true;
+  let current: unknown = err;
+  for (let depth = 0; depth < 8 && current !== null && typeof current === 'object'; depth++) {
+    const message = (current as SystemErrorLike).message;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+    current = (current as SystemErrorLike).cause;
+  }
+  return false;
+}

@@ -245,7 +245,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
   let jobs: Jobs | undefined;
   if (config.role === 'all' || config.role === 'jobs') {
-    const running = (jobs = new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts }));
+    const running = (jobs = new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts, exportLeaseMs: config.exportLeaseSeconds * 1000 }));
     // Like ingestion: one jobs process at a time, under a lock of its own.
     jobsLeader = new Leadership({
       duty: 'jobs',

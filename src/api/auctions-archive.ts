@@ -205,7 +205,7 @@ export async function archiveRoutes(app: FastifyInstance) {
       if (!allowedWebhook(discordWebhookUrl, app.context.config.exportWebhookHosts)) {
         throw badRequest('webhook_not_allowed', 'The webhook URL is not on an allowed host (see EXPORT_WEBHOOK_HOSTS).');
       }
-      assertQueueCapacity(await store.exportJobs.countQueued(account.id), MAX_QUEUED_EXPORTS);
+      assertQueueCapacity(await store.exportJobs.countQueued(account.id, clock.now(), app.context.config.exportLeaseSeconds * 1000), MAX_QUEUED_EXPORTS);
       const job = await store.exportJobs.create({
         accountId: account.id,
         itemTag: tag,

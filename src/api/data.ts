@@ -3,17 +3,75 @@
  * player-name auction hints (POST /api/data/playerName, /api/data/playerNames).
  */
 import { randomUUID } from 'node:crypto';
-import { gunzipSync } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { createGunzip, gzip } from 'node:zlib';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { classifyUpload, PROXY_KINDS } from '../domain/uploads.ts';
+import { PROXY_KIND_MAX_BYTES, PROXY_KINDS, UploadScanError, UploadScanner, type ProxyKind } from '../domain/uploads.ts';
 import { PLAYER_NAME } from '../domain/player-data.ts';
+import { createByteQuota } from '../http/limits.ts';
 import { badRequest, HttpProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 
-/** Largest proxy body accepted on the wire (compressed or not) and after gunzip. */
+/** Largest proxy body accepted on the wire (compressed or not) and after gunzip (the largest kind's cap). */
 export const PROXY_MAX_BYTES = 4 * 1024 * 1024;
-export const PROXY_MAX_INFLATED_BYTES = 16 * 1024 * 1024;
+export const PROXY_MAX_INFLATED_BYTES = Math.max(...Object.values(PROXY_KIND_MAX_BYTES));
+/**
+ * An upload is inflated and read in pieces of this size, the event loop free between two: a
+ * piece costs well under a millisecond of CPU (docs/performance.md, issue 21).
+ */
+const PIECE_BYTES = 16 * 1024;
+const gzipAsync = promisify(gzip);
+
+function unknownKind(): HttpProblem {
+  return new HttpProblem(422, 'unknown_upload_kind', `The upload is none of the understood kinds: ${PROXY_KINDS.join(', ')}`, { kinds: PROXY_KINDS });
+}
+
+/**
+ * What an upload is, read as it inflates (gzip runs on libuv's thread pool) and scanned without
+ * building it, a piece at a time: stops at the first piece that makes it malformed, no kind, or
+ * larger than every kind it can still be allows. Answers the kind and the inflated size.
+ */
+export async function inspectUpload(body: Buffer, gzipped: boolean): Promise<{ kind: ProxyKind; inflated: number }> {
+  const scanner = new UploadScanner();
+  let inflated = 0;
+  const read = (piece: Uint8Array) => {
+    inflated += piece.length;
+    const possible = scanner.possibleKinds();
+    if (possible.length === 0) throw unknownKind();
+    const cap = Math.max(...possible.map((k) => PROXY_KIND_MAX_BYTES[k]));
+    if (inflated > cap) throw new HttpProblem(413, 'body_too_large', `The upload inflates to more than ${cap} bytes, the most a ${possible.join(' or ')} upload may have`);
+    scanner.write(piece);
+  };
+  try {
+    if (gzipped) {
+      const gunzip = createGunzip({ chunkSize: PIECE_BYTES });
+      gunzip.end(body);
+      try {
+        for await (const piece of gunzip) read(piece as Buffer);
+      } catch (err) {
+        if (err instanceof HttpProblem || err instanceof UploadScanError) throw err;
+        throw badRequest('bad_gzip', 'Content-Encoding is gzip but the body is not valid gzip');
+      } finally {
+        gunzip.destroy();
+      }
+    } else {
+      for (let at = 0; at < body.length; at += PIECE_BYTES) {
+        if (at > 0) await nextTurn();
+        read(body.subarray(at, at + PIECE_BYTES));
+      }
+    }
+    scanner.end();
+  } catch (err) {
+    if (!(err instanceof UploadScanError)) throw err;
+    throw badRequest(err.reason === 'too_deep' ? 'too_deep' : 'malformed_json', err.message);
+  }
+  const kind = scanner.kind();
+  if (!kind) throw unknownKind();
+  if (inflated > PROXY_KIND_MAX_BYTES[kind]) throw new HttpProblem(413, 'body_too_large', `A ${kind} upload may inflate to ${PROXY_KIND_MAX_BYTES[kind]} bytes; this one has ${inflated}`);
+  return { kind, inflated };
+}
 /** Names answered per playerNames call (the reference processes 24); more are refused. */
 export const PLAYER_NAMES_MAX = 100;
 export const PLAYER_NAMES_PROCESSED = 24;
@@ -30,7 +88,13 @@ const Tuple = Type.Object(
 
 export async function dataRoutes(app: FastifyInstance) {
   const { store, clock } = app;
+  const { config } = app.context;
   app.addSchema(Tuple);
+  // Stored bytes per client and for everyone, per day: uploads live 2 days (DATA_UPLOAD_RETENTION_MS).
+  const DAY = 86_400;
+  const clientQuota = createByteQuota(app, { keyPrefix: 'proxy-client', bytes: config.proxyQuotaClientMb * 1024 * 1024, durationSec: DAY, what: 'Your uploads' });
+  const totalQuota = createByteQuota(app, { keyPrefix: 'proxy-total', bytes: config.proxyQuotaTotalMb * 1024 * 1024, durationSec: DAY, what: 'Uploads of all clients' });
+  const clientOf = (request: FastifyRequest) => (request.account ? `account:${request.account.id}` : `ip:${request.clientIp}`);
 
   async function hint(name: string): Promise<{ item1: number; item2: number }> {
     const known = await store.playerNames.findByName(name);
@@ -50,44 +114,43 @@ export async function dataRoutes(app: FastifyInstance) {
           tags: ['data'],
           summary: 'Upload upstream data the mod obtained (raw JSON, optionally Content-Encoding: gzip); answers "received <id>"',
           description:
-            `Understood kinds: ${PROXY_KINDS.join(', ')} (see docs/api.md). The body is stored for 2 days for ingestion. ` +
-            `At most ${PROXY_MAX_BYTES} bytes on the wire and ${PROXY_MAX_INFLATED_BYTES} after gunzip. ` +
+            `Understood kinds: ${PROXY_KINDS.join(', ')} (see docs/api.md). The body is stored (compressed) for 2 days for ingestion. ` +
+            `At most ${PROXY_MAX_BYTES} bytes on the wire and, after gunzip, ${PROXY_KINDS.map((k) => `${PROXY_KIND_MAX_BYTES[k]} for ${k}`).join(', ')}. ` +
+            'Stored bytes count against a daily quota per client and for all clients (429 quota_exceeded; docs/security.md). ' +
             'X-Request-Id (1-100 of A-Z a-z 0-9 . _ : -) is the correlation id; one is generated when absent.',
           headers: Type.Object({ 'x-request-id': Type.Optional(Type.String({ maxLength: 100 })) }),
-          response: { 200: Type.String(), ...problemResponses(400, 413, 415, 422) },
+          response: { 200: Type.String(), ...problemResponses(400, 413, 415, 422, 429) },
         },
         config: { cache: 'no-store' },
       },
       async (request, reply) => {
         const requestId = (request.headers['x-request-id'] as string | undefined) ?? randomUUID();
         if (!REQUEST_ID.test(requestId)) throw badRequest('invalid_request_id', 'X-Request-Id must be 1-100 characters of A-Z a-z 0-9 . _ : -');
-        let body = request.body as Buffer | undefined;
+        const body = request.body as Buffer | undefined;
         if (!body || body.length === 0) throw badRequest('empty_body', 'The upload is empty');
         const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-        if (encoding === 'gzip') {
-          try {
-            body = gunzipSync(body, { maxOutputLength: PROXY_MAX_INFLATED_BYTES });
-          } catch (err) {
-            if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-              throw new HttpProblem(413, 'body_too_large', `The upload inflates to more than ${PROXY_MAX_INFLATED_BYTES} bytes`);
-            }
-            throw badRequest('bad_gzip', 'Content-Encoding is gzip but the body is not valid gzip');
-          }
-        } else if (encoding !== 'identity') {
+        if (encoding !== 'gzip' && encoding !== 'identity') {
           throw new HttpProblem(415, 'unsupported_encoding', `Content-Encoding '${encoding}' is not supported: send gzip or none`);
         }
-        const text = new TextDecoder('utf-8', { fatal: false }).decode(body);
-        let parsed: unknown;
+        // Charged before the work (what arrived is at least what is stored), the difference given back after.
+        const client = clientOf(request);
+        await clientQuota.charge(client, body.length);
         try {
-          parsed = JSON.parse(text);
-        } catch {
-          throw badRequest('malformed_json', 'The upload is not JSON');
+          await totalQuota.charge('all', body.length);
+        } catch (err) {
+          await clientQuota.refund(client, body.length);
+          throw err;
         }
-        const kind = classifyUpload(parsed);
-        if (!kind) {
-          throw new HttpProblem(422, 'unknown_upload_kind', `The upload is none of the understood kinds: ${PROXY_KINDS.join(', ')}`, { kinds: PROXY_KINDS });
+        let kept = 0;
+        try {
+          const { kind, inflated } = await inspectUpload(body, encoding === 'gzip');
+          // A gzip upload is stored as it came (it inflated within its kind's cap); plain JSON is compressed.
+          const stored = encoding === 'gzip' ? body : await gzipAsync(body);
+          await store.dataUploads.add({ id: randomUUID(), requestId, kind, bytes: inflated, gzip: stored, receivedAt: clock.now() });
+          kept = stored.length;
+        } finally {
+          await Promise.all([clientQuota.refund(client, body.length - kept), totalQuota.refund('all', body.length - kept)]);
         }
-        await store.dataUploads.add({ id: randomUUID(), requestId, kind, bytes: body.length, body: text, receivedAt: clock.now() });
         return reply.type('text/plain; charset=utf-8').send(`received ${requestId}`);
       },
     );

@@ -12,7 +12,7 @@ import { problemResponses } from '../http/schemas.ts';
 
 export const LowballOfferSchema = Type.Object(
   {
-    userId: Type.Union([Type.String(), Type.Null()], { description: 'the offering account' }),
+    userId: Type.Union([Type.String(), Type.Null()], { description: 'the offering account: your own on /own, null on the public listing' }),
     createdAt: Type.String({ format: 'date-time' }),
     offerId: Type.String({ format: 'uuid' }),
     itemTag: Type.Union([Type.String(), Type.Null()]),
@@ -89,9 +89,13 @@ export async function lowballRoutes(app: FastifyInstance) {
       const tag = parseItemTag((request.params as ItemTagParams).itemTag);
       const { before, limit = 20, ...filters } = request.query as Record<string, string> & { before?: string; limit?: number };
       const beforeMs = parseBefore(before);
-      const offers = await store.lowball.byTag(tag, { before: beforeMs, limit, now: clock.now() }, filters);
-      if (offers.length === 0 && (await store.items.count()) > 0 && !(await store.items.get(tag))) throw itemNotFound(tag);
-      return offers.map(lowballView);
+      const now = clock.now();
+      const offers = await store.lowball.byTag(tag, { before: beforeMs, limit, now }, filters);
+      // Unknown only when neither the catalog nor any offer knows the tag (filters may just match none).
+      if (offers.length === 0 && (await store.items.count()) > 0 && !(await store.items.get(tag)) && !(await store.lowball.hasOffers(tag, now))) throw itemNotFound(tag);
+      // The public listing does not name the offering account (userId, an internal id; the field
+      // stays, null as its shape allows); minecraftAccount says who offers. /own keeps it.
+      return offers.map((o) => ({ ...lowballView(o), userId: null }));
     },
   );
 

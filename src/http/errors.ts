@@ -3,10 +3,17 @@
  * a 500 problem that names a reference, never a stack trace. Fastify's own errors
  * (bad JSON, body too large, unsupported media type, validation) are mapped here.
  */
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
+import { STATUS_CODES } from 'node:http';
+import { isUnavailable } from '../network-errors.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
 import { FilterError } from '../domain/filters.ts';
+
+/** Seconds a client is asked to wait during a database outage, and ms between the checks that end it. */
+const OUTAGE_RETRY_SECONDS = 5;
+const OUTAGE_PROBE_MS = 1000;
 
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
@@ -41,9 +48,13 @@ function instanceOf(request: FastifyRequest): string {
   return request.url.split('?')[0] ?? request.url;
 }
 
+/** Issues described at most: Ajv stops at the first error, but a union's branches each add theirs. */
+const MAX_ISSUES = 10;
+
 /** Groups Ajv issues by the offending field: `{ "query.pageSize": ["must be <= 1000"] }`. */
-export function validationErrors(context: string, issues: readonly ValidationIssue[]): Record<string, string[]> {
+export function validationErrors(context: string, allIssues: readonly ValidationIssue[]): Record<string, string[]> {
   const prefix = context === 'querystring' ? 'query' : context;
+  const issues = allIssues.slice(0, MAX_ISSUES);
   const out: Record<string, string[]> = {};
   // A union of literals fails with one 'const' issue per literal plus an 'anyOf' issue: fold them into one line.
   const constAlternatives = new Map<string, unknown[]>();
@@ -95,14 +106,78 @@ export const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (error, 
   sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? 'bad_request', error.message);
 };
 
+/**
+ * Constructor option for errors Node's HTTP parser raises before there is a request (a broken
+ * request line, headers too large, a request that took too long): the same problem bodies,
+ * written on the socket, which is then closed (as Fastify's own handler does).
+ */
+export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, slug, detail] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request_timeout', 'The request (headers and body) did not arrive in time']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers_too_large', 'The request headers are too large']
+        : [400, 'bad_request', 'The request is not valid HTTP'];
+  this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify(problemBody(status, slug, detail, '/'));
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
+}
+
 export const errorsPlugin = fp(
   async function errors(app: FastifyInstance) {
+    // Ahead of the CORS plugin (registered after this one), which answers a request that is not
+    // a preflight (no Origin or Access-Control-Request-Method) with a text/plain 400.
+    app.addHook('onRequest', (request, reply, done) => {
+      if (request.method !== 'OPTIONS' || (request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined)) {
+        done();
+        return;
+      }
+      sendProblem(reply, 400, 'invalid_preflight', 'OPTIONS is answered only as a CORS preflight: send Origin and Access-Control-Request-Method');
+    });
+
     // Ajv coerces "1e309" to Infinity, and "1e20" to an integer past 2^53, and lets both pass its
     // integer checks (and an unbounded maximum); no parameter of ours means either, so refuse them
     // here once for every route.
     // Callback style, and nothing to look at for routes without parameters: no promise per request.
     app.addHook('preHandler', (request, _reply, done) => {
       done(unsafeNumber('query', request.query) ?? unsafeNumber('params', request.params));
+    });
+
+    // A database outage is logged once when it starts and once when a ping succeeds again, not per request.
+    let probe: NodeJS.Timeout | undefined;
+    let down = false;
+    let closed = false;
+    const outage = {
+      begin(err: Error) {
+        if (down) return;
+        down = true;
+        const since = Date.now();
+        app.log.error({ err: { message: err.message, code: (err as { code?: unknown }).code } }, 'database unavailable: answering 503 until it is back');
+        // One ping at a time (a ping may wait for the pool's connection timeout).
+        const check = () => {
+          app.store.ping().then(
+            () => {
+              down = false;
+              app.log.warn({ outageSeconds: Math.round((Date.now() - since) / 1000) }, 'database available again');
+            },
+            () => schedule(),
+          );
+        };
+        const schedule = () => {
+          if (closed) return;
+          probe = setTimeout(check, OUTAGE_PROBE_MS);
+          probe.unref();
+        };
+        schedule();
+      },
+    };
+    app.addHook('onClose', async () => {
+      closed = true;
+      clearTimeout(probe);
     });
 
     app.setErrorHandler((error: FastifyError | HttpProblem | FilterError, request, reply) => {
@@ -121,6 +196,11 @@ export const errorsPlugin = fp(
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         return sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? slugForStatus(status), error.message);
+      }
+      if (isUnavailable(error)) {
+        outage.begin(error);
+        reply.header('Retry-After', String(OUTAGE_RETRY_SECONDS));
+        return sendProblem(reply, 503, 'database_unavailable', `The database cannot be reached right now. Retry in ${OUTAGE_RETRY_SECONDS} s.`);
       }
       request.log.error({ err: error, reqId: request.id }, 'request failed');
       return sendProblem(

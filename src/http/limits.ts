@@ -14,7 +14,7 @@
  * for a Premium+ account with a valid token (which also lifts an IP ban but not the
  * limits). RATE_LIMIT_EXEMPT networks and routes with `config.rateLimit: false` (health,
  * metrics) are not limited. An IP that collects RATE_LIMIT_BAN_THRESHOLD 429s within an
- * hour is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS. A refused request is
+ * hour (that one included) is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS. A refused request is
  * not charged to the windows, so they count admitted requests only.
  *
  * Also the reusable special limiters: a cost-based limiter (bazaar export), a fixed delay
@@ -27,7 +27,7 @@ import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { sleepOn, type Clock } from '../clock.ts';
-import { redact, type TrustProxy } from '../config.ts';
+import { redact, type TrustProxy, type TrustProxyHeader } from '../config.ts';
 import { resolveAccount } from './auth.ts';
 import { HttpProblem } from './problem.ts';
 import { routeFacts } from './route-config.ts';
@@ -212,16 +212,19 @@ export function inNetworks(list: BlockList, ip: string): boolean {
 
 /**
  * Where the request comes from. Fastify already applies TRUST_PROXY to X-Forwarded-For
- * (request.ip); CF-Connecting-IP wins when the direct peer is a trusted proxy.
+ * (request.ip). A vendor header (CF-Connecting-IP …) is believed only when TRUST_PROXY_HEADER
+ * names it and the direct peer is a trusted proxy: any other proxy passes it on from the
+ * client, who could then rotate it past the limits or name a victim's address to get it banned.
  */
-export function clientIpResolver(trustProxy: TrustProxy): (request: FastifyRequest) => string {
+export function clientIpResolver(trustProxy: TrustProxy, vendorHeader?: TrustProxyHeader): (request: FastifyRequest) => string {
   if (trustProxy === false || trustProxy === 0) return (request) => normalizeIp(request.socket.remoteAddress ?? request.ip);
+  if (vendorHeader === undefined) return (request) => normalizeIp(request.ip);
   const trusted = Array.isArray(trustProxy) ? networkList(trustProxy) : undefined;
   return (request) => {
     const peer = normalizeIp(request.socket.remoteAddress ?? '');
     const peerTrusted = trusted ? inNetworks(trusted, peer) : true;
-    const cf = request.headers['cf-connecting-ip'];
-    if (peerTrusted && typeof cf === 'string' && isIP(cf.trim()) !== 0) return normalizeIp(cf.trim());
+    const named = request.headers[vendorHeader];
+    if (peerTrusted && typeof named === 'string' && isIP(named.trim()) !== 0) return normalizeIp(named.trim());
     return normalizeIp(request.ip);
   };
 }
@@ -297,7 +300,7 @@ export const limitsPlugin = fp(
     const violations = makeLimiter(app, 'rl:violations', config.rateLimitBanThreshold, 3600);
     const bans = makeLimiter(app, 'rl:ban', 1, config.rateLimitBanSeconds);
     const exempt = networkList(config.rateLimitExempt);
-    const clientIp = clientIpResolver(config.trustProxy);
+    const clientIp = clientIpResolver(config.trustProxy, config.trustProxyHeader);
 
     async function isBanned(ip: string): Promise<boolean> {
       const res = await bans.get(ip);
@@ -361,11 +364,9 @@ export const limitsPlugin = fp(
       await Promise.all(windows.map((w) => w.refund(key, 1))).catch(() => {});
 
       if (!premiumPlus) {
-        try {
-          await violations.consume(ip, 1);
-        } catch (err) {
-          if (err instanceof RateLimiterRes) await bans.block(ip, config.rateLimitBanSeconds).catch(() => {});
-        }
+        // Banned at the RATE_LIMIT_BAN_THRESHOLD-th 429 of the hour (the limiter itself refuses only the one after).
+        const violation = await violations.consume(ip, 1).catch((err: unknown) => (err instanceof RateLimiterRes ? err : null));
+        if (violation && violation.consumedPoints >= config.rateLimitBanThreshold) await bans.block(ip, config.rateLimitBanSeconds).catch(() => {});
       }
       const now = app.clock.now();
       const first = exceeded[0] as WindowResult;
@@ -422,6 +423,39 @@ export interface CostLimiter {
   consume(key: string, cost: number): Promise<void>;
 }
 
+/** A 429 problem with Retry-After (also in the body). */
+function tooMany(slug: string, detail: string, extensions: Record<string, unknown>, retryAfter: number): HttpProblem {
+  return new HttpProblem(429, slug, detail, { ...extensions, retryAfter }, { 'Retry-After': String(retryAfter) });
+}
+
+/**
+ * Charges `cost` to `key` in a window built on first use (the Redis client exists once the
+ * limits plugin has run): when it went over (the charge is refunded), what was used before and
+ * the seconds until the window ends; else null. When the counter store is unreachable the charge
+ * is skipped (logged): a special limit fails open like the general ones rather than answering 500.
+ */
+function windowCharger(app: FastifyInstance, keyPrefix: string, spec: WindowSpec) {
+  let window: ClockWindow | undefined;
+  const charge = async (key: string, cost: number): Promise<{ used: number; retryAfter: number } | null> => {
+    window ??= windowOn(app, keyPrefix, spec);
+    let result: WindowResult;
+    try {
+      result = await window.consume(key, cost);
+    } catch (err) {
+      app.log.warn({ err: { message: err instanceof Error ? err.message : String(err) }, limit: keyPrefix }, 'rate limiter unavailable; request not counted');
+      return null;
+    }
+    if (!result.exceeded) return null;
+    await window.refund(key, cost).catch(() => {});
+    return { used: result.consumed - cost, retryAfter: retryAfterSeconds(result.resetAt, app.clock.now()) };
+  };
+  const refund = async (key: string, cost: number): Promise<void> => {
+    window ??= windowOn(app, keyPrefix, spec);
+    await window.refund(key, cost).catch(() => {});
+  };
+  return { charge, refund };
+}
+
 /**
  * A per-key budget of `points` units per `durationSec` window (bazaar export: 5 per 300 s,
  * a full order book costs 3). A refused request is not charged. Same store as the
@@ -432,27 +466,45 @@ export function createCostLimiter(
   options: { keyPrefix: string; points: number; durationSec: number },
 ): CostLimiter {
   const spec: WindowSpec = { id: windowId(options.durationSec), points: options.points, durationSec: options.durationSec };
-  let window: ClockWindow | undefined;
+  const { charge } = windowCharger(app, `cost:${options.keyPrefix}`, spec);
   return {
     async consume(key: string, cost: number): Promise<void> {
       if (!Number.isInteger(cost) || cost < 1) throw new RangeError(`cost must be a positive integer, got ${cost}`);
       if (cost > spec.points) {
         throw new HttpProblem(429, 'rate_limited', `This request costs ${cost} units; the limit is ${spec.points} per ${spec.id}.`, { limit: spec.id }, {});
       }
-      // Built on first use: the Redis client exists once the limits plugin has run.
-      window ??= windowOn(app, `cost:${options.keyPrefix}`, spec);
-      const result = await window.consume(key, cost);
-      if (!result.exceeded) return;
-      await window.refund(key, cost);
-      const retryAfter = retryAfterSeconds(result.resetAt, app.clock.now());
-      const used = result.consumed - cost;
-      throw new HttpProblem(
-        429,
-        'rate_limited',
-        `Limit of ${spec.points} units per ${spec.id} reached (${used} used, this request costs ${cost}). Retry after ${retryAfter} s.`,
-        { limit: spec.id, cost, used, retryAfter },
-        { 'Retry-After': String(retryAfter) },
-      );
+      const refused = await charge(key, cost);
+      if (!refused) return;
+      const { used, retryAfter } = refused;
+      throw tooMany('rate_limited', `Limit of ${spec.points} units per ${spec.id} reached (${used} used, this request costs ${cost}). Retry after ${retryAfter} s.`, { limit: spec.id, cost, used }, retryAfter);
+    },
+  };
+}
+
+export interface ByteQuota {
+  /** Charges `bytes` to `key`; throws a 429 `quota_exceeded` problem (Retry-After) when they do not fit. */
+  charge(key: string, bytes: number): Promise<void>;
+  /** Gives bytes back (the upload was refused, or stored smaller than charged). */
+  refund(key: string, bytes: number): Promise<void>;
+}
+
+/**
+ * A storage quota: at most `bytes` per key per `durationSec` window (proxied uploads: per client
+ * and for all clients together, per day). Counted like the other limits (memory or Redis, on the
+ * app clock), so it holds across API processes; fails open when Redis is down.
+ */
+export function createByteQuota(app: FastifyInstance, options: { keyPrefix: string; bytes: number; durationSec: number; what: string }): ByteQuota {
+  const spec: WindowSpec = { id: windowId(options.durationSec), points: options.bytes, durationSec: options.durationSec };
+  const { charge, refund } = windowCharger(app, `quota:${options.keyPrefix}`, spec);
+  return {
+    async charge(key: string, bytes: number): Promise<void> {
+      const refused = await charge(key, bytes);
+      if (!refused) return;
+      const { used, retryAfter } = refused;
+      throw tooMany('quota_exceeded', `${options.what}: ${used} of ${options.bytes} bytes per ${spec.id} used; this one needs ${bytes}. Retry after ${retryAfter} s.`, { quota: options.bytes, used, needed: bytes }, retryAfter);
+    },
+    async refund(key: string, bytes: number): Promise<void> {
+      if (bytes > 0) await refund(key, bytes);
     },
   };
 }

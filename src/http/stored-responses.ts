@@ -153,14 +153,23 @@ export class StoredResponses {
     return values;
   }
 
-  /** Fastify's `serverFactory`: the HTTP/1 server Fastify would build, with this fast path in front. */
-  serverFactory(): NonNullable<FastifyServerOptions['serverFactory']> {
+  /**
+   * Fastify's `serverFactory`: the HTTP/1 server Fastify would build, with this fast path in front.
+   * `headersTimeoutMs` bounds how long a client may take to send its headers (Fastify has no option
+   * for it); Fastify's `requestTimeout` the whole request.
+   */
+  serverFactory(timeouts: { headersTimeoutMs?: number } = {}): NonNullable<FastifyServerOptions['serverFactory']> {
     return (handler, options) => {
-      const server: Server = createServer((req, res) => {
+      const opts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };
+      const headersTimeout = timeouts.headersTimeoutMs ?? 60_000;
+      // Node looks for expired requests every connectionsCheckingInterval (30 s by default): a
+      // quarter of the shortest timeout keeps the cut-off near the configured time.
+      const shortest = Math.min(headersTimeout, opts.requestTimeout || Infinity);
+      const connectionsCheckingInterval = Math.max(250, Math.min(30_000, Math.floor(shortest / 4)));
+      const server: Server = createServer({ headersTimeout, connectionsCheckingInterval }, (req, res) => {
         if (!this.serve(req, res, handler)) handler(req, res);
       });
       // The settings fastify/lib/server.js gives its own HTTP/1 server.
-      const opts = options as { keepAliveTimeout?: number; requestTimeout?: number; connectionTimeout?: number; maxRequestsPerSocket?: number };
       if (opts.keepAliveTimeout !== undefined) server.keepAliveTimeout = opts.keepAliveTimeout;
       if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
       server.setTimeout(opts.connectionTimeout ?? 0);

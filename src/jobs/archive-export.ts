@@ -30,6 +30,8 @@ export interface ArchiveExportOptions {
   /** injectable for tests; default global fetch */
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** ms a running job may go without a sign of life before another worker takes it (EXPORT_LEASE_SECONDS) */
+  leaseMs?: number;
 }
 
 const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString());
@@ -66,8 +68,14 @@ export class ArchiveExportWorker {
     this.fetch = options.fetch ?? fetch;
   }
 
-  /** Works off every pending job; returns how many were processed. */
+  private get leaseMs(): number {
+    return this.options.leaseMs ?? 300_000;
+  }
+
+  /** Takes back jobs whose worker died, then works off every pending job; returns how many were processed. */
   async runOnce(): Promise<number> {
+    const reclaimed = await this.options.store.exportJobs.reclaimExpired(this.options.clock.now(), this.leaseMs);
+    if (reclaimed > 0) this.options.logger.warn({ jobs: reclaimed }, 'export jobs whose worker stopped were taken back');
     let n = 0;
     for (;;) {
       const job = await this.options.store.exportJobs.claimNext(this.options.clock.now());
@@ -94,7 +102,7 @@ export class ArchiveExportWorker {
         (truncated ? ` (cut at ${MAX_EXPORT_ROWS} rows)` : '') +
         '. Data: skymarket (attribution required).';
       // The last chance to honour an abort: nothing is sent for an aborted or deleted job.
-      if (!(await store.exportJobs.isRunning(job.id))) throw new ExportAborted();
+      if (!(await store.exportJobs.renew(job.id, clock.now()))) throw new ExportAborted();
       await this.deliver(target, content, { name: `skymarket-export-${job.itemTag}-${job.id}.csv`, body: csv });
       await store.exportJobs.finish(job.id, { status: 'Done', at: clock.now(), rowCount: rows });
       logger.info({ job: job.id, rows }, 'export job delivered');
@@ -111,7 +119,7 @@ export class ArchiveExportWorker {
 
   /** The CSV of the job's sold auctions, newest first; throws ExportAborted when the job stops running. */
   async buildCsv(job: ExportJob): Promise<{ csv: string; rows: number; truncated: boolean }> {
-    const { store } = this.options;
+    const { store, clock } = this.options;
     const filter = await compileFiltersResolving(job.filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
     const since = Number(job.filters['EndAfter']) * 1000;
     const until = Number(job.filters['EndBefore']) * 1000;
@@ -128,10 +136,10 @@ export class ArchiveExportWorker {
     let scanned = 0;
     let checked = 0;
     for await (const chunk of store.auctionQueries.soldChunks({ tag: job.itemTag, since, until })) {
-      // Whether the job was aborted, about every CHUNK sales read.
+      // Whether the job was aborted, about every CHUNK sales read; this also renews its lease.
       if (scanned - checked >= CHUNK) {
         checked = scanned;
-        if (!(await store.exportJobs.isRunning(job.id))) throw new ExportAborted();
+        if (!(await store.exportJobs.renew(job.id, clock.now()))) throw new ExportAborted();
       }
       scanned += chunk.length;
       const kept: AuctionRecord[] = [];

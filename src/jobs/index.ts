@@ -21,6 +21,8 @@ export interface JobsOptions {
   exportWebhookHosts?: readonly string[];
   /** ms between looks for pending export jobs (default 2 s) */
   archiveExportIntervalMs?: number;
+  /** EXPORT_LEASE_SECONDS in ms (default 5 minutes) */
+  exportLeaseMs?: number;
 }
 
 interface Scheduled {
@@ -47,6 +49,7 @@ export class Jobs {
       clock: options.clock,
       logger: this.logger,
       allowList: options.exportWebhookHosts ?? [],
+      ...(options.exportLeaseMs !== undefined ? { leaseMs: options.exportLeaseMs } : {}),
     });
     this.statistics = new StatisticsJob(options.store, this.logger);
     this.scheduled = [

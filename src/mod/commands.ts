@@ -50,6 +50,7 @@ export const HANDLERS: { [C in Exclude<CommandName, 'auth'>]: Handler<C> } = {
 
   async 'link.start'(ctx, data) {
     const c = await ctx.store.modLinks.startChallenge(ctx.account.id, uuid(data.playerUuid), data.playerName ?? null, ctx.clock.now());
+    // Not proven yet (the bid is): a hint.
     if (data.playerName) await ctx.store.playerNames.record([{ playerUuid: c.playerUuid, name: data.playerName }], 'mod', ctx.clock.now());
     return {
       amount: c.amount,
@@ -116,13 +117,13 @@ export const HANDLERS: { [C in Exclude<CommandName, 'auth'>]: Handler<C> } = {
   },
 
   async 'names.upload'(ctx, data) {
-    // Only verified players report names, so an anonymous account cannot rename others.
-    await requireLink(ctx);
-    await ctx.store.playerNames.record(
-      data.players.map((p) => ({ playerUuid: uuid(p.uuid), name: p.name })),
-      'mod',
-      ctx.clock.now(),
-    );
+    // Only verified players report names. A player's own name is a fact; a name for anyone else
+    // is a hint that never replaces a confirmed name nor takes one over (issue 21).
+    const link = await requireLink(ctx);
+    const players = data.players.map((p) => ({ playerUuid: uuid(p.uuid), name: p.name }));
+    const now = ctx.clock.now();
+    await ctx.store.playerNames.record(players.filter((p) => p.playerUuid === link.playerUuid), 'self', now);
+    await ctx.store.playerNames.record(players.filter((p) => p.playerUuid !== link.playerUuid), 'mod', now);
     return { count: data.players.length };
   },
 

@@ -21,6 +21,8 @@ export interface SessionDeps {
   logger: Logger;
   /** called when the session is done, for the connection count */
   onClose?: () => void;
+  /** asked when a session authenticates: why the account may not open another session, or undefined */
+  admit?: (account: AccountIdentity) => string | undefined;
 }
 
 type Outgoing = { type: string; id?: string | number | undefined; command?: string; data?: unknown; code?: string; message?: string; [k: string]: unknown };
@@ -170,6 +172,12 @@ export class ModSession {
     if (this.account) return { type: 'error', ...base, code: 'already_authenticated', message: 'This session is already authenticated.' };
     const account = await this.deps.store.accounts.findByToken(token, this.deps.clock.now());
     if (!account) return { type: 'error', ...base, code: 'invalid_token', message: 'The token is not valid: unknown, malformed or revoked.' };
+    const refused = this.deps.admit?.(account);
+    if (refused) {
+      // After the reply has gone out.
+      setImmediate(() => this.close(1013, refused));
+      return { type: 'error', ...base, code: 'too_many_sessions', message: `Refused: ${refused}. Close another session first.` };
+    }
     this.account = account;
     if (this.authTimer) clearTimeout(this.authTimer);
     return { type: 'result', ...base, data: { accountId: account.id } };

@@ -10,13 +10,52 @@ import { presentedAccountToken } from '../http/auth.ts';
 import { LIMITS } from './messages.ts';
 import { ModSession } from './session.ts';
 
-/** Open mod sessions per server; more are refused with close code 1013. */
-export const MAX_SESSIONS = 2000;
+/**
+ * Open sessions, counted per process, per account and per client IP, against MOD_SESSIONS_MAX,
+ * MOD_SESSIONS_PER_ACCOUNT and MOD_SESSIONS_PER_IP: one free token once opened every session
+ * the server had (issue 21). A session over a cap is closed with 1013 (try again later).
+ */
+class SessionCounts {
+  private total = 0;
+  private readonly byIp = new Map<string, number>();
+  private readonly byAccount = new Map<number, number>();
+
+  constructor(private readonly caps: { max: number; perIp: number; perAccount: number }) {}
+
+  /** Counts a new connection; the reason it is refused (nothing counted) or undefined. */
+  open(ip: string): string | undefined {
+    if (this.total >= this.caps.max) return 'too many sessions, try again later';
+    if ((this.byIp.get(ip) ?? 0) >= this.caps.perIp) return 'too many sessions from this address';
+    this.total++;
+    bump(this.byIp, ip, 1);
+    return undefined;
+  }
+
+  /** Counts the connection's account, once it is known; the reason it is refused or undefined. */
+  addAccount(accountId: number): string | undefined {
+    if ((this.byAccount.get(accountId) ?? 0) >= this.caps.perAccount) return 'too many sessions for this account';
+    bump(this.byAccount, accountId, 1);
+    return undefined;
+  }
+
+  close(ip: string, accountId: number | undefined): void {
+    this.total--;
+    bump(this.byIp, ip, -1);
+    if (accountId !== undefined) bump(this.byAccount, accountId, -1);
+  }
+}
+
+function bump<K>(counts: Map<K, number>, key: K, delta: number): void {
+  const n = (counts.get(key) ?? 0) + delta;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
+}
 
 export async function modSocketRoutes(app: FastifyInstance) {
   const { store, clock } = app;
+  const { config } = app.context;
   await app.register(websocket, { options: { maxPayload: LIMITS.frameBytes, perMessageDeflate: false } });
-  let open = 0;
+  const sessions = new SessionCounts({ max: config.modSessionsMax, perIp: config.modSessionsPerIp, perAccount: config.modSessionsPerAccount });
 
   app.get(
     '/modsocket',
@@ -36,12 +75,28 @@ export async function modSocketRoutes(app: FastifyInstance) {
         socket.close(1008, 'invalid token');
         return;
       }
-      if (open >= MAX_SESSIONS) {
-        socket.close(1013, 'too many sessions, try again later');
+      const ip = request.clientIp;
+      const refused = sessions.open(ip);
+      if (refused) {
+        socket.close(1013, refused);
         return;
       }
-      open++;
-      new ModSession(socket, { store, clock, logger: app.context.logger, onClose: () => open-- }, request.account);
+      let accountId: number | undefined;
+      const admit = (account: { id: number }): string | undefined => {
+        const why = sessions.addAccount(account.id);
+        if (!why) accountId = account.id;
+        return why;
+      };
+      const onClose = () => sessions.close(ip, accountId);
+      if (request.account) {
+        const why = admit(request.account);
+        if (why) {
+          onClose();
+          socket.close(1013, why);
+          return;
+        }
+      }
+      new ModSession(socket, { store, clock, logger: app.context.logger, admit, onClose }, request.account);
     },
   );
 }

@@ -145,6 +145,10 @@ async function openPostgres(databaseUrl: string, options: DatabaseOptions): Prom
   // An idle client that loses its connection emits 'error' on the pool; without a
   // listener that would crash the process. The next query reconnects.
   pool.on('error', () => {});
+  // A client in use whose connection drops (the server went away mid-query) emits 'error' on
+  // itself, where the pool listens only while it is idle: unheard, that ended the process. Its
+  // query fails anyway, and the pool drops the client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const safe = new URL(connectionString);
   if (safe.password) safe.password = '***';

@@ -298,8 +298,10 @@ export interface DataUploadsTable {
   id: string;
   request_id: string;
   kind: string;
+  /** the upload's inflated size */
   bytes: number;
-  body: string;
+  /** gzip bytes (migration 014); rows stored before it hold the JSON text */
+  body: string | Uint8Array;
   received_at: number;
 }
 
@@ -323,6 +325,10 @@ export interface ExportJobsTable {
   completed_at: number | null;
   row_count: number | null;
   error: string | null;
+  /** last sign of life of the worker running it (migration 015); the lease runs from here */
+  heartbeat_at: number | null;
+  /** how many times a worker took it */
+  attempts: Generated<number>;
 }
 
 /** A variant of sold items (migration 012, domain/sales-rollup.ts). */

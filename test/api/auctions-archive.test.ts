@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { allowedWebhook, csvField } from '../../src/domain/webhooks.ts';
 import { ArchiveExportWorker } from '../../src/jobs/archive-export.ts';
+import { MAX_EXPORT_ATTEMPTS } from '../../src/store/repositories/export-jobs.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
@@ -166,6 +167,39 @@ describe('archive and batch endpoints', () => {
       assert.equal(failing.received.length, 1);
       assert.equal(hook.received.length, before + 1, 'the pending job from the previous test was delivered');
     });
+
+    it('jobs left InProgress by a crashed worker stop counting toward the cap once their lease expires, and are taken back (issue 21 item 8)', async () => {
+      const token = (await t.store.accounts.create({ tier: 'premium_plus', now })).token;
+      const auth = { authorization: `Bearer ${token}` };
+      for (let i = 0; i < 4; i++) assert.equal((await post('/api/auctions/tag/HYPERION/archive/export', request(`${hook.origin}/crash`), auth)).statusCode, 200);
+      // A worker claims all four and dies (the process was killed): nothing renews their lease.
+      for (let i = 0; i < 4; i++) assert.ok(await t.store.exportJobs.claimNext(t.clock.now()));
+      assert.equal((await post('/api/auctions/tag/HYPERION/archive/export', request(`${hook.origin}/crash`), auth)).statusCode, 429);
+      const lease = t.context.config.exportLeaseSeconds * 1000;
+      const start = t.clock.now();
+      try {
+        t.clock.advance(lease + 1000);
+        // Before: InProgress forever, the account's queue full for good.
+        assert.equal((await post('/api/auctions/tag/HYPERION/archive/export', request(`${hook.origin}/crash`), auth)).statusCode, 200);
+        const before = hook.received.length;
+        const worker = new ArchiveExportWorker({ store: t.store, clock: t.clock, logger: createLogger('silent'), allowList: [hook.origin], leaseMs: lease });
+        assert.equal(await worker.runOnce(), 5);
+        assert.equal(hook.received.length, before + 5);
+        const jobs = (await get('/api/auctions/archive/exports', auth)).json() as Array<{ status: string }>;
+        assert.deepEqual(jobs.map((j) => j.status), ['Done', 'Done', 'Done', 'Done', 'Done']);
+        // A job that keeps taking its worker down fails after MAX_EXPORT_ATTEMPTS instead of looping.
+        const doomed = await t.store.exportJobs.create({ accountId: 999, itemTag: 'HYPERION', flags: 'None', filters: {}, columns: [], webhookUrl: `${hook.origin}/x`, requestedAt: t.clock.now() });
+        for (let i = 0; i < MAX_EXPORT_ATTEMPTS; i++) {
+          assert.equal((await t.store.exportJobs.claimNext(t.clock.now()))?.id, doomed.id);
+          t.clock.advance(lease + 1000);
+          await t.store.exportJobs.reclaimExpired(t.clock.now(), lease);
+        }
+        assert.equal((await t.store.exportJobs.get(doomed.id))?.status, 'Failed');
+      } finally {
+        t.clock.set(start);
+      }
+    });
+
   });
 
   describe('GET /api/auctions/batch', () => {

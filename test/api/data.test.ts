@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { PROXY_MAX_BYTES, PROXY_MAX_INFLATED_BYTES } from '../../src/api/data.ts';
-import { classifyUpload } from '../../src/domain/uploads.ts';
+import { classifyUpload, PROXY_KIND_MAX_BYTES } from '../../src/domain/uploads.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 
 const ALICE = '0123456789abcdef0123456789abcdef';
@@ -88,5 +89,103 @@ describe('data submission endpoints', () => {
       const r = await t.app.inject({ method: 'POST', url: '/api/data/playerNames', payload: payload as object });
       assert.equal(r.statusCode, 400, JSON.stringify(payload).slice(0, 40));
     }
+  });
+});
+
+/** The longest the event loop went without running a 1 ms timer while `work` ran. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  let last = performance.now();
+  let stallMs = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stallMs = Math.max(stallMs, now - last);
+    last = now;
+  }, 1);
+  try {
+    const result = await work();
+    return { result, stallMs: Math.max(stallMs, performance.now() - last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** An auctions page of `n` auctions whose item bytes do not compress (as real ones barely do). */
+function auctionsPage(n: number, itemBytes: number): string {
+  const auctions = Array.from({ length: n }, (_, i) => ({ uuid: i.toString(16).padStart(32, '0'), auctioneer: ALICE, item_bytes: randomBytes(itemBytes).toString('base64') }));
+  return JSON.stringify({ success: true, page: 0, totalPages: 1, totalAuctions: n, lastUpdated: 1, auctions });
+}
+
+describe('data proxy under hostile uploads (issue 21)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ env: { PROXY_QUOTA_CLIENT_MB: '2', PROXY_QUOTA_TOTAL_MB: '3' } });
+  });
+  after(() => t.close());
+
+  const upload = (payload: Buffer | string, from: string, gzip = true) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/data/proxy',
+      remoteAddress: from,
+      payload: gzip ? gzipSync(payload) : payload,
+      headers: { 'content-type': 'application/json', ...(gzip ? { 'content-encoding': 'gzip' } : {}), 'x-request-id': `r-${from}-${randomBytes(4).toString('hex')}` },
+    });
+
+  it('stores the compressed bytes, not the inflated ones', async () => {
+    const text = JSON.stringify({ success: true, products: { A: { product_id: 'A', filler: 'x'.repeat(500_000) } } });
+    const gz = gzipSync(text);
+    const res = await t.app.inject({ method: 'POST', url: '/api/data/proxy', payload: gz, headers: { 'content-encoding': 'gzip', 'x-request-id': 'zipped' } });
+    assert.equal(res.statusCode, 200, res.body);
+    const plain = await t.app.inject({ method: 'POST', url: '/api/data/proxy', payload: text, headers: { 'content-type': 'application/json', 'x-request-id': 'plain' } });
+    assert.equal(plain.statusCode, 200, plain.body);
+    const [first, second] = await t.store.dataUploads.recent('bazaar', 2);
+    for (const row of [first!, second!]) {
+      assert.equal(row.bytes, text.length);
+      assert.ok(row.storedBytes < 5_000, `${row.requestId} stored ${row.storedBytes} bytes for ${text.length}`);
+      assert.equal(row.body, text);
+    }
+    assert.equal([first!, second!].find((r) => r.requestId === 'zipped')!.storedBytes, gz.length);
+  });
+
+  it('refuses a 16 KB gzip of [[],[],…] early, without holding the event loop', async () => {
+    const bomb = gzipSync('[' + '[],'.repeat(5_300_000) + '[]]', { level: 9 });
+    assert.ok(bomb.length < 40_000, `${bomb.length}`);
+    const { result, stallMs } = await longestStall(() => t.app.inject({ method: 'POST', url: '/api/data/proxy', payload: bomb, headers: { 'content-encoding': 'gzip' } }));
+    assert.equal(result.statusCode, 422);
+    assert.equal(result.json().slug, 'unknown_upload_kind');
+    // Before: gunzipSync + JSON.parse of the 16 MB held the loop 150-800 ms per upload.
+    assert.ok(stallMs < 50, `event loop stalled ${stallMs.toFixed(1)} ms`);
+    // The same inside a plausible page: the page's cap, not 16 MB, ends it.
+    const nested = gzipSync('{"success":true,"page":0,"totalPages":1,"auctions":[{"uuid":"a","item_bytes":"b","x":[' + '[],'.repeat(5_500_000) + '[]]}]}', { level: 9 });
+    const timed = await longestStall(() => t.app.inject({ method: 'POST', url: '/api/data/proxy', payload: nested, headers: { 'content-encoding': 'gzip' } }));
+    assert.equal(timed.result.statusCode, 413);
+    assert.match(timed.result.json().detail, new RegExp(`more than ${PROXY_KIND_MAX_BYTES.auctions_page} bytes`));
+    assert.ok(timed.stallMs < 50, `event loop stalled ${timed.stallMs.toFixed(1)} ms`);
+  });
+
+  it('caps each kind at its own inflated size', async () => {
+    const player = JSON.stringify({ success: true, auctions: [{ uuid: 'a', auctioneer: ALICE, item_bytes: 'x'.repeat(PROXY_KIND_MAX_BYTES.player_auctions) }] });
+    const res = await t.app.inject({ method: 'POST', url: '/api/data/proxy', payload: gzipSync(player), headers: { 'content-encoding': 'gzip' } });
+    assert.equal(res.statusCode, 413);
+    assert.match(res.json().detail, /player_auctions/);
+  });
+
+  it('holds each client to its daily quota and all clients to the total, then the next day admits again', async () => {
+    const page = auctionsPage(1000, 900); // ~0.9 MB of gzip
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await upload(page, '10.1.0.1'));
+    assert.deepEqual(answers.map((r) => r.statusCode), [200, 200, 429]);
+    const refused = answers[2]!;
+    assert.equal(refused.json().slug, 'quota_exceeded');
+    assert.equal(refused.headers['content-type'], 'application/problem+json');
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    // A second client has its own quota, until all uploads together reach the total (3 MB).
+    const other = [];
+    for (let i = 0; i < 3; i++) other.push((await upload(page, '10.2.0.2')).statusCode);
+    assert.deepEqual(other, [200, 429, 429]);
+    assert.match((await upload(page, '10.3.0.3')).json().detail, /all clients/);
+    // Refused uploads were not charged: after the window, the same client stores again.
+    t.clock.advance(86_400_000);
+    assert.equal((await upload(page, '10.1.0.1')).statusCode, 200);
   });
 });

@@ -104,6 +104,27 @@ describe('lowball endpoints', () => {
     assert.deepEqual((await req('GET', '/api/lowball/item/NOTHING_HERE')).json(), []);
   });
 
+  it('item: a tag with offers is never 404, whatever the filters; the public listing hides the account id (issue 21 items 10, 13)', async () => {
+    await t.store.items.upsertMany([{ tag: 'HYPERION', name: 'Hyperion', tier: null, category: null, npcSellPrice: null }], t0);
+    const account = (await t.store.accounts.create({ tier: 'free', now: t0 })).account;
+    await t.store.lowball.create({
+      offerId: offerId(50), accountId: account.id, playerUuid: BOB, itemTag: 'PET_LION', itemName: 'Lion', itemCount: 1, askingPrice: 5,
+      filters: { reforge: 'none' }, auctionJson: null, lore: null, createdAt: t0 - 1000,
+    });
+    const none = await req('GET', '/api/lowball/item/PET_LION?reforge=heroic');
+    assert.equal(none.statusCode, 200, none.body);
+    assert.deepEqual(none.json(), []);
+    assert.equal((await req('GET', '/api/lowball/item/PET_NOTHING')).statusCode, 404, 'a tag nobody knows is still 404');
+    const listed = (await req('GET', '/api/lowball/item/PET_LION')).json() as Array<Record<string, unknown>>;
+    assert.equal(listed.length, 1);
+    assert.ok('userId' in listed[0]!, 'the field stays (wire shape)');
+    assert.equal(listed[0]!.userId, null);
+    assert.equal(listed[0]!.minecraftAccount, 'fedcba98-7654-3210-fedc-ba9876543210');
+    const own = (await req('GET', '/api/lowball/own', alice)).json() as Array<Record<string, unknown>>;
+    assert.match(String(own[0]!.userId), /^\d+$/);
+    await t.store.lowball.deleteOwn(account.id, offerId(50), t0);
+  });
+
   it('delete: only own offers; another account gets 404 as if it did not exist', async () => {
     assert.equal((await req('DELETE', `/api/lowball/offer/${offerId(3)}`)).statusCode, 401);
     assert.equal((await req('DELETE', '/api/lowball/offer/not-a-uuid', alice)).statusCode, 400);

@@ -28,6 +28,8 @@ export interface TestAppOptions extends BuildOptions {
   dataSource?: AppContext['dataSource'];
   /** the market's game data (default: the config's locations, i.e. the built-in tables) */
   game?: GameData;
+  /** where the app's log lines go (default stdout) */
+  logDestination?: Parameters<typeof createLogger>[1];
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -36,15 +38,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const config: Config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1', ...options.env });
   const store = options.store ?? (await Store.open({ dataDir: dir }));
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
+  const logger = createLogger(config.logLevel, options.logDestination);
   const context: AppContext = {
     config,
     store,
     clock,
     metrics: createMetrics({ defaultMetrics: false }),
-    logger: createLogger(config.logLevel),
+    logger,
     dataSource: options.dataSource ?? 'upstream',
     startedAt: clock.now(),
-    ...(options.game && options.apiRoutes !== false ? { market: marketFromConfig({ store, clock, logger: createLogger(config.logLevel), config, game: options.game }) } : {}),
+    ...(options.game && options.apiRoutes !== false ? { market: marketFromConfig({ store, clock, logger, config, game: options.game }) } : {}),
   };
   const app = await buildApp(context, options);
   await options.extend?.(app);

@@ -153,12 +153,30 @@ for (const backend of ['memory', 'redis'] as const) {
       for (let i = 0; i < 30; i++) await hit(proxied, proxy, '/test/ping', { headers: { 'x-forwarded-for': '192.0.2.1' } });
       assert.equal((await hit(proxied, proxy, '/test/ping', { headers: { 'x-forwarded-for': '192.0.2.1' } })).statusCode, 429);
       assert.equal((await hit(proxied, proxy, '/test/ping', { headers: { 'x-forwarded-for': '192.0.2.2' } })).statusCode, 200);
-      for (let i = 0; i < 30; i++) await hit(proxied, proxy, '/test/ping', { headers: { 'cf-connecting-ip': '192.0.2.3' } });
-      assert.equal((await hit(proxied, proxy, '/test/ping', { headers: { 'cf-connecting-ip': '192.0.2.3' } })).statusCode, 429);
+      // CF-Connecting-IP only with TRUST_PROXY_HEADER=cf-connecting-ip.
+      const cloudflare = await make({ TRUST_PROXY: '10.1.1.1', TRUST_PROXY_HEADER: 'cf-connecting-ip' });
+      for (let i = 0; i < 30; i++) await hit(cloudflare, proxy, '/test/ping', { headers: { 'cf-connecting-ip': '192.0.2.3' } });
+      assert.equal((await hit(cloudflare, proxy, '/test/ping', { headers: { 'cf-connecting-ip': '192.0.2.3' } })).statusCode, 429);
+      assert.equal((await hit(cloudflare, proxy, '/test/ping', { headers: { 'cf-connecting-ip': '192.0.2.4' } })).statusCode, 200);
       // A peer outside TRUST_PROXY cannot pick its address.
       const stranger = '198.51.100.7';
-      for (let i = 0; i < 30; i++) await hit(proxied, stranger, '/test/ping', { headers: { 'cf-connecting-ip': `192.0.2.${100 + i}` } });
-      assert.equal((await hit(proxied, stranger, '/test/ping', { headers: { 'cf-connecting-ip': '192.0.2.200' } })).statusCode, 429);
+      for (let i = 0; i < 30; i++) await hit(cloudflare, stranger, '/test/ping', { headers: { 'cf-connecting-ip': `192.0.2.${100 + i}` } });
+      assert.equal((await hit(cloudflare, stranger, '/test/ping', { headers: { 'cf-connecting-ip': '192.0.2.200' } })).statusCode, 429);
+    });
+
+    it('behind a proxy that is not Cloudflare, CF-Connecting-IP neither evades the limits nor bans a victim (issue 21 item 6)', async () => {
+      const proxied = await make({ TRUST_PROXY: '10.1.1.1', RATE_LIMIT_BAN_THRESHOLD: '2' });
+      const proxy = '10.1.1.1';
+      const attacker = '192.0.2.50';
+      const victim = '192.0.2.51';
+      // Rotating the header gives no new budget: the client is the X-Forwarded-For address.
+      const codes = [];
+      for (let i = 0; i < 33; i++) codes.push((await hit(proxied, proxy, '/test/ping', { headers: { 'x-forwarded-for': attacker, 'cf-connecting-ip': `198.18.0.${i}` } })).statusCode);
+      assert.deepEqual(codes.slice(29), [200, 429, 429, 403]);
+      // Naming the victim in the header got the attacker banned, not the victim.
+      assert.equal((await hit(proxied, proxy, '/test/ping', { headers: { 'x-forwarded-for': victim } })).statusCode, 200);
+      for (let i = 0; i < 3; i++) await hit(proxied, proxy, '/test/ping', { headers: { 'x-forwarded-for': '192.0.2.52', 'cf-connecting-ip': victim } });
+      assert.equal((await hit(proxied, proxy, '/test/ping', { headers: { 'x-forwarded-for': victim } })).statusCode, 200);
     });
 
     it('blacklists an IP that keeps hammering; a Premium+ token unblocks it without raising its limits', async () => {
@@ -168,7 +186,9 @@ for (const backend of ['memory', 'redis'] as const) {
       const premium = (await b.store.accounts.create({ tier: 'premium', now })).token;
       const plus = (await b.store.accounts.create({ tier: 'premium_plus', now })).token;
       for (let i = 0; i < 30; i++) await hit(b, ip);
-      for (let i = 0; i < 4; i++) assert.equal((await hit(b, ip)).statusCode, 429);
+      // Exactly RATE_LIMIT_BAN_THRESHOLD 429s, then the ban (issue 21 item 12: it took one more).
+      for (let i = 0; i < 3; i++) assert.equal((await hit(b, ip)).statusCode, 429);
+      assert.equal((await hit(b, ip)).statusCode, 403);
       b.clock.advance(60_000);
       const blocked = await hit(b, ip);
       assert.equal(blocked.statusCode, 403);
@@ -226,6 +246,8 @@ for (const backend of ['memory', 'redis'] as const) {
         const res = await hit(lost, freshIp());
         assert.equal(res.statusCode, 200);
         assert.equal(res.headers['x-rate-limit-limit'], undefined);
+        // The cost limiter (bazaar export) fails open too: it answered 500 (issue 21 item 7).
+        assert.equal((await hit(lost, freshIp(), '/test/export?cost=1')).statusCode, 200);
         await assert.rejects(
           createTestApp({ env: { RATE_LIMIT_EXEMPT: '', REDIS_URL: 'redis://127.0.0.1:1' } }),
           /Redis unreachable at redis:\/\/127\.0\.0\.1:1/,

@@ -220,6 +220,26 @@ describe('mod socket', () => {
     assert.deepEqual(hint.json(), { item1: 1, item2: 1 });
   });
 
+  it('a linked player names only itself for certain: names for others are hints that cannot rename or take over a confirmed name (issue 21 item 5)', async () => {
+    // SELLER links its own account (set up directly) and names itself; the first test left PLAYER linked to `token`.
+    const sellerAccount = await t.store.accounts.create({ tier: 'free', now: t.clock.now() });
+    await t.store.modLinks.link(sellerAccount.account.id, SELLER, null, 'operator', t.clock.now());
+    const seller = await ModClient.connect(url, { authorization: `Bearer ${sellerAccount.token}` });
+    assert.equal((await seller.request('names.upload', { players: [{ uuid: SELLER, name: 'SellerReal' }] })).type, 'result');
+    const attacker = await ModClient.connect(url, { authorization: `Bearer ${token}` });
+    const ALT = 'cc'.repeat(16);
+    assert.equal((await attacker.request('names.upload', { players: [{ uuid: SELLER, name: 'Scammer' }, { uuid: ALT, name: 'SellerReal' }] })).type, 'result');
+    t.clock.advance(1000);
+    const hint = async (name: string) => (await t.app.inject({ method: 'POST', url: `/api/data/playerName?name=${name}` })).json();
+    // SELLER keeps its name (its one active auction answers), and the attacker's names went nowhere.
+    assert.deepEqual(await hint('sellerreal'), { item1: 1, item2: 1 });
+    assert.deepEqual(await hint('Scammer'), { item1: 0, item2: 0 });
+    assert.equal((await t.store.playerNames.namesOf([SELLER, ALT])).get(SELLER), 'SellerReal');
+    assert.equal((await t.store.playerNames.namesOf([ALT])).get(ALT), undefined);
+    seller.close();
+    attacker.close();
+  });
+
   it('authenticates with a first auth message, and refuses commands before it', async () => {
     const mod = await ModClient.connect(url);
     assert.equal((await mod.next((m) => m.type === 'welcome')).data.authenticated, false);

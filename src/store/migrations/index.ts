@@ -17,6 +17,8 @@ import { m010BazaarCompact } from './010-bazaar-compact.ts';
 import { m011BazaarChunks } from './011-bazaar-chunks.ts';
 import { m012SaleRollups } from './012-sale-rollups.ts';
 import { m013AuctionStorage } from './013-auction-storage.ts';
+import { m014UploadBytes } from './014-upload-bytes.ts';
+import { m015ExportLease } from './015-export-lease.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -32,6 +34,8 @@ const ordered: Array<[string, DialectMigration]> = [
   ['011-bazaar-chunks', m011BazaarChunks],
   ['012-sale-rollups', m012SaleRollups],
   ['013-auction-storage', m013AuctionStorage],
+  ['014-upload-bytes', m014UploadBytes],
+  ['015-export-lease', m015ExportLease],
 ];
 
 /** The migration that creates a database's first tables: it runs only on an empty database. */

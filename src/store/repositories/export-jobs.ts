@@ -1,5 +1,5 @@
 /** Archive export jobs: created by the API, claimed and finished by the export worker. */
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, ExportJobsTable, ExportStatus } from '../schema.ts';
 
 export interface ExportJob {
@@ -28,7 +28,10 @@ export interface NewExportJob {
   requestedAt: number;
 }
 
-type Row = Omit<ExportJobsTable, 'id'> & { id: number };
+type Row = Omit<ExportJobsTable, 'id' | 'attempts'> & { id: number; attempts: number };
+
+/** A job that took this many workers down (each lease expired while it ran) is failed instead of retried. */
+export const MAX_EXPORT_ATTEMPTS = 3;
 
 function parse<T>(v: unknown): T {
   return (typeof v === 'string' ? JSON.parse(v) : v) as T;
@@ -71,19 +74,23 @@ export class ExportJobRepository {
         completed_at: null,
         row_count: null,
         error: null,
+        heartbeat_at: null,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
     return toJob(row);
   }
 
-  /** Jobs of an account that are waiting or running (the queue cap counts these). */
-  async countQueued(accountId: number): Promise<number> {
+  /**
+   * Jobs of an account that are waiting or running (the queue cap counts these); a running job
+   * whose lease ended `leaseMs` after its last sign of life is not counted (its worker died).
+   */
+  async countQueued(accountId: number, now: number, leaseMs: number): Promise<number> {
     const row = await this.db
       .selectFrom('export_jobs')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('account_id', '=', accountId)
-      .where('status', 'in', ['Pending', 'InProgress'])
+      .where((eb) => eb.or([eb('status', '=', 'Pending'), eb.and([eb('status', '=', 'InProgress'), eb(eb.fn.coalesce('heartbeat_at', 'started_at'), '>=', now - leaseMs)])]))
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
@@ -119,7 +126,7 @@ export class ExportJobRepository {
       if (!next) return undefined;
       const claimed = await this.db
         .updateTable('export_jobs')
-        .set({ status: 'InProgress', started_at: now })
+        .set((eb) => ({ status: 'InProgress', started_at: now, heartbeat_at: now, attempts: eb('attempts', '+', 1) }))
         .where('id', '=', next.id)
         .where('status', '=', 'Pending')
         .executeTakeFirst();
@@ -160,9 +167,28 @@ export class ExportJobRepository {
     return Number(r.numDeletedRows) === 1;
   }
 
-  /** Whether the job is still running (the worker checks between chunks to honour aborts and deletes). */
-  async isRunning(id: number): Promise<boolean> {
-    const row = await this.db.selectFrom('export_jobs').select('status').where('id', '=', id).executeTakeFirst();
-    return row?.status === 'InProgress';
+  /**
+   * Renews the lease of a running job; false when it is no longer running (aborted or deleted:
+   * the worker checks between chunks to honour that).
+   */
+  async renew(id: number, now: number): Promise<boolean> {
+    const r = await this.db.updateTable('export_jobs').set({ heartbeat_at: now }).where('id', '=', id).where('status', '=', 'InProgress').executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * Jobs left InProgress by a worker that stopped (no sign of life for `leaseMs`) go back to
+   * Pending, or fail after MAX_EXPORT_ATTEMPTS; answers how many were taken back.
+   */
+  async reclaimExpired(now: number, leaseMs: number): Promise<number> {
+    const expired = (eb: ExpressionBuilder<Database, 'export_jobs'>) => eb.and([eb('status', '=', 'InProgress'), eb(eb.fn.coalesce('heartbeat_at', 'started_at'), '<', now - leaseMs)]);
+    const failed = await this.db
+      .updateTable('export_jobs')
+      .set({ status: 'Failed', completed_at: now, error: `the worker stopped while running it ${MAX_EXPORT_ATTEMPTS} times` })
+      .where(expired)
+      .where('attempts', '>=', MAX_EXPORT_ATTEMPTS)
+      .executeTakeFirst();
+    const requeued = await this.db.updateTable('export_jobs').set({ status: 'Pending', started_at: null, heartbeat_at: null }).where(expired).executeTakeFirst();
+    return Number(failed.numUpdatedRows) + Number(requeued.numUpdatedRows);
   }
 }

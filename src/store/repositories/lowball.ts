@@ -97,6 +97,12 @@ export class LowballRepository {
   }
 
   /** Offers for one item tag, newest first; with `filters`, only offers whose item has all those values. */
+  /** Whether any unexpired offer is for this tag (a tag the catalog does not list, such as PET_LION, may have some). */
+  async hasOffers(itemTag: string, now: number): Promise<boolean> {
+    const row = await this.db.selectFrom('lowball_offers').select('offer_id').where('item_tag', '=', itemTag).where('expires_at', '>', now).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   async byTag(itemTag: string, page: OfferPage, filters: Record<string, string> = {}): Promise<LowballOffer[]> {
     const values = Object.values(filters);
     const base = () => {

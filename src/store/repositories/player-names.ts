@@ -9,35 +9,55 @@ export interface PlayerName {
   seenAt: number;
 }
 
-/** Minecraft names seen for player uuids (latest wins), so responses can show `playerName`. */
+/**
+ * Where a name comes from. Confirmed: the player's own linked mod session (`self`), an operator,
+ * upstream data. A hint (`mod`: a mod user reporting someone else, a link not yet proven) never
+ * replaces a confirmed name nor claims a name a confirmed player holds (issue 21).
+ */
+export type NameSource = 'self' | 'operator' | 'upstream' | 'mod';
+export const CONFIRMED_NAME_SOURCES: readonly NameSource[] = ['self', 'operator', 'upstream'];
+
+/** Minecraft names seen for player uuids (latest wins among equals), so responses can show `playerName`. */
 export class PlayerNameRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** Records name ↔ uuid pairs; a newer sighting replaces the name (players rename). */
-  async record(entries: ReadonlyArray<{ playerUuid: string; name: string }>, source: string, now: number): Promise<void> {
-    if (entries.length === 0) return;
+  /** Records name ↔ uuid pairs; a newer sighting replaces the name (players rename), a hint only another hint. */
+  async record(entries: ReadonlyArray<{ playerUuid: string; name: string }>, source: NameSource, now: number): Promise<void> {
     // One row per uuid in a statement (ON CONFLICT cannot touch a row twice).
     const unique = new Map(entries.map((e) => [e.playerUuid, e]));
+    const confirmed = CONFIRMED_NAME_SOURCES.includes(source);
+    if (!confirmed && unique.size > 0) {
+      const held = await this.db
+        .selectFrom('player_names')
+        .select(['player_uuid', 'name_lower'])
+        .where('name_lower', 'in', [...unique.values()].map((e) => e.name.toLowerCase()))
+        .where('source', 'in', CONFIRMED_NAME_SOURCES)
+        .execute();
+      for (const h of held) for (const e of unique.values()) if (e.name.toLowerCase() === h.name_lower && e.playerUuid !== h.player_uuid) unique.delete(e.playerUuid);
+    }
+    if (unique.size === 0) return;
     await this.db
       .insertInto('player_names')
       .values([...unique.values()].map((e) => ({ player_uuid: e.playerUuid, name: e.name, name_lower: e.name.toLowerCase(), source, seen_at: now })))
-      .onConflict((oc) =>
-        oc.column('player_uuid').doUpdateSet((eb) => ({
+      .onConflict((oc) => {
+        const update = oc.column('player_uuid').doUpdateSet((eb) => ({
           name: eb.ref('excluded.name'),
           name_lower: eb.ref('excluded.name_lower'),
           source: eb.ref('excluded.source'),
           seen_at: eb.ref('excluded.seen_at'),
-        })),
-      )
+        }));
+        return confirmed ? update : update.where('player_names.source', 'not in', CONFIRMED_NAME_SOURCES);
+      })
       .execute();
   }
 
-  /** The uuid most recently seen with this name (case-insensitive). */
+  /** The uuid seen with this name (case-insensitive): a confirmed one first, then the most recent. */
   async findByName(name: string): Promise<PlayerName | undefined> {
     const row = await this.db
       .selectFrom('player_names')
       .selectAll()
       .where('name_lower', '=', name.toLowerCase())
+      .orderBy((eb) => eb.case().when('source', 'in', CONFIRMED_NAME_SOURCES).then(0).else(1).end())
       .orderBy('seen_at', 'desc')
       .limit(1)
       .executeTakeFirst();
