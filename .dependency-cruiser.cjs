@@ -69,6 +69,13 @@ module.exports = {
       to: { path: '^src/(store|ingest|simulator|jobs)/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'mod-channel-apart',
+      comment: 'mod/ is the mod\'s socket channel; the HTTP faces and mod/ reach shared work through services/, never each other (app.ts registers both).',
+      severity: 'error',
+      from: { path: '^src/(api|web|stream|mod)/' },
+      to: { path: '^src/(api|web|stream|mod)/', pathNot: '^src/$1/' },
+    },
+    {
       name: 'store-not-upward',
       comment: 'store/ is below everything that reads it: it never imports http/, market/, services/, the faces, mod/ or jobs/.',
       severity: 'error',

@@ -24,7 +24,10 @@ import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
 import { marketFromConfig, type Market } from './market/index.ts';
 import { auctionsRoutes } from './api/auctions.ts';
 import { upstreamProfileProgress } from './ingest/profiles.ts';
-import { modAreaRoutes } from './mod/routes.ts';
+import { dataRoutes } from './api/data.ts';
+import { lowballRoutes } from './api/lowball.ts';
+import { playerRoutes } from './api/player.ts';
+import { modSocketRoutes } from './mod/socket.ts';
 import { flipRoutes } from './api/flips.ts';
 import type { Duty, LeaderState } from './leadership.ts';
 
@@ -148,7 +151,10 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(bazaarRoutes);
     await app.register(auctionsRoutes);
     await app.register(craftRoutes, { progress: options.craftProgress ?? upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
-    await app.register(modAreaRoutes);
+    await app.register(lowballRoutes);
+    await app.register(dataRoutes);
+    await app.register(playerRoutes);
+    await app.register(modSocketRoutes);
     await app.register(flipRoutes);
   }
 

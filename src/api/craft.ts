@@ -13,7 +13,7 @@ import type { GameData } from '../gamedata/types.ts';
 import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { UploadedProgress } from '../mod/progress.ts';
+import { UploadedProgress } from '../services/player-progress.ts';
 
 export interface CraftRouteOptions {
   /** where players' unlocked collections, slayers and skills come from; unset: the profit list is always unfiltered (and says so in a header) */

@@ -12,7 +12,7 @@ import { progressFromUploadedState } from '../../src/domain/craft/progress.ts';
 import { filterByProgress, type ProfitableCraft } from '../../src/domain/craft/profit.ts';
 import { loadNeuRepository } from '../../src/gamedata/neu.ts';
 import { validators } from '../../src/mod/messages.ts';
-import { UploadedProgress } from '../../src/mod/progress.ts';
+import { UploadedProgress } from '../../src/services/player-progress.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { storeMiniRepoPrices, writeMiniRepo } from '../gamedata/helpers.ts';

@@ -41,7 +41,8 @@ describe('rules of the house', () => {
       'src/domain/prices.ts': 'export const median = (xs: number[]) => xs[0];\n',
       'src/store/index.ts': "import { median } from '../domain/prices.ts';\nexport const read = () => median([1]);\n",
       'src/services/prices.ts': "import { read } from '../store/index.ts';\nexport const price = () => read();\n",
-      'src/api/prices.ts': "import { price } from '../services/prices.ts';\nimport type { read } from '../store/index.ts';\nexport const route = (): ReturnType<typeof read> => price();\n",
+      'src/api/prices.ts': "import { price } from '../services/prices.ts';\nimport type { read } from '../store/index.ts';\nimport { shape } from './shapes.ts';\nexport const route = (): ReturnType<typeof read> => shape(price());\n",
+      'src/api/shapes.ts': 'export const shape = (n: number) => n;\n',
     });
     assert.equal(result.code, 0, result.output);
   });
@@ -52,6 +53,7 @@ describe('rules of the house', () => {
     ['faces-over-services', { 'src/api/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/api/a.ts': "import { b } from '../web/b.ts';\nexport const a = b;\n", 'src/web/b.ts': 'export const b = 1;\n' }],
     ['store-not-upward', { 'src/store/a.ts': "import type { B } from '../http/b.ts';\nexport type A = B;\n", 'src/http/b.ts': 'export type B = number;\n' }],
+    ['mod-channel-apart', { 'src/mod/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['services-not-upward', { 'src/services/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['upstream-only-in-ingest', { 'src/market/a.ts': "import { request } from 'undici';\nexport const a = request;\n" }],
     ['no-circular', { 'src/market/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'src/market/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
