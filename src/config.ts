@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
+import { simulatorOptionsFromEnv, type SimulatorOptions } from './simulator/config.ts';
 
 export const ROLES = ['all', 'api', 'ingest', 'jobs'] as const;
 export type Role = (typeof ROLES)[number];
@@ -40,6 +41,8 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** demo mode: the built-in simulator is the upstream */
   demo: boolean;
+  /** the built-in simulator's settings (SIM_*), present when `demo` is set */
+  simulator?: SimulatorOptions;
   /** Hypixel API key, sent as API-Key (the public market endpoints need none) */
   upstreamApiKey: string | undefined;
   upstreamTimeoutMs: number;
@@ -162,7 +165,7 @@ export const ENV_NAMES = {
   modSessionsPerIp: 'MOD_SESSIONS_PER_IP',
   metricsToken: 'METRICS_TOKEN',
   exportLeaseSeconds: 'EXPORT_LEASE_SECONDS',
-} as const satisfies Record<keyof Config, string>;
+} as const satisfies Record<Exclude<keyof Config, 'simulator'>, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
 export const INGEST_INTERVALS = {
@@ -249,7 +252,18 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     modSessionsPerIp: parseInteger(ENV_NAMES.modSessionsPerIp, raw('modSessionsPerIp'), 20, 1, 1_000_000),
     metricsToken: parseMetricsToken(raw('metricsToken')),
     exportLeaseSeconds: parseInteger(ENV_NAMES.exportLeaseSeconds, raw('exportLeaseSeconds'), 300, 10, 86_400),
+    ...(parseBoolean(ENV_NAMES.demo, raw('demo'), false) ? { simulator: parseSimulator(env) } : {}),
   };
+}
+
+/** The demo's simulator (SIM_* variables, docs/configuration.md), read only when the demo runs. */
+function parseSimulator(env: Env): SimulatorOptions {
+  try {
+    return simulatorOptionsFromEnv(env);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(/^SIM_[A-Z_]+/.exec(message)?.[0] ?? 'SIM_*', message);
+  }
 }
 
 /**

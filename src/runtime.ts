@@ -116,7 +116,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   const clock = options.clock ?? systemClock;
   logger.info({ config: describeConfig(config) }, 'starting skymarket');
 
-  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, clock });
   logger.info({ database: store.location }, 'database ready (migrations applied)');
 
   const dataSource = config.demo ? 'simulator' : 'upstream';
@@ -125,7 +125,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   let backfillMs = 0;
   if (config.demo) {
     // The simulator is the upstream, in this process; its data is simulated and reported as such.
-    const options = simulatorOptionsFromEnv(process.env); // SIM_* variables, see docs/configuration.md
+    const options = { ...(config.simulator ?? simulatorOptionsFromEnv({})) }; // SIM_* variables, read by config.ts
     // The demo compresses the SkyBlock year so its day of history spans several mayor terms (mayor flips).
     options.yearMs ??= DEMO_YEAR_MS;
     simulator = await startSimulator(options, { clock, logger: logger.child({ component: 'simulator' }) });

@@ -5,6 +5,12 @@ import { ConfigError, describeConfig, loadConfig } from '../src/config.ts';
 import { prettyLogs } from '../src/logger.ts';
 
 describe('config', () => {
+  it('reads the simulator settings (SIM_*) with the config, only for the demo, and names a bad one', () => {
+    assert.equal(loadConfig({ SIM_AUCTIONS: 'lots' }).simulator, undefined, 'ignored without DEMO');
+    assert.equal(loadConfig({ DEMO: 'true', SIM_AUCTIONS: '500' }).simulator?.auctions, 500);
+    assert.throws(() => loadConfig({ DEMO: 'true', SIM_AUCTIONS: 'lots' }), (err: unknown) => err instanceof ConfigError && err.variable === 'SIM_AUCTIONS');
+  });
+
   it('has documented defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);

@@ -5,6 +5,7 @@
 import type { Kysely, MigrationResultSet, Migrator } from 'kysely';
 import { migrateToLatest, migratorFor, openDatabase, ping, type DatabaseHandle, type DatabaseOptions, type Dialect } from './db.ts';
 import type { Database } from './schema.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { FeedRepository } from './repositories/feeds.ts';
 import { ItemRepository } from './repositories/items.ts';
 import { AuctionRepository } from './repositories/auctions.ts';
@@ -59,7 +60,11 @@ export class Store {
   /** planner statistics (PostgreSQL): analyze after bulk loads, find stale tables */
   readonly statistics: StatisticsRepository;
 
-  private constructor(private readonly handle: DatabaseHandle) {
+  private constructor(
+    private readonly handle: DatabaseHandle,
+    /** the clock repositories stamp with when a caller gives no time (runtime.ts injects its own) */
+    readonly clock: Clock,
+  ) {
     this.feeds = new FeedRepository(handle.db);
     this.statistics = new StatisticsRepository(handle.db, handle.dialect);
     this.items = new ItemRepository(handle.db, handle.dialect);
@@ -68,9 +73,9 @@ export class Store {
     this.elections = new ElectionRepository(handle.db);
     this.auctionQueries = new AuctionQueryRepository(handle.db, handle.dialect);
     this.exportJobs = new ExportJobRepository(handle.db);
-    this.accounts = new AccountRepository(handle.db);
-    this.apiKeys = new ApiKeyRepository(handle.db);
-    this.partners = new PartnerRepository(handle.db);
+    this.accounts = new AccountRepository(handle.db, clock);
+    this.apiKeys = new ApiKeyRepository(handle.db, clock);
+    this.partners = new PartnerRepository(handle.db, clock);
     this.bazaarHistory = new BazaarHistoryRepository(handle.db, handle.dialect, handle, this.bazaar);
     this.marketPrices = new MarketPriceRepository(handle.db, handle.dialect, this.bazaar);
     this.players = new PlayerRepository(handle.db, handle.dialect);
@@ -83,7 +88,7 @@ export class Store {
   }
 
   /** Opens the database and brings its schema up to date. */
-  static async open(options: DatabaseOptions & { migrate?: boolean }): Promise<Store> {
+  static async open(options: DatabaseOptions & { migrate?: boolean; clock?: Clock }): Promise<Store> {
     const handle = await openDatabase(options);
     try {
       if (options.migrate !== false) await migrateToLatest(handle);
@@ -91,7 +96,7 @@ export class Store {
       await handle.close();
       throw err;
     }
-    return new Store(handle);
+    return new Store(handle, options.clock ?? systemClock);
   }
 
   get dialect(): Dialect {

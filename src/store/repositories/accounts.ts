@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { systemClock } from '../../clock.ts';
+import type { Clock } from '../../clock.ts';
 import { generateToken, hasTokenShape, hashesEqual, hashToken } from '../../domain/credentials.ts';
 import { effectiveTier, isTier, type Tier } from '../../domain/tiers.ts';
 import type { AccountIdentity } from '../../domain/identities.ts';
@@ -45,12 +45,15 @@ function expiryOf(tier: Tier, days: number | undefined, now: number): number | n
 
 /** Accounts with a tier and tier expiry, identified by a bearer token stored as a SHA-256 hash. */
 export class AccountRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
 
   /** Creates an account; the token is returned once and never stored in clear. */
   async create(input: CreateAccount): Promise<{ account: AccountRecord; token: string }> {
     if (!isTier(input.tier)) throw new RangeError(`unknown tier '${String(input.tier)}'`);
-    const now = input.now ?? systemClock.now();
+    const now = input.now ?? this.clock.now();
     const token = generateToken('account');
     const row = await this.db
       .insertInto('accounts')
@@ -73,7 +76,7 @@ export class AccountRepository {
   }
 
   /** Sets the tier (and its expiry: `days` from now, or none). False when the account does not exist. */
-  async setTier(id: number, tier: Tier, days?: number, now: number = systemClock.now()): Promise<boolean> {
+  async setTier(id: number, tier: Tier, days?: number, now: number = this.clock.now()): Promise<boolean> {
     if (!isTier(tier)) throw new RangeError(`unknown tier '${String(tier)}'`);
     const result = await this.db
       .updateTable('accounts')
@@ -84,7 +87,7 @@ export class AccountRepository {
   }
 
   /** Revokes the account's token for good. False when it does not exist or was already revoked. */
-  async revoke(id: number, now: number = systemClock.now()): Promise<boolean> {
+  async revoke(id: number, now: number = this.clock.now()): Promise<boolean> {
     const result = await this.db
       .updateTable('accounts')
       .set({ revoked_at: now })

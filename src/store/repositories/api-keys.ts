@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { systemClock } from '../../clock.ts';
+import type { Clock } from '../../clock.ts';
 import { API_KEY_LIFETIME_MS, generateToken, hasTokenShape, hashesEqual, hashToken, normalizeUuid } from '../../domain/credentials.ts';
 import type { PlayerKeyIdentity } from '../../domain/identities.ts';
 import type { ApiKeysTable, Database } from '../schema.ts';
@@ -32,7 +32,10 @@ function identity(record: ApiKeyRecord): PlayerKeyIdentity {
 
 /** Player API keys: bound to one player (and optionally profile), 180 days, revocable. */
 export class ApiKeyRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
 
   async create(input: { playerUuid: string; profileUuid?: string | null | undefined; now?: number | undefined }): Promise<{
     key: ApiKeyRecord;
@@ -45,7 +48,7 @@ export class ApiKeyRepository {
       profile = normalizeUuid(input.profileUuid) ?? null;
       if (!profile) throw new RangeError(`profile must be a uuid (32 hex digits), got '${input.profileUuid}'`);
     }
-    const now = input.now ?? systemClock.now();
+    const now = input.now ?? this.clock.now();
     const token = generateToken('apiKey');
     const row = await this.db
       .insertInto('api_keys')
@@ -62,7 +65,7 @@ export class ApiKeyRepository {
     return { key: toRecord(row), token };
   }
 
-  async revoke(id: number, now: number = systemClock.now()): Promise<boolean> {
+  async revoke(id: number, now: number = this.clock.now()): Promise<boolean> {
     const result = await this.db
       .updateTable('api_keys')
       .set({ revoked_at: now })

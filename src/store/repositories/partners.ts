@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import { systemClock } from '../../clock.ts';
+import type { Clock } from '../../clock.ts';
 import { generateToken, hasTokenShape, hashesEqual, hashToken } from '../../domain/credentials.ts';
 import type { PartnerIdentity } from '../../domain/identities.ts';
 import type { Database, PartnerTokensTable } from '../schema.ts';
@@ -17,7 +17,10 @@ function toRecord(row: Selectable<PartnerTokensTable>): PartnerRecord {
 
 /** Partner tokens (query `token`): grant extras on sold, random auction and batch export. */
 export class PartnerRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+  ) {}
 
   async create(input: { name: string; now?: number | undefined }): Promise<{ partner: PartnerRecord; token: string }> {
     const name = input.name.trim();
@@ -25,13 +28,13 @@ export class PartnerRepository {
     const token = generateToken('partner');
     const row = await this.db
       .insertInto('partner_tokens')
-      .values({ name, token_hash: hashToken(token), created_at: input.now ?? systemClock.now(), revoked_at: null })
+      .values({ name, token_hash: hashToken(token), created_at: input.now ?? this.clock.now(), revoked_at: null })
       .returningAll()
       .executeTakeFirstOrThrow();
     return { partner: toRecord(row), token };
   }
 
-  async revoke(id: number, now: number = systemClock.now()): Promise<boolean> {
+  async revoke(id: number, now: number = this.clock.now()): Promise<boolean> {
     const result = await this.db
       .updateTable('partner_tokens')
       .set({ revoked_at: now })
