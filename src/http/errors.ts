@@ -155,14 +155,14 @@ export const errorsPlugin = fp(
       begin(err: Error) {
         if (down) return;
         down = true;
-        const since = Date.now();
+        const since = performance.now(); // a duration, on the monotonic timer
         app.log.error({ err: { message: err.message, code: (err as { code?: unknown }).code } }, 'database unavailable: answering 503 until it is back');
         // One ping at a time (a ping may wait for the pool's connection timeout).
         const check = () => {
           app.store.ping().then(
             () => {
               down = false;
-              app.log.warn({ outageSeconds: Math.round((Date.now() - since) / 1000) }, 'database available again');
+              app.log.warn({ outageSeconds: Math.round((performance.now() - since) / 1000) }, 'database available again');
             },
             () => schedule(),
           );

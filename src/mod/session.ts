@@ -69,8 +69,9 @@ export class ModSession {
     account: AccountIdentity | null,
   ) {
     this.account = account;
-    // The bucket runs on wall time: the injectable clock may stand still in tests.
-    this.bucket = new Bucket(LIMITS.burst, LIMITS.perSecond, Date.now());
+    // The bucket measures durations on the monotonic timer, not the injectable (calendar) clock,
+    // which may stand still in tests, nor wall time, which may jump.
+    this.bucket = new Bucket(LIMITS.burst, LIMITS.perSecond, performance.now());
     ws.on('message', (raw: Buffer | ArrayBuffer | Buffer[], binary: boolean) => this.receive(toBuffer(raw), binary));
     ws.on('close', () => this.finish());
     ws.on('error', (err) => {
@@ -90,7 +91,7 @@ export class ModSession {
 
   private receive(raw: Buffer, binary: boolean): void {
     if (this.closed) return;
-    const wait = this.bucket.take(Date.now());
+    const wait = this.bucket.take(performance.now());
     if (wait > 0) {
       this.refusals++;
       if (this.refusals > LIMITS.maxRefusals) return this.close(1008, 'rate limit exceeded repeatedly');
