@@ -25,8 +25,9 @@
  * minute): the memory of ingestion and the work that follows each generation (flips, views) alone.
  *
  * `--history[=sales]` (default 1,000,000): the service's store holds a month of sold auctions before it
- * starts, as a service restarted on its history does (the flips then roll the last 14 days of sales up
- * first). With `--ingest-only` the run measures the empty store and then the history, and gives the ratio.
+ * starts (the flips then roll the last 14 days of sales up first, as on the first start after the
+ * upgrade that brought the rollups). With `--ingest-only` the run measures the empty store, that first
+ * start, and a restart of the same service on the same store and upstream, with ratios to the empty store.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -49,6 +50,8 @@ interface Demo {
   url: string;
   child: ChildProcess;
   stop(): Promise<void>;
+  /** Stops the service and starts it again on the same store and upstream, as an operator's restart does. */
+  restart(): Promise<void>;
 }
 
 /**
@@ -86,33 +89,41 @@ async function startDemo(auctions: number, backfill: string, inProcess: boolean,
   if (historySales > 0) await storeHistory(dir, historySales);
   const simulator = inProcess ? undefined : await startSimulatorProcess(auctions);
   if (!VIA_TSX) execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] });
-  const { url, child } = await spawnListening('skymarket', [...NODE_FLAGS, VIA_TSX ? BIN : DIST_CLI, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
-    ...process.env,
-    SIM_AUCTIONS: String(auctions),
-    SIM_BACKFILL: backfill,
-    ...(simulator ? { UPSTREAM_URL: simulator.url } : {}),
-    TRUST_PROXY: 'true',
-    RATE_LIMIT_EXEMPT: '',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: '',
-    REDIS_URL: '',
-  });
-  return {
-    url,
-    child,
+  const serve = () =>
+    spawnListening('skymarket', [...NODE_FLAGS, VIA_TSX ? BIN : DIST_CLI, 'serve', ...(inProcess ? ['--demo'] : []), '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {
+      ...process.env,
+      SIM_AUCTIONS: String(auctions),
+      SIM_BACKFILL: backfill,
+      ...(simulator ? { UPSTREAM_URL: simulator.url } : {}),
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_EXEMPT: '',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+    });
+  const demo: Demo & { simulator?: ChildProcess } = {
+    ...(await serve()),
     ...(simulator ? { simulator: simulator.child } : {}),
+    async restart() {
+      await stopProcess(demo.child);
+      Object.assign(demo, await serve());
+    },
     async stop() {
-      for (const proc of [child, simulator?.child]) {
-        if (!proc || proc.exitCode !== null || proc.signalCode !== null) continue;
-        const exited = new Promise((r) => proc.once('exit', r));
-        proc.kill('SIGTERM');
-        const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      for (const proc of [demo.child, simulator?.child]) if (proc) await stopProcess(proc);
       rmSync(dir, { recursive: true, force: true });
     },
   };
+  return demo;
+}
+
+/** SIGTERM, then SIGKILL after 20 s; resolves when the process has exited. */
+async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise((r) => proc.once('exit', r));
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 /**
@@ -382,40 +393,52 @@ function summarize(values: number[]): string {
   return min === max ? String(min) : `${min}-${max}`;
 }
 
-/** Ingestion alone for `seconds` after the service is ready: peak RSS (VmHWM) and the generations seen. */
+/**
+ * Ingestion alone for `seconds` after the service is ready: peak RSS (VmHWM) and the generations seen.
+ * With history, the first start rolls the stored sales up (as the first start after upgrading to
+ * the rollups does); then the service is restarted on the same store and upstream, as an operator
+ * restarts it, and measured again: the second row is what a restart on a month of history costs.
+ */
 async function ingestionOnly(auctions: number, seconds: number, historySales = 0): Promise<BenchRow[]> {
   const demo = await startDemo(auctions, '6h', false, historySales);
   try {
-    const readyMs = await waitReady(demo.url, auctions);
-    const pid = demo.child.pid!;
-    const lastGeneration = async () =>
-      (await getJson<{ feeds?: Record<string, { lastUpdated?: number | string }> }>(`${demo.url}/api/health`, '192.0.2.1').catch(() => undefined))?.body?.feeds?.auctions?.lastUpdated;
-    const generations = new Set<number | string>();
-    const noteGeneration = async () => {
-      const at = await lastGeneration();
-      if (at !== undefined) generations.add(at);
-    };
-    await noteGeneration();
-    let maxSampled = 0;
-    const until = Date.now() + seconds * 1000;
-    for (let tick = 1; Date.now() < until; tick++) {
-      await new Promise((r) => setTimeout(r, 1000));
-      maxSampled = Math.max(maxSampled, memoryOf(pid)?.current ?? 0);
-      if (tick % 10 === 0) await noteGeneration();
+    const rows = [await measureIngestion(demo, auctions, seconds, historySales > 0 ? `first start on ${historySales.toLocaleString('en')} stored sales (30 days, rolled up during the run)` : 'empty store')];
+    if (historySales > 0) {
+      await demo.restart();
+      rows.push(await measureIngestion(demo, auctions, seconds, `restarted on ${historySales.toLocaleString('en')} stored sales (30 days) and its own active market`));
     }
-    const memory = memoryOf(pid);
-    const heapMb = await heapUsedMb(demo.url);
-    return [
-      {
-        name: `service peak RSS, ingestion only (no reads), ${auctions.toLocaleString('en')} auctions${historySales > 0 ? `, restarted on ${historySales.toLocaleString('en')} stored sales (30 days)` : ', empty store'} (target ≤ 400 MB)`,
-        figure: Math.round(memory?.peak ?? maxSampled),
-        unit: 'MB',
-        notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${heapSetting()}; VmHWM from start (cold sweep, ready after ${Math.round(readyMs / 1000)} s) through ${seconds} s more, ${generations.size} generations seen; max RSS sampled each second ${Math.round(maxSampled)} MB; JS heap used at the end ${heapMb ?? '?'} MB`,
-      },
-    ];
+    return rows;
   } finally {
     await demo.stop();
   }
+}
+
+async function measureIngestion(demo: Demo, auctions: number, seconds: number, what: string): Promise<BenchRow> {
+  const readyMs = await waitReady(demo.url, auctions);
+  const pid = demo.child.pid!;
+  const lastGeneration = async () =>
+    (await getJson<{ feeds?: Record<string, { lastUpdated?: number | string }> }>(`${demo.url}/api/health`, '192.0.2.1').catch(() => undefined))?.body?.feeds?.auctions?.lastUpdated;
+  const generations = new Set<number | string>();
+  const noteGeneration = async () => {
+    const at = await lastGeneration();
+    if (at !== undefined) generations.add(at);
+  };
+  await noteGeneration();
+  let maxSampled = 0;
+  const until = Date.now() + seconds * 1000;
+  for (let tick = 1; Date.now() < until; tick++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    maxSampled = Math.max(maxSampled, memoryOf(pid)?.current ?? 0);
+    if (tick % 10 === 0) await noteGeneration();
+  }
+  const memory = memoryOf(pid);
+  const heapMb = await heapUsedMb(demo.url);
+  return {
+    name: `service peak RSS, ingestion only (no reads), ${auctions.toLocaleString('en')} auctions, ${what} (target ≤ 400 MB)`,
+    figure: Math.round(memory?.peak ?? maxSampled),
+    unit: 'MB',
+    notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${heapSetting()}; VmHWM from start (ready after ${Math.round(readyMs / 1000)} s) through ${seconds} s more, ${generations.size} generations seen; max RSS sampled each second ${Math.round(maxSampled)} MB; JS heap used at the end ${heapMb ?? '?'} MB`,
+  };
 }
 
 /** `--history[=sales]`: stored sales the service restarts on (default 1,000,000; 200,000 with --quick); 0 without the flag. */
@@ -437,8 +460,8 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     if (history === 0) return ingestionOnly(auctions, seconds);
     // The same service on an empty store and on a month of history, one after the other: the ratio is what history costs.
     const [empty] = await ingestionOnly(auctions, seconds);
-    const [full] = await ingestionOnly(auctions, seconds, history);
-    return [empty!, { ...full!, ratio: full!.figure / empty!.figure, baseline: 'the same service on an empty store' }];
+    const withHistory = await ingestionOnly(auctions, seconds, history);
+    return [empty!, ...withHistory.map((row) => ({ ...row, ratio: row.figure / empty!.figure, baseline: 'the same service on an empty store' }))];
   }
   const seconds = options.quick ? 10 : 30;
   const connections = options.quick ? 20 : 50;
