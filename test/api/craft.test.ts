@@ -7,18 +7,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Registry } from 'prom-client';
 import { ManualClock } from '../../src/clock.ts';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { Store } from '../../src/store/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { neuRepo } from '../helpers/fixtures.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -48,15 +45,7 @@ describe('craft endpoints on simulator data', () => {
     dir = mkdtempSync(join(tmpdir(), 'skymarket-craft-'));
     store = await Store.open({ dataDir: dir });
     sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, auctions: 600, seed: 11, backfillMs: 0, port: 0 }, { clock, tickMs: 0 });
-    ctx = {
-      client: new HypixelClient({ baseUrl: sim.url, retries: 2, timeoutMs: 2000, backoffMs: () => 5 }),
-      store,
-      clock,
-      logger: createLogger('silent'),
-      metrics: new IngestMetrics(new Registry()),
-      source: 'simulator',
-      sleep: async () => {},
-    };
+    ctx = testIngestContext({ store, clock, baseUrl: sim.url, source: 'simulator', timeoutMs: 2000 });
     await new AuctionIngester(ctx).pollOnce();
     bazaar = new BazaarIngester(ctx);
     await bazaar.pollOnce();
