@@ -5,6 +5,7 @@ import { encodeBook, type OrderBook } from '../../src/domain/bazaar-book.ts';
 import { builtinGameData } from '../../src/gamedata/builtin.ts';
 import { buildPriceSource, CraftMarket } from '../../src/market/craft.ts';
 import type { Store } from '../../src/store/index.ts';
+import { offerRow } from '../helpers/bazaar.ts';
 import { openTestStore } from '../helpers/databases.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -38,10 +39,7 @@ describe('crafting view', () => {
   after(() => close());
 
   const snapshot = async (ts: number, wheat: number, enchanted: number) => {
-    const row = (product: string, offer: number) => ({
-      product_id: product, ts, buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1, book: encodeBook(book(offer)),
-    });
-    await store.bazaar.insertSnapshot([row('WHEAT', wheat), row('ENCHANTED_WHEAT', enchanted)], { name: 'bazaar', lastUpdated: ts, storedAt: ts, records: 2, source: 'simulator' });
+    await store.bazaar.insertSnapshot([offerRow('WHEAT', ts, wheat), offerRow('ENCHANTED_WHEAT', ts, enchanted)], { name: 'bazaar', lastUpdated: ts, storedAt: ts, records: 2, source: 'simulator' });
   };
 
   test('rebuilds only when a feed moved, and then reflects the new prices', async () => {
