@@ -4,15 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Registry } from 'prom-client';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
+import type { IngestContext } from '../../src/ingest/context.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { realRows, storeGeneration } from '../helpers/auctions.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 describe('auction endpoints on the real 2022 pages', () => {
   let t: TestApp;
@@ -74,12 +72,11 @@ describe('auction endpoints on the real 2022 pages', () => {
 describe('auction endpoints on the simulator market', () => {
   let t: TestApp;
   let sim: SimulatorHandle;
-  let client: HypixelClient;
+  let ctx: IngestContext;
   before(async () => {
     t = await createTestApp();
     sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, auctions: 800, seed: 11, backfillMs: 0, port: 0 }, { clock: t.clock, tickMs: 0 });
-    client = new HypixelClient({ baseUrl: sim.url, retries: 2, timeoutMs: 5000, backoffMs: () => 5 });
-    const ctx = { client, store: t.store, clock: t.clock, logger: createLogger('silent'), metrics: new IngestMetrics(new Registry()), source: 'simulator' as const, sleep: async () => {} };
+    ctx = testIngestContext({ store: t.store, clock: t.clock, baseUrl: sim.url, source: 'simulator' });
     const auctions = new AuctionIngester(ctx);
     const ended = new EndedIngester(ctx, (uuid) => auctions.forget(uuid));
     await auctions.pollOnce();
@@ -91,7 +88,7 @@ describe('auction endpoints on the simulator market', () => {
     }
   });
   after(async () => {
-    await client?.close();
+    await ctx?.client.close();
     await sim?.close();
     await t?.close();
   });

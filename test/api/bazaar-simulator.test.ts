@@ -5,16 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { Registry } from 'prom-client';
 import { ManualClock } from '../../src/clock.ts';
-import type { IngestContext } from '../../src/ingest/context.ts';
 import { ingestHistory } from '../../src/ingest/history.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { BazaarHistoryJobs } from '../../src/jobs/bazaar-history.ts';
 import { createLogger } from '../../src/logger.ts';
 import { Market } from '../../src/simulator/market.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0); // createTestApp's clock
 const HOUR = 3_600_000;
@@ -25,14 +23,7 @@ describeEachBackend('bazaar endpoints on simulator history', (fixture) => {
 
   before(async () => {
     t = await createTestApp({ store: fixture().store, dataSource: 'simulator' });
-    const ctx: IngestContext = {
-      client: undefined as never,
-      store: t.store,
-      clock: t.clock,
-      logger: createLogger('silent'),
-      metrics: new IngestMetrics(new Registry()),
-      source: 'simulator',
-    };
+    const ctx = testIngestContext({ store: t.store, clock: t.clock, source: 'simulator' });
     // 6 hours: 5-minute snapshots before the last hour, 20-second ones within it.
     await ingestHistory(market.backfill(NOW - 6 * HOUR, NOW + 1, { auctionsEnded: false }), ctx);
     await new BazaarHistoryJobs({ store: t.store, clock: new ManualClock(NOW), logger: createLogger('silent') }).runOnce();

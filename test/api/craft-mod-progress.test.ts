@@ -4,8 +4,6 @@
  * state on both backends, and the endpoint filters with them before asking upstream.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
 import { progressFromUploadedState } from '../../src/domain/craft/progress.ts';
@@ -15,18 +13,19 @@ import { validators } from '../../src/mod/messages.ts';
 import { UploadedProgress } from '../../src/services/player-progress.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 import { storeMiniRepoPrices, writeMiniRepo } from '../gamedata/helpers.ts';
 
 const UUID = '0123456789abcdef0123456789abcdef';
 const PROFILE = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
 
 function miniGame() {
-  const dir = mkdtempSync(join(tmpdir(), 'skymarket-modprog-'));
+  const dir = tempDir('modprog');
   try {
-    writeMiniRepo(dir);
-    return loadNeuRepository(dir);
+    writeMiniRepo(dir.path);
+    return loadNeuRepository(dir.path);
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    dir.remove();
   }
 }
 
@@ -75,18 +74,18 @@ describeEachBackend('uploaded unlocks lookup', (fixture) => {
 });
 
 describe('profit list filtered by the mod\'s uploaded unlocks (HTTP)', () => {
-  let dir: string;
+  let dir: TempDir;
   let t: TestApp;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skymarket-craft-mod-'));
-    writeMiniRepo(join(dir, 'neu'));
-    const game = loadNeuRepository(join(dir, 'neu'));
-    t = await createTestApp({ env: { DATA_DIR: dir }, game });
+    dir = tempDir('craft-mod');
+    writeMiniRepo(join(dir.path, 'neu'));
+    const game = loadNeuRepository(join(dir.path, 'neu'));
+    t = await createTestApp({ env: { DATA_DIR: dir.path }, game });
     await storeMiniRepoPrices(t.store, t.clock.now());
   });
   after(async () => {
     await t.close();
-    rmSync(dir, { recursive: true, force: true });
+    dir.remove();
   });
   const ids = (res: { json(): unknown }) => (res.json() as Array<{ itemId: string }>).map((r) => r.itemId);
 

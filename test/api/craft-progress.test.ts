@@ -3,8 +3,6 @@
  * fetched from a fake upstream profile endpoint (UPSTREAM_API_KEY configured).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { levelFromXp, pickProfile, progressOfMember } from '../../src/domain/craft/progress.ts';
@@ -13,6 +11,7 @@ import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
 import { UpstreamProfileProgress, upstreamProfileProgress } from '../../src/ingest/profiles.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 import { storeMiniRepoPrices, writeMiniRepo } from '../gamedata/helpers.ts';
 
 const UUID = '0123456789abcdef0123456789abcdef';
@@ -50,10 +49,10 @@ describe('player progress from a profile (pure)', () => {
     assert.equal(pickProfile(body.profiles, 'apple')!.cute_name, 'Apple');
     assert.equal(pickProfile(body.profiles, 'AAAAAAAA-AAAA-AAAA-AAAA-AAAAAAAAAAAA')!.cute_name, 'Apple');
     assert.equal(pickProfile(body.profiles, 'Cherry'), undefined);
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-progress-'));
+    const dir = tempDir('progress');
     try {
-      writeMiniRepo(dir);
-      const game = { ...loadNeuRepository(dir), leveling: { skill: [50, 125, 200], runecrafting: [], social: [], hotm: [0, 3000, 9000, 25000], caps: { farming: 50 } } };
+      writeMiniRepo(dir.path);
+      const game = { ...loadNeuRepository(dir.path), leveling: { skill: [50, 125, 200], runecrafting: [], social: [], hotm: [0, 3000, 9000, 25000], caps: { farming: 50 } } };
       const progress = progressOfMember(pickProfile(body.profiles, undefined)!, UUID, game)!;
       assert.equal(progress.collections!.WHEAT, 5);
       assert.equal(progress.collections!['Cocoa Beans'], 2, 'by display name through game data');
@@ -62,26 +61,26 @@ describe('player progress from a profile (pure)', () => {
       assert.equal(progress.skills!.hotm, 3);
       assert.equal(progressOfMember(pickProfile(body.profiles, undefined)!, OTHER, game), undefined);
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      dir.remove();
     }
   });
 });
 
 describe('profit list filtered by the player\'s profile', () => {
-  let dir: string;
+  let dir: TempDir;
   let upstream: FakeUpstream;
   let t: TestApp;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skymarket-craft-progress-'));
-    writeMiniRepo(join(dir, 'neu'));
-    const game = loadNeuRepository(join(dir, 'neu'));
+    dir = tempDir('craft-progress');
+    writeMiniRepo(join(dir.path, 'neu'));
+    const game = loadNeuRepository(join(dir.path, 'neu'));
     upstream = await new FakeUpstream()
       .on(`/v2/skyblock/profiles?uuid=${UUID}`, { body: profiles(5) }, { body: profiles(6) })
       .on(`/v2/skyblock/profiles?uuid=${OTHER}`, { status: 404, body: { success: false, cause: 'No profiles' } })
       .start();
     t = await createTestApp({
-      env: { DATA_DIR: dir },
+      env: { DATA_DIR: dir.path },
       game,
       craftProgress: upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: 'test-key', timeoutMs: 2000, clock: { now: () => t.clock.now() } }),
     });
@@ -90,7 +89,7 @@ describe('profit list filtered by the player\'s profile', () => {
   after(async () => {
     await t.close();
     await upstream.stop();
-    rmSync(dir, { recursive: true, force: true });
+    dir.remove();
   });
 
   const ids = (res: { json(): unknown }) => (res.json() as Array<{ itemId: string }>).map((r) => r.itemId);
@@ -123,7 +122,7 @@ describe('profit list filtered by the player\'s profile', () => {
 
   test('no source without an API key', () => {
     assert.equal(upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: undefined, timeoutMs: 1000, clock: { now: () => 0 } }), undefined);
-    const source = new UpstreamProfileProgress(new HypixelClient({ baseUrl: upstream.url }), loadNeuRepository(join(dir, 'neu')), { now: () => 0 });
+    const source = new UpstreamProfileProgress(new HypixelClient({ baseUrl: upstream.url }), loadNeuRepository(join(dir.path, 'neu')), { now: () => 0 });
     return source.close();
   });
 });

@@ -3,22 +3,17 @@
  * (test/fixtures).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { Registry } from 'prom-client';
 import { ManualClock } from '../../src/clock.ts';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { Store } from '../../src/store/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { neuRepo } from '../helpers/fixtures.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -37,7 +32,7 @@ interface Plan {
 
 describe('craft endpoints on simulator data', () => {
   const clock = new ManualClock(START);
-  let dir: string;
+  let dir: TempDir;
   let store: Store;
   let sim: SimulatorHandle;
   let ctx: IngestContext;
@@ -45,29 +40,21 @@ describe('craft endpoints on simulator data', () => {
   let t: TestApp;
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skymarket-craft-'));
-    store = await Store.open({ dataDir: dir });
+    dir = tempDir('craft');
+    store = await Store.open({ dataDir: dir.path });
     sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, auctions: 600, seed: 11, backfillMs: 0, port: 0 }, { clock, tickMs: 0 });
-    ctx = {
-      client: new HypixelClient({ baseUrl: sim.url, retries: 2, timeoutMs: 2000, backoffMs: () => 5 }),
-      store,
-      clock,
-      logger: createLogger('silent'),
-      metrics: new IngestMetrics(new Registry()),
-      source: 'simulator',
-      sleep: async () => {},
-    };
+    ctx = testIngestContext({ store, clock, baseUrl: sim.url, source: 'simulator', timeoutMs: 2000 });
     await new AuctionIngester(ctx).pollOnce();
     bazaar = new BazaarIngester(ctx);
     await bazaar.pollOnce();
-    t = await createTestApp({ store, env: { DATA_DIR: dir } });
+    t = await createTestApp({ store, env: { DATA_DIR: dir.path } });
   });
   after(async () => {
     await t.close();
     await ctx.client.close();
     await sim.close();
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    dir.remove();
   });
 
   test('recipe: grid and count; tags are case-insensitive', async () => {
@@ -195,7 +182,7 @@ describe('craft endpoints on simulator data', () => {
   });
 
   test('real NEU recipes priced on the simulated market', async () => {
-    const real = await createTestApp({ store, env: { DATA_DIR: dir, GAME_DATA_DIR: neuRepo() } });
+    const real = await createTestApp({ store, env: { DATA_DIR: dir.path, GAME_DATA_DIR: neuRepo() } });
     try {
       const rows = (await real.app.inject('/api/craft/profit')).json() as Array<{ itemId: string; ingredients: Array<{ itemId: string }> }>;
       assert.ok(rows.length > 0, 'some real recipes are profitable on the simulated market');

@@ -4,23 +4,24 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
 const DEPCRUISE = join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
 
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const dirs: TempDir[] = [];
+after(() => dirs.forEach((d) => d.remove()));
 
 /** Cruises a tree of `files` (path → source) with the project's rules: exit code and output. */
 async function cruise(files: Record<string, string>): Promise<{ code: number; output: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'skymarket-rules-'));
-  dirs.push(dir);
+  const temp = tempDir('rules');
+  dirs.push(temp);
+  const dir = temp.path;
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', allowImportingTsExtensions: true, noEmit: true } }));
   for (const [path, source] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });

@@ -1,8 +1,6 @@
 /** `skymarket accounts|keys|partners`: the actions on both backends, and the real command against a live database. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
@@ -20,6 +18,7 @@ import {
 import { Store } from '../../src/store/index.ts';
 import { POSTGRES_TEST_URL, describeEachBackend, dropSchema, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
 import { IN_CI } from '../helpers/services.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
 const DAY = 86_400_000;
@@ -95,7 +94,7 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 
 describe('skymarket accounts (real process)', () => {
   it('creates and revokes against the database a running server has open', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-cli-auth-'));
+    const { path: dir, remove } = tempDir('cli-auth');
     const server = await Store.open({ dataDir: dir });
     try {
       const [created, bad] = await Promise.all([
@@ -118,15 +117,15 @@ describe('skymarket accounts (real process)', () => {
       assert.equal(await server.accounts.findByToken(token, Date.now()), null);
     } finally {
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      remove();
     }
   });
 });
 
 describe('skymarket accounts says which database it wrote to', () => {
   it('a database the command had to create is pointed out: the token would not work on a server using another DATA_DIR', async () => {
-    const parent = mkdtempSync(join(tmpdir(), 'skymarket-cli-where-'));
-    const dir = join(parent, 'not-the-servers-data');
+    const parent = tempDir('cli-where');
+    const dir = join(parent.path, 'not-the-servers-data');
     try {
       const first = await run(['accounts', 'create', '--tier', 'free', '--data-dir', dir]);
       assert.equal(first.code, 0, first.stderr);
@@ -141,7 +140,7 @@ describe('skymarket accounts says which database it wrote to', () => {
       assert.equal(listed.stderr, '');
       assert.match(listed.stdout, /^database: sqlite:.*\naccount 1: Free\n$/);
     } finally {
-      rmSync(parent, { recursive: true, force: true });
+      parent.remove();
     }
   });
 

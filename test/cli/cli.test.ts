@@ -1,22 +1,23 @@
 /** The `skymarket` command as an operator runs it: a real process, real signals. */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freePort } from '../helpers/services.ts';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 import { BAZAAR_PRODUCTS } from '../../src/gamedata/builtin/catalog.ts';
 
 const REPO = join(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/skymarket.js');
-const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+const dirs: TempDir[] = [];
+after(() => dirs.forEach((d) => d.remove()));
 
-function tempDir(): string {
-  const d = mkdtempSync(join(tmpdir(), 'skymarket-cli-'));
+/** A fresh directory, removed when the file's tests are done. */
+function scratchDir(): string {
+  const d = tempDir('cli');
   dirs.push(d);
-  return d;
+  return d.path;
 }
 
 
@@ -33,7 +34,7 @@ const cleanEnv = { ...process.env, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: '
 
 describe('skymarket CLI', () => {
   it('migrate applies the migrations once, then reports up to date', () => {
-    const dir = tempDir();
+    const dir = scratchDir();
     const first = spawnSync(process.execPath, [BIN, 'migrate', '--data-dir', dir], { encoding: 'utf8', env: cleanEnv });
     assert.equal(first.status, 0, first.stderr);
     assert.ok(first.stdout.startsWith(`applied `), first.stdout);
@@ -59,7 +60,7 @@ describe('skymarket CLI', () => {
   });
 
   it('serve answers health (saying why the upstream fails), then shuts down gracefully on SIGTERM', async () => {
-    const dir = tempDir();
+    const dir = scratchDir();
     const port = await freePort();
     const upstreamPort = await freePort(); // nothing listens there
     const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], { ...cleanEnv, UPSTREAM_URL: `http://127.0.0.1:${upstreamPort}` });
@@ -100,7 +101,7 @@ describe('skymarket CLI', () => {
   });
 
   it('LOG_FORMAT=pretty: readable lines and a start banner with the URLs and where the data comes from', async () => {
-    const dir = tempDir();
+    const dir = scratchDir();
     const port = await freePort();
     const run = start([BIN, 'serve', '--data-dir', dir, '--port', String(port), '--host', '0.0.0.0', '--upstream-url', `http://127.0.0.1:${await freePort()}`], { ...cleanEnv, LOG_FORMAT: 'pretty' });
     const { child, exited } = run;
@@ -156,7 +157,7 @@ describe('skymarket CLI', () => {
     // node_modules (already built, better-sqlite3 included) instead of installed again, which would need
     // the network or a complete npm cache and a native compile. dist/ comes from the test above's build.
     const built = await compiled();
-    const prod = tempDir();
+    const prod = scratchDir();
     cpSync(join(built, 'dist'), join(prod, 'dist'), { recursive: true });
     cpSync(join(REPO, 'bin'), join(prod, 'bin'), { recursive: true });
     for (const file of ['package.json', 'package-lock.json']) cpSync(join(REPO, file), join(prod, file));
@@ -230,7 +231,7 @@ let build: Promise<string> | undefined;
  */
 function compiled(): Promise<string> {
   build ??= new Promise((resolve, reject) => {
-    const root = tempDir();
+    const root = scratchDir();
     symlinkSync(join(REPO, 'package.json'), join(root, 'package.json'));
     symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'), 'dir');
     const tsc = spawn(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(root, 'dist')], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -245,7 +246,7 @@ function compiled(): Promise<string> {
 /** Starts `<entry> serve --demo` and checks it ingests simulated data and shuts down cleanly. */
 /** Runs the demo from `entry` until it is ready, stops it with SIGTERM; returns its output. */
 async function demoServes(entry: string): Promise<string> {
-  const dir = tempDir();
+  const dir = scratchDir();
   const port = await freePort();
   const run = start([entry, 'serve', '--demo', '--data-dir', dir, '--port', String(port), '--host', '127.0.0.1'], { ...cleanEnv, SIM_AUCTIONS: '300', SIM_BACKFILL: '30m' });
   const { child, exited } = run;

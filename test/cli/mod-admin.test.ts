@@ -1,13 +1,12 @@
 /** `skymarket links set|show|remove`: the actions on both backends, and the real command once. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { linksRemove, linksSet, linksShow } from '../../src/mod/admin.ts';
 import { Store } from '../../src/store/index.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const PLAYER = '01234567-89ab-cdef-0123-456789abcdef';
@@ -38,7 +37,7 @@ const BIN = join(import.meta.dirname, '../../bin/skymarket.js');
 
 describe('skymarket links (real process)', () => {
   it('links an account in the database a server has open', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-cli-links-'));
+    const { path: dir, remove } = tempDir('cli-links');
     const server = await Store.open({ dataDir: dir });
     try {
       const { account } = await server.accounts.create({ tier: 'free', now: NOW });
@@ -56,7 +55,7 @@ describe('skymarket links (real process)', () => {
       assert.equal((await server.modLinks.linkOf(account.id))?.method, 'operator');
     } finally {
       await server.close();
-      rmSync(dir, { recursive: true, force: true });
+      remove();
     }
   });
 });

@@ -16,8 +16,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
@@ -27,6 +25,7 @@ import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from 
 import { Store } from '../../src/store/index.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, type Backend } from '../helpers/databases.ts';
 import { freePort } from '../helpers/services.ts';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/skymarket.js');
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -197,20 +196,20 @@ export function crashSuite(backend: Backend): void {
     const clock = new ManualClock(START);
     let sim: SimulatorHandle;
     let db: Inspector;
-    let dir: string;
+    let dir: TempDir;
     let schema: string | undefined;
     const children: Service[] = [];
     let resumed: { generation: number } | undefined;
 
     before(async () => {
       sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, seed: 23, auctions: AUCTIONS, backfillMs: 0, port: 0 }, { clock, tickMs: 0 });
-      dir = mkdtempSync(join(tmpdir(), 'skymarket-crash-'));
+      dir = tempDir('crash');
       if (backend === 'sqlite') {
-        await (await Store.open({ dataDir: dir })).close();
-        db = sqliteInspector(join(dir, 'skymarket.db'));
+        await (await Store.open({ dataDir: dir.path })).close();
+        db = sqliteInspector(join(dir.path, 'skymarket.db'));
       } else {
         schema = uniqueSchema('crash');
-        await (await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema })).close();
+        await (await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir.path, schema })).close();
         db = await postgresInspector(schema);
       }
     });
@@ -221,7 +220,7 @@ export function crashSuite(backend: Backend): void {
       await db?.close();
       await sim?.close();
       if (schema) await dropSchema(schema);
-      rmSync(dir, { recursive: true, force: true });
+      dir.remove();
     });
 
     async function serve(): Promise<Service> {
@@ -237,7 +236,7 @@ export function crashSuite(backend: Backend): void {
         INGEST_ITEMS_SECONDS: '86400',
         INGEST_ELECTION_SECONDS: '86400',
       };
-      const child = new Service(['--data-dir', dir, '--port', String(await freePort()), '--upstream-url', sim.url], env);
+      const child = new Service(['--data-dir', dir.path, '--port', String(await freePort()), '--upstream-url', sim.url], env);
       children.push(child);
       return child;
     }

@@ -14,11 +14,9 @@ import { ManualClock } from '../../src/clock.ts';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { openTestStore } from '../helpers/databases.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -33,17 +31,9 @@ before(async () => {
   const opened = await openTestStore('sqlite');
   closeStore = opened.close;
   registry = new Registry();
-  ctx = {
-    // Retries well beyond the fault rates, and a timeout below the simulator's slow delay but far
-    // above a normal answer's time on a busy machine (400 ms timed out healthy answers at load ~12).
-    client: new HypixelClient({ baseUrl: sim.url, retries: 12, timeoutMs: 1500, backoffMs: () => 5 }),
-    store: opened.store,
-    clock,
-    logger: createLogger('silent'),
-    metrics: new IngestMetrics(registry),
-    source: 'simulator',
-    sleep: async () => {},
-  };
+  // Retries well beyond the fault rates, and a timeout below the simulator's slow delay but far
+  // above a normal answer's time on a busy machine (400 ms timed out healthy answers at load ~12).
+  ctx = testIngestContext({ store: opened.store, clock, baseUrl: sim.url, source: 'simulator', retries: 12, timeoutMs: 1500, registry });
 });
 after(async () => {
   await ctx.client.close();

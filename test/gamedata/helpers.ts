@@ -1,8 +1,8 @@
 /** A tiny hand-made NEU repository for loader and sync tests. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodeBook } from '../../src/domain/bazaar-book.ts';
 import type { Store } from '../../src/store/index.ts';
+import { offerRow } from '../helpers/bazaar.ts';
 
 export function writeMiniRepo(dir: string): void {
   mkdirSync(join(dir, 'items'), { recursive: true });
@@ -37,9 +37,5 @@ export function writeMiniRepo(dir: string): void {
 
 /** One bazaar snapshot at which the mini repository's ENCHANTED_WHEAT (needs the Wheat VI collection) is a profitable craft. */
 export async function storeMiniRepoPrices(store: Store, now: number): Promise<void> {
-  const row = (product: string, offer: number) => ({
-    product_id: product, ts: now, buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1,
-    book: encodeBook({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] }),
-  });
-  await store.bazaar.insertSnapshot([row('WHEAT', 2), row('ENCHANTED_WHEAT', 1000)], { name: 'bazaar', lastUpdated: now, storedAt: now, records: 2, source: 'simulator' });
+  await store.bazaar.insertSnapshot([offerRow('WHEAT', now, 2), offerRow('ENCHANTED_WHEAT', now, 1000)], { name: 'bazaar', lastUpdated: now, storedAt: now, records: 2, source: 'simulator' });
 }

@@ -1,23 +1,22 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadGameData, syncedGameDataPath } from '../../src/gamedata/index.ts';
 import { loadNeuRepository, requirementsOf } from '../../src/gamedata/neu.ts';
 import type { GameData } from '../../src/gamedata/types.ts';
 import { neuRepo } from '../helpers/fixtures.ts';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 import { writeMiniRepo } from './helpers.ts';
 
 describe('NEU loader on a hand-made repository', () => {
-  let dir: string;
+  let dir: TempDir;
   let data: ReturnType<typeof loadNeuRepository>;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'skymarket-neu-'));
-    writeMiniRepo(dir);
-    data = loadNeuRepository(dir);
+    dir = tempDir('neu');
+    writeMiniRepo(dir.path);
+    data = loadNeuRepository(dir.path);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => dir.remove());
 
   test('maps NEU ids to skymarket tags', () => {
     assert.equal(data.report.itemFiles, 9);
@@ -65,27 +64,27 @@ describe('NEU loader on a hand-made repository', () => {
 });
 
 describe('game data source precedence', () => {
-  let dir: string;
+  let dir: TempDir;
   before(() => {
-    dir = mkdtempSync(join(tmpdir(), 'skymarket-gd-'));
+    dir = tempDir('gd');
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => dir.remove());
 
   test('builtin when nothing is configured or synced', () => {
-    const data = loadGameData({ dataDir: dir });
+    const data = loadGameData({ dataDir: dir.path });
     assert.equal(data.source.kind, 'builtin');
     assert.deepEqual(data.recipes.get('ENCHANTED_WHEAT')![0]!.inputs, [{ tag: 'WHEAT', count: 160 }]);
   });
 
   test('the synced copy in DATA_DIR, then GAME_DATA_DIR over it', () => {
-    writeMiniRepo(syncedGameDataPath(dir));
-    assert.equal(loadGameData({ dataDir: dir }).source.kind, 'synced');
-    const own = join(dir, 'own');
+    writeMiniRepo(syncedGameDataPath(dir.path));
+    assert.equal(loadGameData({ dataDir: dir.path }).source.kind, 'synced');
+    const own = join(dir.path, 'own');
     writeMiniRepo(own);
-    const data = loadGameData({ dataDir: dir, gameDataDir: own });
+    const data = loadGameData({ dataDir: dir.path, gameDataDir: own });
     assert.equal(data.source.kind, 'directory');
     assert.equal(data.source.path, own);
-    assert.throws(() => loadGameData({ dataDir: dir, gameDataDir: join(dir, 'missing') }), /does not exist/);
+    assert.throws(() => loadGameData({ dataDir: dir.path, gameDataDir: join(dir.path, 'missing') }), /does not exist/);
   });
 });
 

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { spawn } from 'node:child_process';
@@ -12,20 +11,21 @@ import { loadGameData, syncedGameDataPath } from '../../src/gamedata/index.ts';
 import { GameDataSyncError, progressLine, syncGameData } from '../../src/gamedata/sync.ts';
 import { Agent } from 'undici';
 import { writeMiniRepo } from './helpers.ts';
+import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 
 describe('gamedata sync', () => {
-  let work: string;
+  let work: TempDir;
   let server: Server;
   let base: string;
   let archive: Buffer;
   let sha: string;
 
   before(async () => {
-    work = mkdtempSync(join(tmpdir(), 'skymarket-sync-'));
+    work = tempDir('sync');
     // Like GitHub's archives: everything under one top-level folder.
-    writeMiniRepo(join(work, 'src', 'NotEnoughUpdates-REPO-master'));
-    const file = join(work, 'repo.tar.gz');
-    await tar.c({ gzip: true, file, cwd: join(work, 'src') }, ['NotEnoughUpdates-REPO-master']);
+    writeMiniRepo(join(work.path, 'src', 'NotEnoughUpdates-REPO-master'));
+    const file = join(work.path, 'repo.tar.gz');
+    await tar.c({ gzip: true, file, cwd: join(work.path, 'src') }, ['NotEnoughUpdates-REPO-master']);
     archive = readFileSync(file);
     sha = createHash('sha256').update(archive).digest('hex');
     server = createServer((req, res) => {
@@ -47,11 +47,11 @@ describe('gamedata sync', () => {
   });
   after(async () => {
     await new Promise((resolve) => server.close(resolve));
-    rmSync(work, { recursive: true, force: true });
+    work.remove();
   });
 
   test('downloads (following redirects), verifies, unpacks into DATA_DIR and reports progress', async () => {
-    const dataDir = join(work, 'data1');
+    const dataDir = join(work.path, 'data1');
     const progress: Array<[number, number | undefined]> = [];
     const result = await syncGameData({ url: `${base}/redirect`, dataDir, sha256: sha, onProgress: (r, t) => progress.push([r, t]) });
     assert.equal(result.path, syncedGameDataPath(dataDir));
@@ -68,7 +68,7 @@ describe('gamedata sync', () => {
   });
 
   test('a failed sync keeps the previous copy', async () => {
-    const dataDir = join(work, 'data2');
+    const dataDir = join(work.path, 'data2');
     await syncGameData({ url: `${base}/repo.tar.gz`, dataDir });
     await assert.rejects(syncGameData({ url: `${base}/repo.tar.gz`, dataDir, sha256: '0'.repeat(64) }), /checksum mismatch/);
     await assert.rejects(syncGameData({ url: `${base}/missing`, dataDir }), /HTTP 404/);
@@ -78,7 +78,7 @@ describe('gamedata sync', () => {
   });
 
   test('the CLI: gamedata sync with progress, gamedata info, one-line errors', async () => {
-    const dataDir = join(work, 'data-cli');
+    const dataDir = join(work.path, 'data-cli');
     const ok = await runCli(['gamedata', 'sync', '--url', `${base}/repo.tar.gz`, '--data-dir', dataDir, '--sha256', sha]);
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, /game data synced to .*neu-repo: 9 items/);
@@ -93,7 +93,7 @@ describe('gamedata sync', () => {
   });
 
   test('a download that cannot start says which host failed and why, and how to work offline', async () => {
-    const dataDir = join(work, 'data-offline');
+    const dataDir = join(work.path, 'data-offline');
     // A resolver that knows no host, as on a machine without network: the real fetch path, no DNS query sent.
     const offline = new Agent({
       connect: {
@@ -124,7 +124,7 @@ describe('gamedata sync', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const res = await runCli(['gamedata', 'sync', '--url', `http://127.0.0.1:${port}/repo.tar.gz`, '--data-dir', join(work, 'data-refused'), '--quiet']);
+    const res = await runCli(['gamedata', 'sync', '--url', `http://127.0.0.1:${port}/repo.tar.gz`, '--data-dir', join(work.path, 'data-refused'), '--quiet']);
     assert.equal(res.code, 1);
     const [line, hint, ...rest] = res.stderr.trim().split('\n');
     assert.equal(

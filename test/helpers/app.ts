@@ -1,7 +1,4 @@
 /** Builds the real app on a real store for HTTP tests (inject() or a real socket). */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppContext, type BuildOptions } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
@@ -11,6 +8,7 @@ import { createMetrics } from '../../src/metrics.ts';
 import { Store } from '../../src/store/index.ts';
 import { marketFromConfig } from '../../src/market/index.ts';
 import type { GameData } from '../../src/gamedata/types.ts';
+import { tempDir } from './temp-dir.ts';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -33,10 +31,10 @@ export interface TestAppOptions extends BuildOptions {
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'skymarket-app-'));
+  const dir = tempDir('app');
   // inject() comes from 127.0.0.1: exempt from the per-IP rate limits unless a test sets RATE_LIMIT_EXEMPT itself.
-  const config: Config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent', RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1', ...options.env });
-  const store = options.store ?? (await Store.open({ dataDir: dir }));
+  const config: Config = loadConfig({ DATA_DIR: dir.path, LOG_LEVEL: 'silent', RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1', ...options.env });
+  const store = options.store ?? (await Store.open({ dataDir: dir.path }));
   const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0));
   const logger = createLogger(config.logLevel, options.logDestination);
   const context: AppContext = {
@@ -60,7 +58,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     async close() {
       await app.close();
       if (!options.store) await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      dir.remove();
     },
   };
 }

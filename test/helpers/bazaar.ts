@@ -1,4 +1,5 @@
 /** Bazaar test data: deterministic snapshot rows and store helpers. */
+import { encodeBook } from '../../src/domain/bazaar-book.ts';
 import type { HistoryPoint } from '../../src/domain/bazaar-history.ts';
 import type { Store } from '../../src/store/index.ts';
 import type { BazaarSnapshotsTable } from '../../src/store/schema.ts';
@@ -25,6 +26,17 @@ function rows(product: string, from: number, to: number, stepMs = 20_000, seed =
     });
   }
   return out;
+}
+
+/**
+ * A snapshot row for crafting prices: `product` at `ts` whose book has one level a side, sell
+ * offers at `offer` and buy orders a coin below (10,000 of each), 70,000 moved a week.
+ */
+export function offerRow(product: string, ts: number, offer: number): BazaarSnapshotsTable {
+  return {
+    product_id: product, ts, buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1,
+    book: encodeBook({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] }),
+  };
 }
 
 export function point(r: BazaarSnapshotsTable): HistoryPoint {

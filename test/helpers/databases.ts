@@ -5,15 +5,14 @@
  * runs never collide. Without PostgreSQL the suite is skipped with a visible line,
  * except under CI=true, where that is a failure.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe } from 'node:test';
 import type { MigrationResultSet, Migrator } from 'kysely';
 import pg from 'pg';
 import { Store } from '../../src/store/index.ts';
 import { IN_CI, probePostgres } from './services.ts';
+import { tempDir } from './temp-dir.ts';
 
 export const POSTGRES_TEST_URL = process.env.DATABASE_URL_TEST ?? 'postgres://postgres@127.0.0.1:5432/test';
 export { IN_CI };
@@ -64,13 +63,13 @@ async function openWithRetry(open: () => Promise<Store>): Promise<Store> {
 /** Opens a fresh, migrated store on the given backend; `close` removes all of it. */
 export async function openTestStore(backend: Backend): Promise<{ store: Store; close(): Promise<void> }> {
   if (backend === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-test-'));
-    const store = await Store.open({ dataDir: dir });
+    const dir = tempDir('test');
+    const store = await Store.open({ dataDir: dir.path });
     return {
       store,
       async close() {
         await store.close();
-        rmSync(dir, { recursive: true, force: true });
+        dir.remove();
       },
     };
   }
@@ -90,16 +89,16 @@ export async function openTestStore(backend: Backend): Promise<{ store: Store; c
  * `migrator` moves it to a named migration (with `migrateTo`); `close` removes all of it.
  */
 export async function openUnmigratedStore(backend: Backend, prefix: string): Promise<{ store: Store; migrator: Migrator; close(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), `skymarket-${prefix}-`));
+  const dir = tempDir(prefix);
   const schema = uniqueSchema(prefix);
-  const store = backend === 'sqlite' ? await Store.open({ dataDir: dir, migrate: false }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema, migrate: false });
+  const store = backend === 'sqlite' ? await Store.open({ dataDir: dir.path, migrate: false }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir.path, schema, migrate: false });
   const migrator = store.migrator();
   return {
     store,
     migrator,
     async close() {
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      dir.remove();
       if (backend === 'postgres') await dropSchema(schema);
     },
   };

@@ -4,12 +4,13 @@
  * with the project, so a missing fixture is an error, never a skip.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import * as tar from 'tar';
+import { tempDir } from './temp-dir.ts';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url);
 /** Three real responses of Hypixel's auctions endpoint (2022-09-29), one JSON object per line, gzipped. */
@@ -88,15 +89,15 @@ export function neuRepo(): string {
   const digest = createHash('sha256').update(readFileSync(NEU_REPO_ARCHIVE)).digest('hex').slice(0, 16);
   const target = join(tmpdir(), `skymarket-neu-fixture-${digest}`);
   if (!existsSync(join(target, 'neu-repo', 'SNAPSHOT'))) {
-    const staging = mkdtempSync(join(tmpdir(), 'skymarket-neu-fixture-staging-'));
+    const staging = tempDir('neu-fixture-staging');
     try {
-      tar.x({ file: NEU_REPO_ARCHIVE, cwd: staging, sync: true, strict: true });
-      renameSync(staging, target);
+      tar.x({ file: NEU_REPO_ARCHIVE, cwd: staging.path, sync: true, strict: true });
+      renameSync(staging.path, target);
     } catch (err) {
       // Another process may have renamed its copy into place first; anything else is an error.
       if (!existsSync(join(target, 'neu-repo', 'SNAPSHOT'))) throw err;
     } finally {
-      rmSync(staging, { recursive: true, force: true });
+      staging.remove();
     }
   }
   neuPath = join(target, 'neu-repo');

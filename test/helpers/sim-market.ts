@@ -2,19 +2,16 @@
  * Fills a store with simulator data for flip tests and benchmarks: items, election history,
  * bazaar history (backfill) and a few live auctions generations.
  */
-import { Registry } from 'prom-client';
 import { ManualClock } from '../../src/clock.ts';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
 import { ingestHistory } from '../../src/ingest/history.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { ResourcesIngester } from '../../src/ingest/resources.ts';
-import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type BackfillOptions, type SimulatorHandle } from '../../src/simulator/index.ts';
 import type { Store } from '../../src/store/index.ts';
+import { testIngestContext } from './ingest-context.ts';
 
 export interface SimMarket {
   sim: SimulatorHandle;
@@ -43,15 +40,7 @@ export async function fillFromSimulator(
     },
     { clock, tickMs: 0 },
   );
-  const ctx: IngestContext = {
-    client: new HypixelClient({ baseUrl: sim.url, retries: 2, timeoutMs: 5000, backoffMs: () => 5 }),
-    store,
-    clock,
-    logger: createLogger('silent'),
-    metrics: new IngestMetrics(new Registry()),
-    source: 'simulator',
-    sleep: async () => {},
-  };
+  const ctx = testIngestContext({ store, clock, baseUrl: sim.url, source: 'simulator' });
   const resources = new ResourcesIngester(ctx);
   await resources.pollItems();
   await resources.pollElection();

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { requireOwnPlayer, requireTier } from '../../src/http/access.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const DAY = 86_400_000;
 const PLAYER = '0123456789abcdef0123456789abcdef';
@@ -264,9 +265,6 @@ describe('secrets stay out of the logs', () => {
     const { loadConfig } = await import('../../src/config.ts');
     const { createLogger } = await import('../../src/logger.ts');
     const { createMetrics } = await import('../../src/metrics.ts');
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const { Store } = await import('../../src/store/index.ts');
     let logs = '';
     const sink = new Writable({
@@ -275,9 +273,9 @@ describe('secrets stay out of the logs', () => {
         done();
       },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-authlog-'));
-    const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'debug', RATE_LIMIT_BAN_THRESHOLD: '1' });
-    const store = await Store.open({ dataDir: dir });
+    const dir = tempDir('authlog');
+    const config = loadConfig({ DATA_DIR: dir.path, LOG_LEVEL: 'debug', RATE_LIMIT_BAN_THRESHOLD: '1' });
+    const store = await Store.open({ dataDir: dir.path });
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
     const app = await buildApp({
       config,
@@ -311,7 +309,7 @@ describe('secrets stay out of the logs', () => {
     } finally {
       await app.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      dir.remove();
     }
   });
 });

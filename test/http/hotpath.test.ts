@@ -4,9 +4,6 @@
  * and the lazily built request logger still writes with the request id.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.ts';
@@ -17,6 +14,7 @@ import { createMetrics } from '../../src/metrics.ts';
 import { Store } from '../../src/store/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { listing, storeGeneration } from '../helpers/auctions.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 describe('hot-path shortcuts', () => {
   let t: TestApp;
@@ -103,9 +101,9 @@ describe('lazily built request loggers', () => {
         done();
       },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-hotpath-'));
-    const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'warn', RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1' });
-    const store = await Store.open({ dataDir: dir });
+    const dir = tempDir('hotpath');
+    const config = loadConfig({ DATA_DIR: dir.path, LOG_LEVEL: 'warn', RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1' });
+    const store = await Store.open({ dataDir: dir.path });
     const clock = new ManualClock();
     const app = await buildApp(
       { config, store, clock, metrics: createMetrics({ defaultMetrics: false }), logger: createLogger('warn', sink), dataSource: 'upstream', startedAt: clock.now() },
@@ -127,7 +125,7 @@ describe('lazily built request loggers', () => {
     } finally {
       await app.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      dir.remove();
     }
   });
 });

@@ -6,12 +6,10 @@ import { ManualClock } from '../../src/clock.ts';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { FakeUpstream } from '../helpers/fake-upstream.ts';
 import { realGeneration, type RealAuctionPage } from '../helpers/fixtures.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -41,15 +39,7 @@ describeEachBackend('auctions ingestion', (fixture) => {
   before(async () => {
     await upstream.start();
     registry = new Registry();
-    ctx = {
-      client: new HypixelClient({ baseUrl: upstream.url, backoffMs: () => 5, retries: 3, timeoutMs: 2000 }),
-      store: fixture().store,
-      clock,
-      logger: createLogger('silent'),
-      metrics: new IngestMetrics(registry),
-      source: 'upstream',
-      sleep: async () => {},
-    };
+    ctx = testIngestContext({ store: fixture().store, clock, baseUrl: upstream.url, retries: 3, timeoutMs: 2000, registry });
     pages = realGeneration(NOW);
   });
   after(async () => {

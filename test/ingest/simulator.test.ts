@@ -13,12 +13,10 @@ import { BazaarIngester } from '../../src/ingest/bazaar.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
 import { ingestHistory } from '../../src/ingest/history.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { ResourcesIngester } from '../../src/ingest/resources.ts';
-import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -34,15 +32,7 @@ describeEachBackend('ingestion from the simulator', (fixture) => {
   before(async () => {
     sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, auctions: 1500, seed: 7, backfillMs: 2 * 3_600_000, port: 0 }, { clock, tickMs: 0 });
     registry = new Registry();
-    ctx = {
-      client: new HypixelClient({ baseUrl: sim.url, retries: 4, timeoutMs: 1000, backoffMs: () => 5 }),
-      store: fixture().store,
-      clock,
-      logger: createLogger('silent'),
-      metrics: new IngestMetrics(registry),
-      source: 'simulator',
-      sleep: async () => {},
-    };
+    ctx = testIngestContext({ store: fixture().store, clock, baseUrl: sim.url, source: 'simulator', retries: 4, timeoutMs: 1000, registry });
     auctions = new AuctionIngester(ctx);
     ended = new EndedIngester(ctx, (uuid) => auctions.forget(uuid));
     bazaar = new BazaarIngester(ctx);

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { compileFilters } from '../../src/domain/filters.ts';
 import { ActiveAuctionsView } from '../../src/market/active-auctions.ts';
 import { Store } from '../../src/store/index.ts';
 import { listing, realRows, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
-import { describeEachBackend } from '../helpers/databases.ts';
+import { describeEachBackend, openTestStore } from '../helpers/databases.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const all = compileFilters({}).test;
@@ -89,17 +87,17 @@ describeEachBackend('active auctions view', (fixture) => {
 });
 
 describe('active auctions view in another process (polling the feed state)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'skymarket-view-'));
+  const dir = tempDir('view');
   let writer: Store;
   let reader: Store;
   before(async () => {
-    writer = await Store.open({ dataDir: dir });
-    reader = await Store.open({ dataDir: dir });
+    writer = await Store.open({ dataDir: dir.path });
+    reader = await Store.open({ dataDir: dir.path });
   });
   after(async () => {
     await writer.close();
     await reader.close();
-    rmSync(dir, { recursive: true, force: true });
+    dir.remove();
   });
 
   it('reloads when the store has a generation it saw no event for', async () => {
@@ -162,8 +160,7 @@ describeEachBackend('active auctions view: binRows for the attribute flips', (fi
 
 describe('active auctions view on the real 2022 pages', () => {
   it('holds every auction and its lowest BIN matches a direct computation over the raw pages', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-view-real-'));
-    const store = await Store.open({ dataDir: dir });
+    const { store, close } = await openTestStore('sqlite');
     const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
     try {
       const { listings, bids, raw } = realRows(NOW);
@@ -184,14 +181,12 @@ describe('active auctions view on the real 2022 pages', () => {
       assert.deepEqual(view.lowestBin(tag, all, 10).map((l) => l.startingBid), expected);
     } finally {
       view.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 
   it('binRows equals the store query over every real tag', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-view-real-'));
-    const store = await Store.open({ dataDir: dir });
+    const { store, close } = await openTestStore('sqlite');
     const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
     try {
       const { listings, bids } = realRows(NOW);
@@ -204,8 +199,7 @@ describe('active auctions view on the real 2022 pages', () => {
       assert.deepEqual(view.binRows(tags, NOW).sort(byUuid), fromStore);
     } finally {
       view.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

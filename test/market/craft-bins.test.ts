@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
-import { encodeBook } from '../../src/domain/bazaar-book.ts';
 import { ActiveAuctionsView } from '../../src/market/active-auctions.ts';
 import { CraftMarket } from '../../src/market/craft.ts';
 import type { Store } from '../../src/store/index.ts';
 import { listing, storeGeneration } from '../helpers/auctions.ts';
+import { offerRow } from '../helpers/bazaar.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { craft, game } from '../domain/craft/helpers.ts';
 
@@ -39,11 +39,7 @@ describeEachBackend('crafting view with the active-auctions view', (fixture) => 
     const clock = new ManualClock(NOW);
     // HELMET = 1 HELM_CORE (auction only) + 10 WHEAT (bazaar); HELMET sells on the bazaar.
     const data = game([craft('HELMET', { HELM_CORE: 1, WHEAT: 10 })]);
-    const level = (pricePerUnit: number) => [{ pricePerUnit, amount: 10_000, orders: 1 }];
-    const row = (product: string, offer: number, ts = NOW) => ({
-      product_id: product, ts, buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1,
-      book: encodeBook({ buyOrders: level(offer - 1), sellOffers: level(offer) }),
-    });
+    const row = (product: string, offer: number, ts = NOW) => offerRow(product, ts, offer);
     await store.bazaar.insertSnapshot([row('HELMET', 20_000), row('WHEAT', 5)], { name: 'bazaar', lastUpdated: NOW, storedAt: NOW, records: 2, source: 'simulator' });
     await storeGeneration(store, NOW, [listing(NOW, { tag: 'HELM_CORE', item_name: 'Helm Core', starting_bid: 9_000 }), listing(NOW, { tag: 'HELM_CORE', item_name: 'Helm Core', starting_bid: 12_000 })]);
 

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { encodeBook, type OrderBook } from '../../src/domain/bazaar-book.ts';
 import { builtinGameData } from '../../src/gamedata/builtin.ts';
 import { buildPriceSource, CraftMarket } from '../../src/market/craft.ts';
-import { Store } from '../../src/store/index.ts';
+import type { Store } from '../../src/store/index.ts';
+import { offerRow } from '../helpers/bazaar.ts';
+import { openTestStore } from '../helpers/databases.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const book = (offer: number): OrderBook => ({ buyOrders: [{ pricePerUnit: offer - 1, amount: 10_000, orders: 1 }], sellOffers: [{ pricePerUnit: offer, amount: 10_000, orders: 1 }] });
@@ -32,22 +31,15 @@ describe('price source from stored rows', () => {
 });
 
 describe('crafting view', () => {
-  let dir: string;
   let store: Store;
+  let close: () => Promise<void>;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'skymarket-view-'));
-    store = await Store.open({ dataDir: dir });
+    ({ store, close } = await openTestStore('sqlite'));
   });
-  after(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   const snapshot = async (ts: number, wheat: number, enchanted: number) => {
-    const row = (product: string, offer: number) => ({
-      product_id: product, ts, buy_price: offer, sell_price: offer - 1, buy_volume: 1, sell_volume: 1, buy_moving_week: 70_000, sell_moving_week: 70_000, buy_orders: 1, sell_orders: 1, book: encodeBook(book(offer)),
-    });
-    await store.bazaar.insertSnapshot([row('WHEAT', wheat), row('ENCHANTED_WHEAT', enchanted)], { name: 'bazaar', lastUpdated: ts, storedAt: ts, records: 2, source: 'simulator' });
+    await store.bazaar.insertSnapshot([offerRow('WHEAT', ts, wheat), offerRow('ENCHANTED_WHEAT', ts, enchanted)], { name: 'bazaar', lastUpdated: ts, storedAt: ts, records: 2, source: 'simulator' });
   };
 
   test('rebuilds only when a feed moved, and then reflects the new prices', async () => {

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Store } from '../../src/store/index.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, type Backend } from '../helpers/databases.ts';
 import { storeManySales } from '../helpers/sales-history.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const CLI = join(import.meta.dirname, '../../src/cli.ts');
 const SALES = 1_000_000;
@@ -33,7 +33,7 @@ for (const backend of ['sqlite', 'postgres'] as Backend[]) {
   const unavailable = backend === 'postgres' && postgresUnavailable && !IN_CI;
   if (unavailable) console.log(`# SKIP restart on a month of history [postgres]: PostgreSQL unreachable (${postgresUnavailable})`);
   describe(`restart on a month of history [${backend}]`, { skip: unavailable ? 'PostgreSQL unreachable' : false }, () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skymarket-restart-'));
+    const dir = tempDir('restart');
     const schema = uniqueSchema('restart');
     const url = new URL(POSTGRES_TEST_URL);
     url.searchParams.set('schema', schema);
@@ -42,7 +42,7 @@ for (const backend of ['sqlite', 'postgres'] as Backend[]) {
     let sales = 0;
 
     before(async () => {
-      const store = await Store.open({ dataDir: dir, databaseUrl, schema: backend === 'postgres' ? schema : undefined });
+      const store = await Store.open({ dataDir: dir.path, databaseUrl, schema: backend === 'postgres' ? schema : undefined });
       try {
         sales = await storeManySales(store, { now, days: 30, sales: SALES, seed: 3 });
       } finally {
@@ -50,13 +50,13 @@ for (const backend of ['sqlite', 'postgres'] as Backend[]) {
       }
     });
     after(async () => {
-      rmSync(dir, { recursive: true, force: true });
+      dir.remove();
       if (backend === 'postgres') await dropSchema(schema);
     });
 
     it(`computes the auction flips within a ${HEAP_MB} MB heap and ${RSS_BUDGET_MB} MB of RSS`, { timeout: 600_000 }, async () => {
       assert.ok(sales >= SALES, `the store holds ${sales} sales`);
-      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'debug', DATA_DIR: dir, UPSTREAM_URL: 'http://127.0.0.1:9', PORT: '0', HOST: '127.0.0.1' };
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'debug', DATA_DIR: dir.path, UPSTREAM_URL: 'http://127.0.0.1:9', PORT: '0', HOST: '127.0.0.1' };
       if (databaseUrl) env.DATABASE_URL = databaseUrl;
       const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_MB}`, '--import', 'tsx', CLI, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';

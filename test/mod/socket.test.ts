@@ -5,14 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Registry } from 'prom-client';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { LIMITS } from '../../src/mod/messages.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 import { componentDiamonds, legacyHyperion, ModClient } from './helpers.ts';
 
 const PLAYER = '0123456789abcdef0123456789abcdef';
@@ -75,21 +72,13 @@ describe('mod socket', () => {
         ],
       },
     });
-    const client = new HypixelClient({ baseUrl: upstream.url, backoffMs: () => 5, retries: 1, timeoutMs: 2000 });
+    const ctx = testIngestContext({ store: t.store, clock: t.clock, baseUrl: upstream.url, retries: 1, timeoutMs: 2000 });
     try {
-      const ingester = new AuctionIngester({
-        client,
-        store: t.store,
-        clock: t.clock,
-        logger: createLogger('silent'),
-        metrics: new IngestMetrics(new Registry()),
-        source: 'upstream',
-        sleep: async () => {},
-      });
+      const ingester = new AuctionIngester(ctx);
       const result = await ingester.pollOnce();
       assert.notEqual(result, 'unchanged');
     } finally {
-      await client.close();
+      await ctx.client.close();
     }
   }
 

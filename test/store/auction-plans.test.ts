@@ -5,8 +5,6 @@
  * (EXPLAIN over analyzed tables, sequential scans disabled so a usable index is always shown).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
@@ -21,6 +19,7 @@ import { PlayerNameRepository } from '../../src/store/repositories/player-names.
 import type { Database } from '../../src/store/schema.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
 import { hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
@@ -91,14 +90,14 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     let cleanup: (() => Promise<void>) | undefined;
 
     before(async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'skymarket-plans-'));
+      const dir = tempDir('plans');
       const schema = uniqueSchema('plans');
       // Until the explaining connections exist, cleaning up removes the directory and schema only.
       cleanup = async () => {
-        rmSync(dir, { recursive: true, force: true });
+        dir.remove();
         if (backend === 'postgres') await dropSchema(schema);
       };
-      const store = backend === 'sqlite' ? await Store.open({ dataDir: dir }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir, schema });
+      const store = backend === 'sqlite' ? await Store.open({ dataDir: dir.path }) : await Store.open({ databaseUrl: POSTGRES_TEST_URL, dataDir: dir.path, schema });
       // Rows in every state over 40 tags and 300 sellers: PostgreSQL plans by statistics (ANALYZE
       // below, as autovacuum keeps them in production); SQLite, as in production, without any.
       const tags = Array.from({ length: 40 }, (_, i) => `TAG_${i}`);
@@ -116,12 +115,12 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const log = (event: { query: CompiledQuery }) => void captured.push(event.query);
       let db: Kysely<Database>;
       if (backend === 'sqlite') {
-        const sqlite = new SqliteDatabase(join(dir, 'skymarket.db'));
+        const sqlite = new SqliteDatabase(join(dir.path, 'skymarket.db'));
         db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }), log });
         explain = async (q) => sqlitePlan(sqlite, q);
         cleanup = async () => {
           await db.destroy();
-          rmSync(dir, { recursive: true, force: true });
+          dir.remove();
         };
       } else {
         const options = `-c search_path="${schema}"`;
@@ -136,7 +135,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
             await db.destroy().catch(() => {});
           } finally {
             await dropSchema(schema);
-            rmSync(dir, { recursive: true, force: true });
+            dir.remove();
           }
         };
       }

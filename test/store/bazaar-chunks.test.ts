@@ -7,14 +7,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { Registry } from 'prom-client';
 import { ManualClock, systemClock } from '../../src/clock.ts';
 import { decodeBook, encodeBook, type BookLevel, type OrderBook } from '../../src/domain/bazaar-book.ts';
 import { CHUNK_MS, chunkStart, decodeChunkWithCarry } from '../../src/domain/bazaar-chunk.ts';
 import { HOUR, MINUTE, RESOLUTION_MS, aggregate } from '../../src/domain/bazaar-history.ts';
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
-import type { IngestContext } from '../../src/ingest/context.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { BazaarHistoryJobs } from '../../src/jobs/bazaar-history.ts';
 import { createLogger } from '../../src/logger.ts';
 import { exportJson } from '../../src/market/bazaar-export.ts';
@@ -22,6 +19,7 @@ import { readHistory } from '../../src/market/bazaar-history.ts';
 import { Store } from '../../src/store/index.ts';
 import { describeEachBackend, IN_CI, migrateTo, openUnmigratedStore, postgresUnavailable } from '../helpers/databases.ts';
 import { insert, point, reset, rows } from '../helpers/bazaar.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const logger = createLogger('silent');
 /** A window boundary plus upstream's unaligned offset: ticks cross window boundaries mid-run. */
@@ -58,8 +56,7 @@ function payload(t: number, products: string[]) {
 }
 
 function ingester(store: Store): BazaarIngester {
-  const ctx = { client: undefined as never, store, clock: systemClock, logger, metrics: new IngestMetrics(new Registry()), source: 'simulator' } satisfies IngestContext;
-  return new BazaarIngester(ctx, { fresh: true });
+  return new BazaarIngester(testIngestContext({ store, clock: systemClock, source: 'simulator', logger }), { fresh: true });
 }
 
 const PRODUCTS = ['ALPHA', 'BETA'];

@@ -6,17 +6,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { Registry } from 'prom-client';
 import { systemClock } from '../../src/clock.ts';
 import { decodeBook, encodeBook, isFullBook, type BookLevel, type OrderBook } from '../../src/domain/bazaar-book.ts';
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
-import type { IngestContext } from '../../src/ingest/context.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
-import { createLogger } from '../../src/logger.ts';
 import { exportJson } from '../../src/market/bazaar-export.ts';
 import { Store } from '../../src/store/index.ts';
 import { describeEachBackend, migrateTo, openUnmigratedStore, postgresUnavailable, IN_CI } from '../helpers/databases.ts';
 import { reset } from '../helpers/bazaar.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const T0 = Date.UTC(2026, 10, 20, 0, 0, 0) + 137;
 const STEP = 20_000;
@@ -50,8 +47,7 @@ function payload(t: number, products: string[]) {
 }
 
 function ingester(store: Store, fresh = true): BazaarIngester {
-  const ctx = { client: undefined as never, store, clock: systemClock, logger: createLogger('silent'), metrics: new IngestMetrics(new Registry()), source: 'simulator' } satisfies IngestContext;
-  return new BazaarIngester(ctx, { fresh });
+  return new BazaarIngester(testIngestContext({ store, clock: systemClock, source: 'simulator' }), { fresh });
 }
 
 const PRODUCTS = ['ALPHA', 'BETA'];

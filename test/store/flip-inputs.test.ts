@@ -4,6 +4,7 @@ import { encodeBook } from '../../src/domain/bazaar-book.ts';
 import type { AuctionsTable, BazaarSnapshotsTable } from '../../src/store/schema.ts';
 import { FlipEngine } from '../../src/market/flips.ts';
 import { ManualClock } from '../../src/clock.ts';
+import { listing } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 
 const T = Date.UTC(2026, 10, 23, 10, 0, 0);
@@ -13,14 +14,8 @@ function snap(product: string, ts: number, buy: number, sell: number, week: numb
   return { product_id: product, ts, buy_price: buy, sell_price: sell, buy_volume: 1, sell_volume: 1, buy_moving_week: week, sell_moving_week: week, buy_orders: 1, sell_orders: 1, book };
 }
 
-function auction(uuid: string, over: Partial<AuctionsTable>): AuctionsTable {
-  return {
-    uuid, tag: 'SWORD', item_name: 'Sword', count: 1, seller: 'a'.repeat(32), profile_id: null, coop: null, start_at: T - 60 * MIN, end_at: T + 60 * MIN,
-    starting_bid: 1000, highest_bid: 0, bin: true, tier: 'EPIC', category: 'weapon', reforge: null, item_uid: null, item_created_at: null,
-    enchantments: JSON.stringify({ sharpness: 5 }), flat_nbt: JSON.stringify({ rarity_upgrades: '1' }), item_bytes: new Uint8Array(), state: 'active', last_updated: T,
-    sold_price: null, buyer: null, sold_at: null, buyer_profile: null, ...over,
-  };
-}
+const auction = (uuid: string, over: Partial<AuctionsTable>) =>
+  listing(T, { uuid, tag: 'SWORD', item_name: 'Sword', end_at: T + 60 * MIN, starting_bid: 1000, enchantments: { sharpness: 5 }, flat_nbt: { rarity_upgrades: '1' }, ...over });
 
 describeEachBackend('flip inputs repository', (fixture) => {
   it('reads snapshots, counters, price buckets, catalog, elections and auction rows', async () => {

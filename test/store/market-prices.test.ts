@@ -2,18 +2,12 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { decodeBook, encodeBook } from '../../src/domain/bazaar-book.ts';
 import type { AuctionsTable, BazaarSnapshotsTable } from '../../src/store/schema.ts';
+import { listing } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
-function auction(uuid: string, tag: string, price: number, extra: Partial<AuctionsTable> = {}): AuctionsTable {
-  return {
-    uuid, tag, item_name: tag, count: 1, seller: 's'.repeat(32), profile_id: null, coop: null, start_at: NOW - 1000, end_at: NOW + 3_600_000,
-    starting_bid: price, highest_bid: 0, bin: true, tier: 'RARE', category: 'misc', reforge: null, item_uid: null,
-    item_created_at: null, enchantments: null, flat_nbt: null, item_bytes: new Uint8Array(), state: 'active', last_updated: NOW, sold_price: null,
-    buyer: null, sold_at: null, buyer_profile: null, ...extra,
-  };
-}
+const auction = (uuid: string, tag: string, price: number, extra: Partial<AuctionsTable> = {}) => listing(NOW, { uuid, tag, item_name: tag, starting_bid: price, ...extra });
 
 function snapshot(product: string, ts: number, book: Uint8Array | null): BazaarSnapshotsTable {
   return { product_id: product, ts, buy_price: 2, sell_price: 1, buy_volume: 10, sell_volume: 10, buy_moving_week: 7000, sell_moving_week: 3500, buy_orders: 1, sell_orders: 1, book };

@@ -6,17 +6,15 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
-import { Registry } from 'prom-client';
 import { ManualClock } from '../../src/clock.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
 import { ingestHistory } from '../../src/ingest/history.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { IngestMetrics } from '../../src/ingest/metrics.ts';
 import { StatisticsJob } from '../../src/jobs/statistics.ts';
 import { createLogger } from '../../src/logger.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { SIM_START } from '../helpers/sim-market.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 
 const DAY = 86_400_000;
 
@@ -61,15 +59,7 @@ describeEachBackend('planner statistics', (fixture) => {
     const { store } = fixture();
     const clock = new ManualClock(SIM_START);
     sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, seed: 5, auctions: 1500, backfillMs: DAY / 12, port: 0 }, { clock, tickMs: 0 });
-    ctx = {
-      client: new HypixelClient({ baseUrl: sim.url, retries: 2, timeoutMs: 5000, backoffMs: () => 5 }),
-      store,
-      clock,
-      logger: createLogger('silent'),
-      metrics: new IngestMetrics(new Registry()),
-      source: 'simulator',
-      sleep: async () => {},
-    };
+    ctx = testIngestContext({ store, clock, baseUrl: sim.url, source: 'simulator' });
   });
   after(async () => {
     await ctx.client.close();

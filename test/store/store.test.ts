@@ -23,44 +23,6 @@ describeEachBackend('store', (fixture) => {
     await store.ping();
   });
 
-  it('records feed state and overwrites it per feed', async () => {
-    const { store } = fixture();
-    const lastUpdated = Date.UTC(2026, 10, 22, 12, 0, 0, 123);
-    await store.feeds.record({ name: 'auctions', lastUpdated, storedAt: lastUpdated + 500, records: 60000, source: 'upstream' });
-    await store.feeds.record({ name: 'auctions', lastUpdated: lastUpdated + 60000, storedAt: lastUpdated + 60500, records: 60123, source: 'upstream' });
-    await store.feeds.record({ name: 'bazaar', lastUpdated, storedAt: lastUpdated, records: 1500, source: 'simulator' });
-    const feeds = await store.feeds.all();
-    assert.equal(feeds.length, 2);
-    const auctions = await store.feeds.get('auctions');
-    assert.deepEqual(auctions, {
-      name: 'auctions',
-      lastUpdated: lastUpdated + 60000,
-      storedAt: lastUpdated + 60500,
-      records: 60123,
-      source: 'upstream',
-    });
-    // int8 comes back as a number on both dialects, exactly.
-    assert.equal(typeof auctions?.lastUpdated, 'number');
-  });
-
-  it('bulk-upserts items across several statements and updates on conflict', async () => {
-    const { store } = fixture();
-    const items = Array.from({ length: 12_345 }, (_, i) => ({
-      tag: `ITEM_${i}`,
-      name: `Item ${i}`,
-      tier: i % 2 ? 'RARE' : null,
-      category: 'MISC',
-      npcSellPrice: i % 3 ? i * 1.5 : null,
-    }));
-    assert.equal(await store.items.upsertMany(items, 1000), items.length);
-    assert.equal(await store.items.count(), items.length);
-    await store.items.upsertMany([{ tag: 'ITEM_7', name: 'Renamed', tier: 'EPIC', category: 'SWORD', npcSellPrice: 99 }], 2000);
-    assert.equal(await store.items.count(), items.length);
-    assert.deepEqual(await store.items.get('ITEM_7'), { tag: 'ITEM_7', name: 'Renamed', tier: 'EPIC', category: 'SWORD', npcSellPrice: 99 });
-    assert.deepEqual(await store.items.get('ITEM_8'), { tag: 'ITEM_8', name: 'Item 8', tier: null, category: 'MISC', npcSellPrice: 12 });
-    assert.equal(await store.items.get('NOPE'), undefined);
-  });
-
   it('bulk-inserts every column type, beyond the SQLite parameter limit', async () => {
     const { store } = fixture();
     const db = store.kysely as import('kysely').Kysely<any>;
