@@ -1,16 +1,14 @@
 /** The store's repositories stamp with the clock the store was opened with (runtime.ts injects it), never the system clock. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { Store } from '../../src/store/index.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
 
 it('accounts, API keys and partners created without a time take the injected clock', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'skymarket-store-clock-'));
+  const dir = tempDir('store-clock');
   const clock = new ManualClock(Date.UTC(2020, 0, 1));
-  const store = await Store.open({ dataDir: dir, clock });
+  const store = await Store.open({ dataDir: dir.path, clock });
   try {
     const { account } = await store.accounts.create({ tier: 'premium', days: 1 });
     assert.equal(account.createdAt, clock.now());
@@ -21,6 +19,6 @@ it('accounts, API keys and partners created without a time take the injected clo
     assert.equal(key.createdAt, clock.now());
   } finally {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    dir.remove();
   }
 });
