@@ -53,6 +53,7 @@ describe('rules of the house', () => {
     ['domain-no-io', { 'src/domain/a.ts': "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n" }],
     ['faces-over-services', { 'src/api/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/api/a.ts': "import { b } from '../web/b.ts';\nexport const a = b;\n", 'src/web/b.ts': 'export const b = 1;\n' }],
+    ['faces-not-on-each-other', { 'src/stream/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['store-not-upward', { 'src/store/a.ts': "import type { B } from '../http/b.ts';\nexport type A = B;\n", 'src/http/b.ts': 'export type B = number;\n' }],
     ['mod-channel-apart', { 'src/mod/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['services-not-upward', { 'src/services/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
@@ -60,7 +61,7 @@ describe('rules of the house', () => {
     ['no-circular', { 'src/market/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'src/market/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
   ];
   for (const [rule, files] of cases) {
-    it(`${rule}: a forbidden import fails, named by its rule`, async () => {
+    it(`${rule}: a forbidden import (${Object.keys(files)[0]}) fails, named by its rule`, async () => {
       const result = await cruise(files);
       assert.notEqual(result.code, 0, result.output);
       assert.match(result.output, new RegExp(`error ${rule}:`));
