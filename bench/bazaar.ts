@@ -29,7 +29,7 @@ import type { IngestContext } from '../src/ingest/context.ts';
 import { IngestMetrics } from '../src/ingest/metrics.ts';
 import { BazaarHistoryJobs } from '../src/jobs/bazaar-history.ts';
 import { createLogger } from '../src/logger.ts';
-import { exportJson } from '../src/market/bazaar-export.ts';
+import { exportJson } from '../src/services/bazaar-export.ts';
 import { createMetrics } from '../src/metrics.ts';
 import { Market } from '../src/simulator/market.ts';
 import { Store } from '../src/store/index.ts';

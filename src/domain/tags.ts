@@ -152,3 +152,13 @@ export function neuIdToTag(neuId: string, material?: string): string {
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+const ROMAN = ['', 'I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
+
+/** A readable name for products the items resource does not list (enchanted books, shards …). */
+export function displayName(tag: string): string {
+  const title = (s: string) => s.toLowerCase().split('_').filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
+  const book = /^ENCHANTMENT_(?:ULTIMATE_)?(.+)_(\d+)$/.exec(tag);
+  if (book) return `${title(book[1]!)} ${ROMAN[Number(book[2])] ?? book[2]}`;
+  return title(tag);
+}

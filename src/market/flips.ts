@@ -8,6 +8,8 @@
  * recomputed after each snapshot; auction-driven ones (attribute, mayor) after each auctions
  * generation or election change (at most once per `auctionsMinIntervalMs`).
  */
+import { electionLeader } from '../domain/elections.ts';
+import { displayName } from '../domain/tags.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
@@ -574,27 +576,3 @@ export const ATTRIBUTE_MIN_SALES = 3;
 
 /** Sales a mayor term needs before an auction item's term median counts (see docs/flips.md). */
 export const AUCTION_TERM_MIN_SALES = 5;
-
-const ROMAN = ['', 'I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
-
-/** A readable name for products the items resource does not list (enchanted books, shards …). */
-export function displayName(tag: string): string {
-  const title = (s: string) => s.toLowerCase().split('_').filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
-  const book = /^ENCHANTMENT_(?:ULTIMATE_)?(.+)_(\d+)$/.exec(tag);
-  if (book) return `${title(book[1]!)} ${ROMAN[Number(book[2])] ?? book[2]}`;
-  return title(tag);
-}
-
-/** The leading candidate of an open election in an election resource payload, else null. */
-export function electionLeader(payload: Record<string, unknown>): string | null {
-  const current = payload['current'] as { candidates?: Array<{ name?: unknown; votes?: unknown }> } | undefined;
-  const candidates = current?.candidates;
-  if (!Array.isArray(candidates) || candidates.length === 0) return null;
-  let best: { name: string; votes: number } | null = null;
-  for (const c of candidates) {
-    if (typeof c.name !== 'string') continue;
-    const votes = typeof c.votes === 'number' ? c.votes : 0;
-    if (!best || votes > best.votes) best = { name: c.name, votes };
-  }
-  return best?.name ?? null;
-}

@@ -11,7 +11,7 @@ import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { insert, point, rows } from '../helpers/bazaar.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { unzip } from '../helpers/unzip.ts';
-import { exportJson } from '../../src/market/bazaar-export.ts';
+import { exportJson } from '../../src/services/bazaar-export.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0); // createTestApp's clock
 const P = 'ENCHANTED_GOLD';

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { electionLeader, FlipEngine } from '../../src/market/flips.ts';
+import { FlipEngine } from '../../src/market/flips.ts';
+import { electionLeader } from '../../src/domain/elections.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { fillFromSimulator, type SimMarket } from '../helpers/sim-market.ts';
 

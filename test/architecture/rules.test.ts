@@ -50,6 +50,7 @@ describe('rules of the house', () => {
 
   const cases: Array<[string, Record<string, string>]> = [
     ['domain-is-pure', { 'src/domain/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
+    ['domain-is-pure', { 'src/domain/a.ts': "import type { B } from '../store/b.ts';\nexport type A = B;\n", 'src/store/b.ts': 'export type B = number;\n' }],
     ['domain-no-io', { 'src/domain/a.ts': "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n" }],
     ['faces-over-services', { 'src/api/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/api/a.ts': "import { b } from '../web/b.ts';\nexport const a = b;\n", 'src/web/b.ts': 'export const b = 1;\n' }],

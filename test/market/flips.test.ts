@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { displayName, electionLeader, mayorVariantKey, modifiersOf, neuNpcOffers } from '../../src/market/flips.ts';
+import { mayorVariantKey, modifiersOf, neuNpcOffers } from '../../src/market/flips.ts';
+import { displayName } from '../../src/domain/tags.ts';
+import { electionLeader } from '../../src/domain/elections.ts';
 import { decodeAuctionItem } from '../../src/domain/nbt.ts';
 import { AUCTION_ITEMS } from '../../src/gamedata/builtin/catalog.ts';
 import { encodeItem } from '../../src/simulator/items.ts';

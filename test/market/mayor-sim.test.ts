@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { BAZAAR_BY_ID } from '../../src/gamedata/builtin/catalog.ts';
-import { FlipEngine, electionLeader } from '../../src/market/flips.ts';
+import { FlipEngine } from '../../src/market/flips.ts';
+import { electionLeader } from '../../src/domain/elections.ts';
 import { MAYOR_PRICE_EFFECTS, SKYBLOCK_EPOCH_MS } from '../../src/simulator/market.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { ManualClock } from '../../src/clock.ts';

@@ -14,8 +14,8 @@ import { HOUR, MINUTE, RESOLUTION_MS, aggregate } from '../../src/domain/bazaar-
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
 import { BazaarHistoryJobs } from '../../src/jobs/bazaar-history.ts';
 import { createLogger } from '../../src/logger.ts';
-import { exportJson } from '../../src/market/bazaar-export.ts';
-import { readHistory } from '../../src/market/bazaar-history.ts';
+import { exportJson } from '../../src/services/bazaar-export.ts';
+import { readHistory } from '../../src/services/bazaar-history.ts';
 import { Store } from '../../src/store/index.ts';
 import { describeEachBackend, IN_CI, migrateTo, openUnmigratedStore, postgresUnavailable } from '../helpers/databases.ts';
 import { insert, point, reset, rows } from '../helpers/bazaar.ts';

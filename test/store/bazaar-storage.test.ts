@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { systemClock } from '../../src/clock.ts';
 import { decodeBook, encodeBook, isFullBook, type BookLevel, type OrderBook } from '../../src/domain/bazaar-book.ts';
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
-import { exportJson } from '../../src/market/bazaar-export.ts';
+import { exportJson } from '../../src/services/bazaar-export.ts';
 import { Store } from '../../src/store/index.ts';
 import { describeEachBackend, migrateTo, openUnmigratedStore, postgresUnavailable, IN_CI } from '../helpers/databases.ts';
 import { reset } from '../helpers/bazaar.ts';
