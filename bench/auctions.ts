@@ -18,6 +18,7 @@ import { Store } from '../src/store/index.ts';
 import type { AuctionsTable } from '../src/store/schema.ts';
 import { compare, load, startServer } from './harness.ts';
 import type { BenchOptions, BenchRow } from './lib.ts';
+import { syntheticSale } from './servers/synthetic-sale.ts';
 
 const DAY = 86_400_000;
 
@@ -55,35 +56,7 @@ async function storeSales(dir: string, total: number, hot: number): Promise<void
         const tag = i < hot ? 'HOT_ITEM' : `TAG_${i % 200}`;
         const soldAt = now - Math.floor(((i * 7919) % total) / total * 30 * DAY);
         const price = 1_000_000 + ((i * 104729) % 500_000);
-        const uid = (i + 1).toString(16).padStart(12, '0');
-        rows.push({
-          uuid: `b${i.toString(16).padStart(31, '0')}`,
-          tag,
-          item_name: tag,
-          count: 1,
-          seller: (i % 977).toString(16).padStart(32, '0'),
-          profile_id: null,
-          coop: null,
-          start_at: soldAt - ((i * 31) % 7200) * 1000,
-          end_at: soldAt,
-          starting_bid: price,
-          highest_bid: price,
-          bin: i % 3 !== 0,
-          tier: 'LEGENDARY',
-          category: 'WEAPON',
-          reforge: null,
-          item_uid: uid,
-          item_created_at: soldAt - 30 * DAY,
-          enchantments: { sharpness: 5 + (i % 3) },
-          flat_nbt: { upgrade_level: String(i % 6) },
-          item_bytes: new Uint8Array(),
-          state: 'sold',
-          last_updated: soldAt,
-          sold_price: price,
-          buyer: (i % 1231).toString(16).padStart(32, '0'),
-          sold_at: soldAt,
-          buyer_profile: null,
-        });
+        rows.push(syntheticSale(i, { uuid: `b${i.toString(16).padStart(31, '0')}`, tag, soldAt, price, count: 1, startAt: soldAt - ((i * 31) % 7200) * 1000 }));
       }
       await store.auctions.recordSales(rows, [], { name: 'auctions_ended', lastUpdated: now, storedAt: now, records: rows.length, source: 'simulator' });
     }

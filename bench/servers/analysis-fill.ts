@@ -7,6 +7,7 @@
  */
 import { Store } from '../../src/store/index.ts';
 import type { AuctionsTable } from '../../src/store/schema.ts';
+import { syntheticSale } from './synthetic-sale.ts';
 
 const DAY = 86_400_000;
 const [dir, salesArg, daysArg] = process.argv.slice(2);
@@ -27,35 +28,9 @@ try {
       const slot = i < hot ? (i * 7919) % hot : (i * 7919) % other;
       const soldAt = now - 60_000 - Math.floor((slot / (i < hot ? hot : other)) * (days * DAY - 120_000));
       const price = 1_000_000 + ((i * 104_729) % 500_000);
-      const uid = (i + 1).toString(16).padStart(12, '0');
-      rows.push({
-        uuid: `a${i.toString(16).padStart(31, '0')}`,
-        tag,
-        item_name: tag,
-        count: 1 + (i % 7 === 0 ? 1 : 0),
-        seller: (i % 977).toString(16).padStart(32, '0'),
-        profile_id: null,
-        coop: null,
-        start_at: i % 11 === 0 ? null : soldAt - ((i * 31) % 7200) * 1000,
-        end_at: soldAt,
-        starting_bid: price,
-        highest_bid: price,
-        bin: i % 3 !== 0,
-        tier: 'LEGENDARY',
-        category: 'WEAPON',
-        reforge: null,
-        item_uid: uid,
-        item_created_at: soldAt - 30 * DAY,
-        enchantments: { sharpness: 5 + (i % 3) },
-        flat_nbt: { upgrade_level: String(i % 6) },
-        item_bytes: new Uint8Array(0),
-        state: 'sold',
-        last_updated: soldAt,
-        sold_price: price,
-        buyer: (i % 1231).toString(16).padStart(32, '0'),
-        sold_at: soldAt,
-        buyer_profile: null,
-      });
+      rows.push(
+        syntheticSale(i, { uuid: `a${i.toString(16).padStart(31, '0')}`, tag, soldAt, price, count: 1 + (i % 7 === 0 ? 1 : 0), startAt: i % 11 === 0 ? null : soldAt - ((i * 31) % 7200) * 1000 }),
+      );
     }
     await store.auctions.recordSales(rows, [], { name: 'auctions_ended', lastUpdated: now, storedAt: now, records: rows.length, source: 'simulator' });
   }
