@@ -41,14 +41,18 @@ export interface SoldItem {
   flatNbt: Readonly<Record<string, string>>;
 }
 
-/** One variant's sales in one hour. */
-export interface HourGroup {
+/** Which variant: its kind, key, tag and modifiers. */
+export interface VariantIdentity {
   kind: VariantKind;
   key: string;
   tag: string;
   itemName: string;
   /** the variant's modifiers (attr and mayor kinds); null for `tag` */
   mods: VariantModifiers | null;
+}
+
+/** One variant's sales in one hour. */
+export interface HourGroup extends VariantIdentity {
   count: number;
   sum: number;
   min: number;

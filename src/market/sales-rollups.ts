@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { RollupState, SalesWindow, VariantCount } from '../store/repositories/sale-rollups.ts';
 import type { VariantModifiers } from '../domain/flips/attribute.ts';
-import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, weightedMedian, type SoldItem, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
+import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, weightedMedian, type SoldItem, type VariantIdentity, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * HOUR_MS;
@@ -24,12 +24,7 @@ export const RAW_TAIL_MS = 3 * HOUR_MS;
 export const WINDOW_MS: Record<SalesWindow, number> = { '7d': 7 * DAY, '14d': 14 * DAY };
 
 /** A variant that sold at least the asked number of times in a window, with its prices there. */
-export interface VariantSales {
-  kind: VariantKind;
-  key: string;
-  tag: string;
-  itemName: string;
-  mods: VariantModifiers | null;
+export interface VariantSales extends VariantIdentity {
   /** sales in the window */
   count: number;
   /** the window's prices: rolled-up hours as digest points, raw sales as themselves */

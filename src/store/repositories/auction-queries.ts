@@ -7,6 +7,7 @@ import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { coopOf, itemNbtOf, withSaleBid } from '../auction-encoding.ts';
 import type { AuctionFacts } from '../../domain/auction-wire.ts';
+import type { AnalysisSale } from '../../domain/analysis.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 
 /**
@@ -157,16 +158,9 @@ export interface SoldQuery extends SoldRange {
   limit: number;
 }
 
-/** The columns of a sale the price analysis needs, with its cursor fields. */
-export interface LeanSale {
+/** The columns of a sale the price analysis needs, with its cursor fields (`end` and `uuid`). */
+export interface LeanSale extends AnalysisSale {
   uuid: string;
-  price: number;
-  count: number;
-  start: number | null;
-  /** when it sold (epoch ms) */
-  end: number;
-  bin: boolean;
-  seller: string;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
-import type { Database } from '../schema.ts';
+import type { Database, SaleHoursTable, SaleVariantsTable } from '../schema.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import { HOUR_MS, type HourGroup, type VariantKind } from '../../domain/sales-rollup.ts';
 import type { VariantModifiers } from '../../domain/flips/attribute.ts';
@@ -42,24 +42,13 @@ export interface VariantCount {
   sales: number;
 }
 
-export interface StoredHour {
-  variant: number;
-  hour: number;
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
+/** A stored hour with its price digest decoded. */
+export interface StoredHour extends Omit<SaleHoursTable, 'prices'> {
   /** the price digest, ascending */
   prices: Float64Array;
 }
 
-interface VariantInsert {
-  kind: string;
-  key: string;
-  tag: string;
-  item_name: string;
-  mods: string | null;
-}
+type VariantInsert = Pick<SaleVariantsTable, 'kind' | 'key' | 'tag' | 'item_name' | 'mods'>;
 
 const VARIANTS: BulkSpec<VariantInsert> = {
   table: 'sale_variants',
@@ -67,17 +56,7 @@ const VARIANTS: BulkSpec<VariantInsert> = {
   conflict: { target: ['kind', 'key'], update: 'nothing' },
 };
 
-interface HourInsert {
-  variant: number;
-  hour: number;
-  count: number;
-  sum: number;
-  min: number;
-  max: number;
-  prices: Uint8Array;
-}
-
-const HOURS: BulkSpec<HourInsert> = {
+const HOURS: BulkSpec<SaleHoursTable> = {
   table: 'sale_hours',
   columns: { variant: 'int4', hour: 'int8', count: 'int4', sum: 'float8', min: 'float8', max: 'float8', prices: 'bytea' },
 };
