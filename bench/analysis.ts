@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchOptions, BenchRow } from './lib.ts';
+import { spawnServer } from './harness.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const HOT_SALES = 40_600;
@@ -40,33 +41,8 @@ async function runScript(tree: string, script: string, args: string[]): Promise<
 
 /** Starts `bench/servers/auctions-app.ts` of `tree` on `dir` and waits for the URL it prints. */
 async function startApp(tree: string, dir: string): Promise<Server> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(tree, 'bench/servers/auctions-app.ts'), dir], {
-    cwd: tree,
-    env: { ...process.env, RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let buffered = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the app did not start')), 60_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const line = buffered.split('\n').find((l) => l.startsWith('http'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(line.trim());
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`the app exited with ${code}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    },
-  };
+  const app = await spawnServer(join(tree, 'bench/servers/auctions-app.ts'), [dir], { cwd: tree, env: { RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1' }, name: 'the app', timeoutMs: 60_000 });
+  return { url: app.url, pid: app.child.pid!, stop: () => app.stop() };
 }
 
 /**

@@ -19,14 +19,24 @@ export interface ServerProcess {
 }
 
 /** Starts `bench/servers/<script>.ts` in its own process and waits for the URL it prints. */
-export async function startServer(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'servers', `${script}.ts`), ...args], {
-    env: { ...process.env, ...env },
+export function startServer(script: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+  return spawnServer(join(import.meta.dirname, 'servers', `${script}.ts`), args, { env, name: script, timeoutMs: 30_000 });
+}
+
+/**
+ * Runs `node --import tsx <scriptPath> ...args` (in `cwd`, e.g. a baseline checkout) and waits for
+ * the first line of its stdout that is a URL.
+ */
+export async function spawnServer(scriptPath: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; name: string; timeoutMs: number }): Promise<ServerProcess> {
+  const { name } = options;
+  const child = spawn(process.execPath, ['--import', 'tsx', scriptPath, ...args], {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let buffered = '';
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start`)), options.timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       const line = buffered.split('\n').find((l) => l.startsWith('http'));
@@ -35,7 +45,7 @@ export async function startServer(script: string, args: string[] = [], env: Node
         resolve(line.trim());
       }
     });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
   });
   return {
     url,
