@@ -310,7 +310,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     { name: `simulator auctions_ended backfill, ${days} d at ${simAuctions.toLocaleString('en-US')} auctions`, fill: (s) => fillSimulator(s, days, simAuctions) },
   ];
   if (real) datasets.push({ name: `real 2022 items listed then sold (${real.length.toLocaleString('en-US')} auctions × ${copies})`, fill: (s) => fillReal(s, real, copies) });
-  else process.stderr.write('  ../shared/data/auctions absent: the real-items data set is skipped\n');
+  else process.stderr.write('  test/fixtures/auctions absent: the real-items data set is skipped\n');
   for (const dataset of datasets) {
     for (const backend of backends) {
       const opened = await openStore(backend);
