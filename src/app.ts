@@ -18,6 +18,8 @@ import { authPlugin } from './http/auth.ts';
 import { limitsPlugin } from './http/limits.ts';
 import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
+import { itemAliasesPlugin } from './http/item-aliases.ts';
+import { itemRoutes } from './api/items.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
@@ -147,6 +149,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     app.decorate('market', market);
     app.addHook('onReady', () => market.start());
     app.addHook('onClose', () => market.close());
+    await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
     await app.register(auctionsRoutes);
@@ -156,6 +159,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(playerRoutes);
     await app.register(modSocketRoutes);
     await app.register(flipRoutes);
+    await app.register(itemRoutes);
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them

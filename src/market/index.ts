@@ -12,6 +12,7 @@ import { loadUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
 import { ActiveAuctionsView } from './active-auctions.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
+import { ItemCatalog } from './item-catalog.ts';
 
 export interface MarketOptions {
   store: Store;
@@ -29,6 +30,8 @@ export interface Market {
   readonly activeAuctions: ActiveAuctionsView;
   readonly craft: CraftMarket;
   readonly flips: FlipEngine;
+  /** every item, its aliases and the search over them */
+  readonly catalog: ItemCatalog;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -45,22 +48,32 @@ export function createMarket(options: MarketOptions): Market {
     npcUploadQuorum: config.npcUploadQuorum,
     activeBins: activeAuctions,
   });
+  const catalog = new ItemCatalog({
+    store,
+    game,
+    clock,
+    logger: logger.child({ component: 'item-catalog' }),
+    activeCounts: () => new Map(activeAuctions.lowSupply(Number.POSITIVE_INFINITY).map((s) => [s.tag, s.supply])),
+  });
   let started = false;
   return {
     game,
     activeAuctions,
     craft,
     flips,
+    catalog,
     async start() {
       if (started) return;
       started = true;
       await activeAuctions.ready();
+      await catalog.start();
       craft.start();
       flips.start();
     },
     async close() {
       await flips.stop();
       craft.stop();
+      catalog.close();
       activeAuctions.close();
     },
   };

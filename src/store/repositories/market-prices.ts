@@ -31,6 +31,17 @@ export class MarketPriceRepository {
     private readonly bazaar: BazaarRepository,
   ) {}
 
+  /** Every product of the newest bazaar snapshot with its moving-week volumes, without books (the item catalog's activity). */
+  async latestBazaarVolumes(): Promise<Array<{ productId: string; buyMovingWeek: number; sellMovingWeek: number }>> {
+    const ts = await this.bazaar.newestTs();
+    if (ts === null) return [];
+    const numbered = await this.bazaar.rows.rangeAll(ts, ts + 1);
+    const ids = new Map((await this.db.selectFrom('bazaar_products').select(['id', 'product_id']).execute()).map((p) => [Number(p.id), p.product_id]));
+    return numbered
+      .filter((r) => ids.has(r.product))
+      .map((r) => ({ productId: ids.get(r.product)!, buyMovingWeek: Number(r.buy_moving_week), sellMovingWeek: Number(r.sell_moving_week) }));
+  }
+
   /** Every product of the newest bazaar snapshot, with its current order book. */
   async latestBazaar(): Promise<LatestBazaarProduct[]> {
     const ts = await this.bazaar.newestTs();
