@@ -12,11 +12,12 @@ import { BazaarIngester } from '../../src/ingest/bazaar.ts';
 import { ResourcesIngester } from '../../src/ingest/resources.ts';
 import type { IngestContext } from '../../src/ingest/context.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
-import { Store } from '../../src/store/index.ts';
+import type { Store } from '../../src/store/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { neuRepo } from '../helpers/fixtures.ts';
 import { testIngestContext } from '../helpers/ingest-context.ts';
-import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
+import { tempDir } from '../helpers/temp-dir.ts';
+import { describeEachBackend } from '../helpers/databases.ts';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -29,31 +30,27 @@ interface Hit {
   tier: string | null;
 }
 
-describe('items on simulator data', () => {
+describeEachBackend('items on simulator data', (fixture) => {
   const clock = new ManualClock(START);
-  let dir: TempDir;
   let store: Store;
   let sim: SimulatorHandle;
   let ctx: IngestContext;
   let t: TestApp;
 
   before(async () => {
-    dir = tempDir('items');
-    store = await Store.open({ dataDir: dir.path });
+    store = fixture().store;
     sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, auctions: 600, seed: 5, backfillMs: 0, port: 0 }, { clock, tickMs: 0 });
     ctx = testIngestContext({ store, clock, baseUrl: sim.url, source: 'simulator', timeoutMs: 2000 });
     await new AuctionIngester(ctx).pollOnce();
     await new BazaarIngester(ctx).pollOnce();
     await new ResourcesIngester(ctx).pollItems();
     await store.playerNames.record([{ playerUuid: 'a'.repeat(32), name: 'Hypixelfan' }, { playerUuid: 'b'.repeat(32), name: 'Other' }], 'upstream', START);
-    t = await createTestApp({ store, env: { DATA_DIR: dir.path } });
+    t = await createTestApp({ store });
   });
   after(async () => {
     await t.close();
     await ctx.client.close();
     await sim.close();
-    await store.close();
-    dir.remove();
   });
 
   test('the catalog lists every item with its flags, served from one precomputed body', async () => {
