@@ -92,7 +92,9 @@ export function searchKeywords(tag: string): string {
   const words: string[] = [];
   if (isPetTag(tag)) words.push('pet');
   const book = BOOK.exec(tag);
-  if (book) words.push('book', book[2]!, romanLevel(Number(book[2])).toLowerCase());
+  // A book's level both ways ("ultimate wise 5", "ultimate wise v"); not the word "book", which
+  // every one of the ~1,000 books would share.
+  if (book) words.push(book[2]!, romanLevel(Number(book[2])).toLowerCase());
   return words.join(' ');
 }
 
@@ -121,6 +123,14 @@ export function splitRarity(term: string): { text: string; tier: string | null }
     else rest.push(word);
   }
   return rest.length === 0 ? { text: term, tier: null } : { text: rest.join(' '), tier };
+}
+
+/**
+ * The words of a tag worth indexing beside the name: a book's tag without its ENCHANTMENT_
+ * prefix (every book shares it), a pet's without PET_.
+ */
+export function tagWords(tag: string): string {
+  return tag.replace(/^ENCHANTMENT_/, '').replace(/^PET_(?!SKIN_|ITEM_)/, '');
 }
 
 /** Initials of a name's words ("Aspect of the Dragons" → "aotd"), for acronym searches. */

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts';
 import type { GameData } from '../gamedata/types.ts';
 import type { Store } from '../store/index.ts';
 import { activityScore, buildCatalog, ITEM_FLAGS, itemFlagsText, type CatalogEntry, type MarketActivity } from '../domain/item-catalog.ts';
-import { aliasKey, initials, isPetTag, neuIdCandidates, searchKeywords, splitRarity } from '../domain/item-names.ts';
+import { aliasKey, initials, isPetTag, neuIdCandidates, searchKeywords, splitRarity, tagWords } from '../domain/item-names.ts';
 
 export interface ItemCatalogOptions {
   store: Store;
@@ -56,6 +56,8 @@ interface CatalogState {
   index: MiniSearch<Indexed>;
   /** activity score per tag, the ranking's weight */
   score: ReadonlyMap<string, number>;
+  /** answers of this state by limit and search (players repeat the same few searches as they type) */
+  results: Map<string, CatalogEntry[]>;
   builtAt: number;
 }
 
@@ -134,12 +136,7 @@ export class ItemCatalog {
    * NEU internal name (`ENDER_DRAGON;4`, `ULTIMATE_WISE;5`, `INK_SACK-4`). Undefined when none.
    */
   resolve(raw: string): string | undefined {
-    const state = this.state;
-    if (!state) return undefined;
-    const found = state.aliases.get(aliasKey(raw));
-    if (found) return found;
-    for (const candidate of neuIdCandidates(raw.trim())) if (state.byTag.has(candidate)) return candidate;
-    return undefined;
+    return this.state && resolveIn(this.state, raw);
   }
 
   /**
@@ -151,27 +148,19 @@ export class ItemCatalog {
   search(term: string, limit: number): CatalogEntry[] {
     const state = this.state;
     if (!state || limit <= 0) return [];
-    const out: CatalogEntry[] = [];
-    const seen = new Set<string>();
-    const take = (tag: string) => {
-      const e = state.byTag.get(tag);
-      if (e && !seen.has(tag) && out.length < limit) {
-        seen.add(tag);
-        out.push(e);
-      }
-    };
-    const exact = this.resolve(term);
-    if (exact) take(exact);
-    const { text, tier } = splitRarity(term);
-    const options = searchOptions(state, tier);
-    for (const combineWith of ['AND', 'OR'] as const) {
-      if (out.length >= limit) break;
-      for (const hit of state.index.search(text, { ...options, combineWith }) as Array<SearchResult & { id: string }>) {
-        take(hit.id);
-        if (out.length >= limit) break;
-      }
-    }
-    return out;
+    const normal = aliasKey(term);
+    const key = `${limit}\u0000${normal}`;
+    const cached = state.results.get(key);
+    if (cached) return cached;
+    const found = searchIn(state, normal, limit);
+    if (state.results.size >= RESULTS_CACHED) state.results.clear();
+    state.results.set(key, found);
+    return found;
+  }
+
+  /** The search without the answer cache (the benchmark measures this). */
+  searchUncached(term: string, limit: number): CatalogEntry[] {
+    return this.state ? searchIn(this.state, aliasKey(term), limit) : [];
   }
 
   /** Items whose names are most like this one's (the item itself left out). */
@@ -183,6 +172,41 @@ export class ItemCatalog {
       .slice(0, limit);
   }
 }
+
+function resolveIn(state: CatalogState, raw: string): string | undefined {
+  const found = state.aliases.get(aliasKey(raw));
+  if (found) return found;
+  for (const candidate of neuIdCandidates(raw.trim())) if (state.byTag.has(candidate)) return candidate;
+  return undefined;
+}
+
+/** The search itself: an exact alias first, then items matching every word, then any word. */
+function searchIn(state: CatalogState, term: string, limit: number): CatalogEntry[] {
+  const out: CatalogEntry[] = [];
+  const seen = new Set<string>();
+  const take = (tag: string) => {
+    const e = state.byTag.get(tag);
+    if (e && !seen.has(tag) && out.length < limit) {
+      seen.add(tag);
+      out.push(e);
+    }
+  };
+  const exact = resolveIn(state, term);
+  if (exact) take(exact);
+  const { text, tier } = splitRarity(term);
+  const options = searchOptions(state, tier);
+  for (const combineWith of ['AND', 'OR'] as const) {
+    if (out.length >= limit) break;
+    for (const hit of state.index.search(text, { ...options, combineWith }) as Array<SearchResult & { id: string }>) {
+      take(hit.id);
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
+}
+
+/** Searches answered from memory per catalog state; past this many the cache starts over. */
+const RESULTS_CACHED = 5_000;
 
 /** A named rarity doubles the weight of items of that rarity, and of pets (a pet tag has every rarity). */
 function searchOptions(state: CatalogState, tier: string | null) {
@@ -214,7 +238,7 @@ function indexed(e: CatalogEntry): Indexed {
   return {
     tag: e.tag,
     name: e.name,
-    other: `${e.tag} ${e.neuId ?? ''} ${initials(e.name)} ${searchKeywords(e.tag)}`,
+    other: `${tagWords(e.tag)} ${e.neuId ?? ''} ${initials(e.name)} ${searchKeywords(e.tag)}`,
   };
 }
 
@@ -243,6 +267,7 @@ function stateOf(entries: CatalogEntry[], index: MiniSearch<Indexed>, signature:
     signature,
     index,
     score,
+    results: new Map(),
     builtAt: now,
   };
 }
