@@ -20,6 +20,7 @@ import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
+import { playerAuctionRoutes } from './api/player-auctions.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
@@ -160,6 +161,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(modSocketRoutes);
     await app.register(flipRoutes);
     await app.register(itemRoutes);
+    await app.register(playerAuctionRoutes);
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them
