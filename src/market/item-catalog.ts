@@ -56,6 +56,8 @@ interface CatalogState {
   index: MiniSearch<Indexed>;
   /** activity score per tag, the ranking's weight */
   score: ReadonlyMap<string, number>;
+  /** items by the first letter of their name, most traded first: a one-letter search */
+  byInitial: ReadonlyMap<string, readonly CatalogEntry[]>;
   /** answers of this state by limit and search (players repeat the same few searches as they type) */
   results: Map<string, CatalogEntry[]>;
   builtAt: number;
@@ -143,7 +145,8 @@ export class ItemCatalog {
    * Items matching what a player typed, best first: typo-tolerant (one edit from five letters), every
    * word of two letters or more also a prefix, names weighing most, then weighted by how much the market
    * trades each item. Items matching every word come before those matching some. An exact alias
-   * (a tag, NEU id or full name) comes first.
+   * (a tag, NEU id or full name) comes first. One letter finds the most traded items whose name
+   * starts with it. Answers are kept per catalog state (RESULTS_CACHED of them).
    */
   search(term: string, limit: number): CatalogEntry[] {
     const state = this.state;
@@ -193,6 +196,11 @@ function searchIn(state: CatalogState, term: string, limit: number): CatalogEntr
   };
   const exact = resolveIn(state, term);
   if (exact) take(exact);
+  // One letter would expand to every word that starts with it: the most traded items starting with it instead.
+  if (term.length === 1) {
+    for (const e of state.byInitial.get(term) ?? []) take(e.tag);
+    return out;
+  }
   const { text, tier } = splitRarity(term);
   const options = searchOptions(state, tier);
   for (const combineWith of ['AND', 'OR'] as const) {
@@ -258,10 +266,19 @@ function stateOf(entries: CatalogEntry[], index: MiniSearch<Indexed>, signature:
   }
   // A tag is always its own alias, whatever names claimed.
   for (const e of entries) aliases.set(aliasKey(e.tag), e.tag);
+  const byInitial = new Map<string, CatalogEntry[]>();
+  for (const e of entries) {
+    const initial = e.name.charAt(0).toLowerCase();
+    const list = byInitial.get(initial) ?? [];
+    list.push(e);
+    byInitial.set(initial, list);
+  }
+  for (const list of byInitial.values()) list.sort((a, b) => score.get(b.tag)! - score.get(a.tag)! || (a.name < b.name ? -1 : 1));
   return {
     entries,
     byTag,
     aliases,
+    byInitial,
     bazaarTags: entries.filter((e) => (e.flags & ITEM_FLAGS.BAZAAR) !== 0).map((e) => e.tag),
     itemsJson: Buffer.from(JSON.stringify(entries.map((e) => ({ name: e.name, tag: e.tag, flags: itemFlagsText(e.flags) })))),
     signature,

@@ -98,7 +98,8 @@ describeEachBackend('items on simulator data', (fixture) => {
       assert.deepEqual(hits[0], { name: hits[0]!.name, id: first, type: 'item', iconUrl: `/api/item/${first}/icon`, img: null, tier: hits[0]!.tier });
     }
     const broad = (await t.app.inject('/api/item/search/e')).json() as Hit[];
-    assert.ok(broad.length <= 30);
+    assert.ok(broad.length > 0 && broad.length <= 30);
+    assert.ok(broad.every((h) => h.name.toLowerCase().startsWith('e')), 'one letter: items whose name starts with it');
   });
 
   test('bad search terms are 400 invalid_search: empty, 200 characters, control characters', async () => {
