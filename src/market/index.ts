@@ -54,6 +54,7 @@ export function createMarket(options: MarketOptions): Market {
     clock,
     logger: logger.child({ component: 'item-catalog' }),
     activeCounts: () => new Map(activeAuctions.lowSupply(Number.POSITIVE_INFINITY).map((s) => [s.tag, s.supply])),
+    marketSize: () => activeAuctions.size,
   });
   let started = false;
   return {

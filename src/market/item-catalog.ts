@@ -24,7 +24,12 @@ export interface ItemCatalogOptions {
   activeCounts: () => ReadonlyMap<string, number>;
   /** background refresh period (ms); 0: only at start and on refresh() */
   refreshMs?: number;
+  /** active listings in the market now: while the catalog was built on an empty market, it refreshes as soon as this is not 0 */
+  marketSize?: () => number;
 }
+
+/** How often the background timer looks whether a refresh is due. */
+const CHECK_MS = 5_000;
 
 interface Indexed {
   tag: string;
@@ -68,6 +73,8 @@ export class ItemCatalog {
   private refreshing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** monotonic time of the last build, and whether the market was empty then */
+  private lastBuild = { at: 0, emptyMarket: true };
 
   constructor(private readonly options: ItemCatalogOptions) {}
 
@@ -76,7 +83,12 @@ export class ItemCatalog {
     await this.refresh();
     const every = this.options.refreshMs ?? 60_000;
     if (every > 0 && !this.timer && !this.closed) {
-      this.timer = setInterval(() => void this.refresh(), every);
+      // A catalog built before the first generation landed (a fresh start) is refreshed when it lands, not a minute later.
+      this.timer = setInterval(() => {
+        const due = performance.now() - this.lastBuild.at >= every;
+        const marketArrived = this.lastBuild.emptyMarket && (this.options.marketSize?.() ?? 0) > 0;
+        if (due || marketArrived) void this.refresh();
+      }, Math.min(every, CHECK_MS));
       this.timer.unref();
     }
   }
@@ -99,6 +111,7 @@ export class ItemCatalog {
     const { store, game } = this.options;
     const [resource, sales7d, bazaar] = await Promise.all([store.items.all(), store.saleRollups.salesPerTag('7d'), store.marketPrices.latestBazaarVolumes()]);
     const activity: MarketActivity = { active: this.options.activeCounts(), sales7d, bazaar };
+    this.lastBuild = { at: performance.now(), emptyMarket: activity.active.size === 0 };
     const entries = buildCatalog(game, resource, activity);
     const signature = entries.map((e) => `${e.tag}\u0000${e.name}\u0000${e.tier ?? ''}`).join('\u0001');
     const previous = this.state;
