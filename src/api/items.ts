@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { itemIconSvg } from '../domain/item-icon.ts';
-import { itemNotFound, ItemTagParams, parseItemTag, parseSearchTerm, SearchTerm } from '../http/params.ts';
+import { ItemTag, itemNotFound, ItemTagParams, parseItemTag, parseSearchTerm, SearchTerm } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { ItemsService, MAX_NAME_LOOKUPS, MAX_SEARCH_RESULTS } from '../services/items.ts';
 
@@ -55,8 +55,21 @@ const NamesBody = Type.Array(Type.String({ maxLength: 200 }), { maxItems: MAX_NA
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+const FilterOptionsSchema = Type.Object(
+  {
+    name: Type.String(),
+    options: Type.Array(Type.String(), { description: 'values seen on the item’s active listings (empty: any value of the type)' }),
+    type: Type.Integer({ description: 'FilterType flags: Equal 1, HIGHER 2, LOWER 4, DATE 8, NUMERICAL 16, RANGE 32, TEXT 64, SIMPLE 128, BOOLEAN 256' }),
+    longType: Type.String({ description: 'the flags by name, e.g. "NUMERICAL, RANGE"' }),
+    description: Type.String(),
+  },
+  { examples: [{ name: 'Stars', options: ['1', '5'], type: 48, longType: 'NUMERICAL, RANGE', description: 'dungeon stars (upgrade level)' }] },
+);
+const FilterOptionsQuery = Type.Object({ itemTag: Type.Optional(Type.Union([ItemTag, Type.Literal('*')], { description: 'the item (tag or alias); absent or * for every filter' })) });
+
 export async function itemRoutes(app: FastifyInstance) {
-  const items = new ItemsService(app.market.catalog, app.store);
+  const view = app.market.activeAuctions;
+  const items = new ItemsService(app.market.catalog, app.store, (tag) => view.activeOf(tag, () => true));
 
   app.get(
     '/api/items',
@@ -161,6 +174,26 @@ export async function itemRoutes(app: FastifyInstance) {
       const similar = items.similar(tag);
       if (!similar) throw itemNotFound(tag);
       return similar;
+    },
+  );
+
+  app.get<{ Querystring: Static<typeof FilterOptionsQuery> }>(
+    '/api/filter/options',
+    {
+      schema: {
+        tags: ['items'],
+        summary: 'The auction filters that apply to an item, with the values its active listings show, to build a filter UI',
+        querystring: FilterOptionsQuery,
+        response: { 200: Type.Array(FilterOptionsSchema), ...problemResponses(400, 404) },
+      },
+      config: { cache: 60 },
+    },
+    async (request) => {
+      const raw = request.query.itemTag;
+      if (raw === undefined || raw === '*') return items.filterOptions(undefined);
+      const tag = items.resolve(raw) ?? parseItemTag(raw);
+      if (!items.entry(tag)) throw itemNotFound(tag);
+      return items.filterOptions(tag);
     },
   );
 

@@ -3,7 +3,10 @@
  * and its look-alikes, in the established service's shapes (ecosystem.md §2). Reads the market's
  * item catalog and, for players, the names the store has seen.
  */
+import { filterOptions, type FilterOptions } from '../domain/filter-options.ts';
+import type { FilterSubject } from '../domain/filters.ts';
 import { itemFlagsText, type CatalogEntry } from '../domain/item-catalog.ts';
+import { isPetTag } from '../domain/item-names.ts';
 import type { ItemCatalog } from '../market/item-catalog.ts';
 import type { Store } from '../store/index.ts';
 
@@ -45,7 +48,20 @@ export class ItemsService {
   constructor(
     private readonly catalog: ItemCatalog,
     private readonly store: Store,
+    /** the active listings of a tag (the market's active-auctions view) */
+    private readonly listingsOf: (tag: string) => readonly FilterSubject[],
   ) {}
+
+  /** The canonical tag an alias names (a tag, NEU id or display name), undefined when none. */
+  resolve(raw: string): string | undefined {
+    return this.catalog.resolve(raw);
+  }
+
+  /** The filters that apply to an item, with the values its listings show; every filter without an item. */
+  filterOptions(tag: string | undefined): FilterOptions[] {
+    if (tag === undefined) return filterOptions([], false, true);
+    return filterOptions(this.listingsOf(tag), isPetTag(tag));
+  }
 
   /** `[{name, tag, flags}]` of every item, serialised once per catalog refresh. */
   itemsJson(): Buffer {

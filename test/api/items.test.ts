@@ -152,6 +152,27 @@ describeEachBackend('items on simulator data', (fixture) => {
     assert.equal(unknown.json().slug, 'item_not_found');
   });
 
+  test('filter options: what applies to an item and the values its listings show', async () => {
+    const options = async (q: string) => {
+      const res = await t.app.inject(`/api/filter/options${q}`);
+      assert.equal(res.statusCode, 200, res.body);
+      return new Map((res.json() as Array<{ name: string; options: string[]; type: number; longType: string }>).map((o) => [o.name, o]));
+    };
+    const hyperion = await options('?itemTag=HYPERION');
+    assert.ok(hyperion.has('Stars') && hyperion.has('Enchantment') && hyperion.has('Rarity'));
+    assert.ok(!hyperion.has('PetLevel'));
+    assert.ok(hyperion.get('Enchantment')!.options.includes('None'));
+    const tiers = new Set(t.app.market.activeAuctions.activeOf('HYPERION', () => true).map((l) => l.tier));
+    assert.deepEqual(new Set(hyperion.get('Rarity')!.options), tiers);
+    assert.deepEqual(await options('?itemTag=hyperion'), hyperion);
+    const pet = [...t.app.market.activeAuctions.tags()].find((x) => x.startsWith('PET_'))!;
+    assert.ok((await options(`?itemTag=${pet}`)).has('PetLevel'));
+    assert.ok((await options('')).size >= 30);
+    assert.equal((await options('?itemTag=*')).size, (await options('')).size);
+    assert.equal((await t.app.inject('/api/filter/options?itemTag=NO_SUCH_ITEM')).statusCode, 404);
+    assert.equal((await t.app.inject('/api/filter/options?itemTag=BAD%20TAG!')).statusCode, 400);
+  });
+
   test('every existing {itemTag} route takes an alias and answers as for the tag', async () => {
     const tag = [...t.app.market.activeAuctions.tags()].find((x) => t.app.market.catalog.get(x)?.name.includes(' '))!;
     const name = t.app.market.catalog.get(tag)!.name;

@@ -264,6 +264,7 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     if (bidder) await check(`/api/player/${bidder}/bids`, 'BidResult', { list: true });
     await t.store.playerNames.record([{ playerUuid: seller, name: 'ConformanceSeller' }], 'upstream', t.clock.now());
     await check('/api/search/player/conformance', 'PlayerResult', { list: true });
+    await check(`/api/filter/options?itemTag=${listed}`, 'FilterOptions', { list: true });
   });
 
   it('covers every endpoint of the spec', () => {

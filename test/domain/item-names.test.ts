@@ -5,6 +5,8 @@ import { activityScore, buildCatalog, itemFlagsText, ITEM_FLAGS } from '../../sr
 import { aliasKey, catalogName, initials, isCreatureEntry, neuIdCandidates, splitRarity } from '../../src/domain/item-names.ts';
 import { itemIconSvg } from '../../src/domain/item-icon.ts';
 import type { GameData, GameItem } from '../../src/gamedata/types.ts';
+import { DESCRIBED_FILTERS, FILTER_TYPE, filterOptions, filterTypeText } from '../../src/domain/filter-options.ts';
+import { FILTER_NAMES, type FilterSubject } from '../../src/domain/filters.ts';
 
 describe('item names', () => {
   it('names books after their enchantment and drops NEU templates and glyphs', () => {
@@ -89,5 +91,31 @@ describe('the catalog merge', () => {
   it('scores activity on a log scale', () => {
     assert.equal(activityScore({ activeListings: 0, salesPerDay: 0, bazaarWeekVolume: 0 }), 0);
     assert.ok(activityScore({ activeListings: 99, salesPerDay: 0, bazaarWeekVolume: 0 }) > activityScore({ activeListings: 9, salesPerDay: 0, bazaarWeekVolume: 0 }));
+  });
+});
+
+describe('filter options', () => {
+  it('describes every fixed filter of the engine', () => {
+    assert.deepEqual([...DESCRIBED_FILTERS].sort(), [...FILTER_NAMES].sort());
+  });
+
+  it('offers what the listings show, and leaves out what cannot apply', () => {
+    const base = { tag: 'HYPERION', itemName: 'Hyperion', tier: 'LEGENDARY', reforge: 'Heroic', bin: true, startingBid: 1, highestBid: 0, count: 1, seller: 'a', start: 0, end: 1, itemCreatedAt: 0, itemUid: null, sold: false };
+    const listings: FilterSubject[] = [
+      { ...base, enchantments: { sharpness: 5, critical: 6 }, flatNbt: { upgrade_level: '5' } },
+      { ...base, tier: 'MYTHIC', reforge: null, enchantments: { sharpness: 7 }, flatNbt: { hot_potato_count: '10' } },
+    ];
+    const options = new Map(filterOptions(listings, false).map((o) => [o.name, o]));
+    assert.deepEqual(options.get('Rarity')!.options, ['LEGENDARY', 'MYTHIC']);
+    assert.deepEqual(options.get('Reforge')!.options, ['Any', 'None', 'Heroic']);
+    assert.deepEqual(options.get('Stars'), { name: 'Stars', options: ['5'], type: 48, longType: 'NUMERICAL, RANGE', description: 'dungeon stars (upgrade level)' });
+    assert.deepEqual(options.get('sharpness')!.options, ['5', '7']);
+    assert.ok(options.has('HotPotatoCount'));
+    assert.ok(!options.has('PetLevel') && !options.has('Count'));
+    assert.equal(options.get('Bin')!.longType, 'BOOLEAN');
+    const pet = new Map(filterOptions([{ ...base, tag: 'PET_BEE', enchantments: {}, flatNbt: { 'petInfo.heldItem': 'PET_ITEM_TIER_BOOST' } }], true).map((o) => [o.name, o]));
+    assert.deepEqual(pet.get('PetItem')!.options, ['PET_ITEM_TIER_BOOST']);
+    assert.equal(filterTypeText(FILTER_TYPE.DATE | FILTER_TYPE.NUMERICAL), 'DATE, NUMERICAL');
+    assert.equal(filterOptions([], false, true).length, FILTER_NAMES.length);
   });
 });
