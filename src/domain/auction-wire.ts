@@ -5,7 +5,10 @@
  * plain facts, so stored auctions and items offered in-game (lowball offers) come out alike.
  * Pure: no I/O.
  */
+import { enchantmentColor } from './enchantments.ts';
+import { auctionExtraAttributesOfNbt, ItemDecodeError } from './nbt.ts';
 import { UNKNOWN_TIME } from './player-data.ts';
+import { enchantmentBookTag } from './tags.ts';
 import { categoryName, reforgeName, tierName } from './wire-enums.ts';
 
 /** What an auction is made of: a stored auction (the store's AuctionRecord has these fields) or an item offered for a price. */
@@ -49,6 +52,17 @@ export interface BidFacts {
 
 export interface NbtDataWire {
   data?: Record<string, unknown>;
+}
+
+/** `nbtData` from the stored item's NBT: `{ data: ExtraAttributes }`, `{}` when absent or undecodable. */
+export function nbtDataOf(itemNbt: Uint8Array | null | undefined): NbtDataWire {
+  if (!itemNbt) return {};
+  try {
+    return { data: auctionExtraAttributesOfNbt(itemNbt) };
+  } catch (err) {
+    if (err instanceof ItemDecodeError) return {};
+    throw err;
+  }
 }
 
 function iso(ms: number): string {
@@ -143,6 +157,23 @@ export function saveAuctionWire(a: AuctionFacts, bids: readonly BidFacts[], nbtD
 }
 
 export type SaveAuctionWire = ReturnType<typeof saveAuctionWire>;
+
+/**
+ * ColorSaveAuction: a SaveAuction whose enchantments carry their colour and coin value (`values`:
+ * enchantment book tag → latest bazaar buy price), most valuable first.
+ */
+export function colorSaveAuctionWire(a: AuctionFacts, bids: readonly BidFacts[], nbtData: NbtDataWire, values: ReadonlyMap<string, number>) {
+  const base = saveAuctionWire(a, bids, nbtData);
+  const enchantments = enchantList(a.enchantments)
+    .map(({ type, level }) => ({
+      type,
+      level,
+      color: enchantmentColor(type, level),
+      value: Math.round(values.get(enchantmentBookTag(type, level)) ?? 0),
+    }))
+    .sort((x, y) => y.value - x.value || (x.type < y.type ? -1 : 1));
+  return { ...base, enchantments };
+}
 
 /** SoldAuction: `flattenedNbt` carries `uid` (the full item uuid would need every sale's item decoded). */
 export function soldAuctionWire(a: AuctionFacts & { uuid: string }) {
