@@ -23,6 +23,9 @@ import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
 import { marketFromConfig, type Market } from './market/index.ts';
 import { auctionsRoutes } from './api/auctions.ts';
+import { AuctionArchive } from './services/auction-archive.ts';
+import { AuctionService } from './services/auctions.ts';
+import { PriceAnalysisService } from './services/price-analysis.ts';
 import { upstreamProfileProgress } from './ingest/profiles.ts';
 import { dataRoutes } from './api/data.ts';
 import { lowballRoutes } from './api/lowball.ts';
@@ -149,7 +152,13 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     app.addHook('onClose', () => market.close());
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
-    await app.register(auctionsRoutes);
+    const { store, clock } = context;
+    const auctions = new AuctionService({ store, market, clock });
+    await app.register(auctionsRoutes, {
+      auctions,
+      analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
+      archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
+    });
     await app.register(craftRoutes, { progress: options.craftProgress ?? upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
     await app.register(lowballRoutes);
     await app.register(dataRoutes);
