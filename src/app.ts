@@ -10,6 +10,7 @@ import { lazyChildLogger, type Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { Store } from './store/index.ts';
 import { cachingPlugin } from './http/caching.ts';
+import { corsOptions, staticCorsHeaders } from './http/cors.ts';
 import { contentTypesPlugin } from './http/content-types.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './http/errors.ts';
 import { metricsPlugin } from './http/metrics.ts';
@@ -122,23 +123,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   await app.register(shutdownPlugin);
   await app.register(contentTypesPlugin);
   await app.register(cachingPlugin);
-  const exposedHeaders = [
-    'Retry-After',
-    'ETag',
-    'X-Rate-Limit-Limit',
-    'X-Rate-Limit-Remaining',
-    'X-Rate-Limit-Reset',
-    'X-RateLimit-Limit',
-    'X-RateLimit-Remaining',
-    'X-RateLimit-Reset',
-    'X-Craft-Filter',
-  ].join(', '); // joined once here, not per response
-  const anyOrigin = config.corsOrigins.includes('*');
-  await app.register(cors, {
-    origin: anyOrigin ? '*' : config.corsOrigins,
-    methods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    exposedHeaders,
-  });
+  await app.register(cors, corsOptions(config.corsOrigins));
   await app.register(metricsPlugin, { metrics: context.metrics });
   await app.register(openapiPlugin);
   await app.register(limitsPlugin);
@@ -169,14 +154,15 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
 
   // The fast path writes what these plugins would; it stays off where it could not match them
   // (CORS origin lists reflect the request's Origin; request logging logs every request).
-  if (options.storedResponses !== false && anyOrigin && !verbose) {
+  const corsHeaders = staticCorsHeaders(config.corsOrigins);
+  if (options.storedResponses !== false && corsHeaders !== null && !verbose) {
     storedResponses.enable({
-      corsHeaders: { 'access-control-allow-origin': '*', 'access-control-expose-headers': exposedHeaders },
+      corsHeaders,
       exemptPeer: app.exemptPeer,
       countPeerRequest: app.countPeerRequest,
       etagOf: app.responseEtag,
       closing: app.isClosing,
-      record: (method, route, status, seconds) => context.metrics.recordRequest(method, route, status, seconds),
+      metrics: context.metrics,
     });
   }
 
