@@ -93,7 +93,10 @@ export function itemCreatedAtWire(ms: number | null): string {
  * full dashed `uuid` when known.
  */
 export function flatNbtWire(flat: Readonly<Record<string, string>>, itemUid: string | null, itemUuid?: string | null): Record<string, string> {
-  const out: Record<string, string> = { ...flat };
+  // Copied key by key: a sold page copies 1,000 of these, and a spread copy of objects fresh from
+  // JSON.parse cost about twice as much, and made the page's JSON.stringify slower too.
+  const out: Record<string, string> = {};
+  for (const key in flat) out[key] = flat[key]!;
   if (itemUid) out['uid'] = itemUid;
   if (itemUuid) out['uuid'] = itemUuid;
   return out;
@@ -112,8 +115,9 @@ export function itemUuidOf(nbtData: NbtDataWire): string | null {
  * n²/2^53 pairs share an id (one pair in a hundred million sales; 10^-4 among a million).
  */
 export function saleId(auctionUuid: string): number {
-  const hex = auctionUuid.replace(/-/g, '');
-  return Number.parseInt(hex.slice(0, 12) + hex.slice(13, 14), 16);
+  const hex = auctionUuid.length === 32 ? auctionUuid : auctionUuid.replace(/-/g, '');
+  // 12 digits, then the 14th: 2^48 · 16 + 15 < 2^53, exact in a double; no joined string to parse.
+  return Number.parseInt(hex.slice(0, 12), 16) * 16 + Number.parseInt(hex.charAt(13), 16);
 }
 
 export function bidWire(b: BidFacts) {
