@@ -10,6 +10,7 @@ import { lazyChildLogger, type Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { Store } from './store/index.ts';
 import { cachingPlugin } from './http/caching.ts';
+import { corsOptions, staticCorsHeaders } from './http/cors.ts';
 import { contentTypesPlugin } from './http/content-types.ts';
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './http/errors.ts';
 import { metricsPlugin } from './http/metrics.ts';
@@ -26,6 +27,12 @@ import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
 import { marketFromConfig, type Market } from './market/index.ts';
 import { auctionsRoutes } from './api/auctions.ts';
+import { AuctionArchive } from './services/auction-archive.ts';
+import { AuctionService } from './services/auctions.ts';
+import { PriceAnalysisService } from './services/price-analysis.ts';
+import { ItemsService } from './services/items.ts';
+import { PlayerAuctionsService } from './services/player-auctions.ts';
+import { compileAuctionFilters } from './services/auction-filters.ts';
 import { upstreamProfileProgress } from './ingest/profiles.ts';
 import { dataRoutes } from './api/data.ts';
 import { lowballRoutes } from './api/lowball.ts';
@@ -122,23 +129,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   await app.register(shutdownPlugin);
   await app.register(contentTypesPlugin);
   await app.register(cachingPlugin);
-  const exposedHeaders = [
-    'Retry-After',
-    'ETag',
-    'X-Rate-Limit-Limit',
-    'X-Rate-Limit-Remaining',
-    'X-Rate-Limit-Reset',
-    'X-RateLimit-Limit',
-    'X-RateLimit-Remaining',
-    'X-RateLimit-Reset',
-    'X-Craft-Filter',
-  ].join(', '); // joined once here, not per response
-  const anyOrigin = config.corsOrigins.includes('*');
-  await app.register(cors, {
-    origin: anyOrigin ? '*' : config.corsOrigins,
-    methods: ['GET', 'HEAD', 'POST', 'DELETE', 'OPTIONS'],
-    exposedHeaders,
-  });
+  await app.register(cors, corsOptions(config.corsOrigins));
   await app.register(metricsPlugin, { metrics: context.metrics });
   await app.register(openapiPlugin);
   await app.register(limitsPlugin);
@@ -153,27 +144,34 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
-    await app.register(auctionsRoutes);
+    const { store, clock } = context;
+    const auctions = new AuctionService({ store, market, clock });
+    await app.register(auctionsRoutes, {
+      auctions,
+      analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
+      archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
+    });
     await app.register(craftRoutes, { progress: options.craftProgress ?? upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
     await app.register(lowballRoutes);
     await app.register(dataRoutes);
     await app.register(playerRoutes);
     await app.register(modSocketRoutes);
     await app.register(flipRoutes);
-    await app.register(itemRoutes);
-    await app.register(playerAuctionRoutes);
+    await app.register(itemRoutes, { items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)) });
+    await app.register(playerAuctionRoutes, { players: new PlayerAuctionsService(store), compileFilters: (filters) => compileAuctionFilters(store, filters) });
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them
   // (CORS origin lists reflect the request's Origin; request logging logs every request).
-  if (options.storedResponses !== false && anyOrigin && !verbose) {
+  const corsHeaders = staticCorsHeaders(config.corsOrigins);
+  if (options.storedResponses !== false && corsHeaders !== null && !verbose) {
     storedResponses.enable({
-      corsHeaders: { 'access-control-allow-origin': '*', 'access-control-expose-headers': exposedHeaders },
+      corsHeaders,
       exemptPeer: app.exemptPeer,
       countPeerRequest: app.countPeerRequest,
       etagOf: app.responseEtag,
       closing: app.isClosing,
-      record: (method, route, status, seconds) => context.metrics.recordRequest(method, route, status, seconds),
+      metrics: context.metrics,
     });
   }
 

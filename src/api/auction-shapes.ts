@@ -1,17 +1,14 @@
 /**
- * Wire shapes of the auction endpoints (api-shapes.md §2): TypeBox schemas for the
- * OpenAPI document and serialisation, and the functions that turn store records into them.
+ * Wire shapes of the auction endpoints (api-shapes.md §2): TypeBox schemas for the OpenAPI
+ * document, and the functions that turn sold records into them (SaveAuctions, which need the
+ * item's NBT, come shaped from services/auctions.ts through domain/auction-wire.ts).
  */
 import { Type, type Static } from 'typebox';
-import { enchantList, saveAuctionWire, soldAuctionWire, type BidFacts, type NbtDataWire } from '../domain/auction-wire.ts';
-import { enchantmentColor } from '../domain/enchantments.ts';
+import { soldAuctionWire } from '../domain/auction-wire.ts';
 import { priceOf } from '../domain/filters.ts';
-import { auctionExtraAttributesOfNbt, ItemDecodeError } from '../domain/nbt.ts';
-import { enchantmentBookTag } from '../domain/tags.ts';
 import { CATEGORIES, REFORGES, TIERS } from '../domain/wire-enums.ts';
 import { isoTime } from '../http/schemas.ts';
 import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
-import type { BidsTable } from '../store/schema.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });
@@ -134,43 +131,6 @@ export const SupplyElement = Type.Object(
 
 export const SHARED_AUCTION_SCHEMAS = [Enchantment, ColorEnchant, Bid, SaveAuction, ColorSaveAuction, SoldAuction, AuctionPreview, ItemSell, BinResponse, SupplyElement];
 
-export type SaveAuctionWire = Static<typeof SaveAuction>;
-
-function bidFacts(b: BidsTable): BidFacts {
-  return { bidder: b.bidder, profileId: b.profile_id, amount: Number(b.amount), at: Number(b.placed_at) };
-}
-
-/** `nbtData` from the stored item's NBT: `{ data: ExtraAttributes }`, `{}` when absent or undecodable. */
-export function nbtDataOf(itemNbt: Uint8Array | null | undefined): NbtDataWire {
-  if (!itemNbt) return {};
-  try {
-    return { data: auctionExtraAttributesOfNbt(itemNbt) };
-  } catch (err) {
-    if (err instanceof ItemDecodeError) return {};
-    throw err;
-  }
-}
-
-/** SaveAuction from a record; bids when known (lists from the view pass []); `nbtData` already decoded, or the item's NBT to decode. */
-export function saveAuction(r: AuctionRecord, bids: readonly BidsTable[] = [], itemNbt?: Uint8Array | null | NbtDataWire): SaveAuctionWire {
-  const nbtData = itemNbt instanceof Uint8Array || itemNbt === null || itemNbt === undefined ? nbtDataOf(itemNbt) : itemNbt;
-  return saveAuctionWire(r, bids.map(bidFacts), nbtData);
-}
-
-/** ColorSaveAuction: enchantments with colour and coin value, most valuable first. */
-export function colorSaveAuction(r: AuctionRecord, bids: readonly BidsTable[], values: ReadonlyMap<string, number>, itemNbt?: Uint8Array | null | NbtDataWire) {
-  const base = saveAuction(r, bids, itemNbt);
-  const enchantments = enchantList(r.enchantments)
-    .map(({ type, level }) => ({
-      type,
-      level,
-      color: enchantmentColor(type, level),
-      value: Math.round(values.get(enchantmentBookTag(type, level)) ?? 0),
-    }))
-    .sort((a, b) => b.value - a.value || (a.type < b.type ? -1 : 1));
-  return { ...base, enchantments };
-}
-
 export function soldAuction(r: AuctionRecord): Static<typeof SoldAuction> {
   return soldAuctionWire(r);
 }
@@ -186,13 +146,9 @@ export function auctionPreview(r: AuctionRecord, names?: ReadonlyMap<string, str
   };
 }
 
-/** Previews with the sellers' names resolved from the names skymarket has recorded. */
-export async function auctionPreviews(
-  records: readonly AuctionRecord[],
-  namesOf: (uuids: readonly string[]) => Promise<Map<string, string>>,
-): Promise<Array<Static<typeof AuctionPreview>>> {
-  const names = records.length ? await namesOf(records.map((r) => r.seller)) : new Map<string, string>();
-  return records.map((r) => auctionPreview(r, names));
+/** Previews with the sellers' names skymarket has recorded. */
+export function auctionPreviews(previews: { records: readonly AuctionRecord[]; names: ReadonlyMap<string, string> }): Array<Static<typeof AuctionPreview>> {
+  return previews.records.map((r) => auctionPreview(r, previews.names));
 }
 
 export function itemSell(s: ItemSaleRow, withTag: boolean): Static<typeof ItemSell> {

@@ -1,29 +1,23 @@
 /**
- * Long-term auction data: the archive overview and CSV exports (Premium+), and the
- * partner batch export of per-tag item values. Registered by the auctions routes,
- * whose shared schemas and active-auctions view it uses.
+ * Long-term auction data: the archive overview and CSV exports (Premium+), and the partner
+ * batch export of per-tag item values, over services/auction-archive.ts. Registered by the
+ * auctions routes, whose shared schemas it uses.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { upperMedian } from '../domain/analysis.ts';
 import { filtersFromQuery } from '../domain/filters.ts';
-import { compileAuctionFilters, KnownTags } from '../services/auction-filters.ts';
 import { allowedWebhook } from '../domain/webhooks.ts';
-import { assertQueueCapacity, fixedDelay } from '../http/limits.ts';
+import { assertQueueCapacity } from '../http/limits.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../domain/archive-export.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import { ARCHIVE_SCAN_LIMIT, type AuctionArchive } from '../services/auction-archive.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
 import { filterMap } from '../http/openapi.ts';
-import { ItemTagParams, knownTagCheck, parseItemTag } from '../http/params.ts';
+import { ItemTagParams, parseItemTag } from '../http/params.ts';
 
-export const ARCHIVE_DELAY_MS = 2000;
 export const MAX_QUEUED_EXPORTS = 4;
-/** Sold auctions the overview scans at most per request; beyond it the answer is Partial. */
-export const ARCHIVE_SCAN_LIMIT = 100_000;
-const HOUR = 3_600_000;
 
 const EXPORT_FLAGS = ['None', 'IncludeSocial', 'InventoryCheck', 'UniqueItems'] as const;
 
@@ -125,11 +119,13 @@ export function archiveWindow(filters: Record<string, string>): { after: number;
   return { after: Number(after) * 1000, before: Number(before) * 1000 };
 }
 
-export async function archiveRoutes(app: FastifyInstance) {
-  const { store, clock } = app;
-  const view = app.market.activeAuctions;
-  const delay = fixedDelay(app, ARCHIVE_DELAY_MS);
-  const requireKnownTag = knownTagCheck(new KnownTags(store, view));
+/** The caller's job, else 404 (another account's job is not revealed). */
+function exportNotFound(id: number): HttpProblem {
+  return notFound('export_not_found', `You have no export job ${id}.`);
+}
+
+export async function archiveRoutes(app: FastifyInstance, options: { archive: AuctionArchive }) {
+  const { archive } = options;
   app.addSchema(ArchiveResponse);
   app.addSchema(ExportRequestCreate);
   app.addSchema(ExportRequest);
@@ -161,22 +157,9 @@ export async function archiveRoutes(app: FastifyInstance) {
       const tag = parseItemTag(request.params.itemTag);
       const { page, pageSize } = request.query;
       const filters = filtersFromQuery(request.query, ['page', 'pageSize', 'token']);
-      const { after, before } = archiveWindow(filters);
-      const filter = await compileAuctionFilters(store, filters);
-      await requireKnownTag(tag);
-      await delay();
-      const want = (page + 1) * pageSize;
-      const found: AuctionRecord[] = [];
-      // At most ARCHIVE_SCAN_LIMIT sales, newest first, in keyset chunks; stops once the page is full.
-      let scanned = 0;
-      for await (const chunk of store.auctionQueries.soldChunks({ tag, since: after, until: before }, { max: ARCHIVE_SCAN_LIMIT })) {
-        scanned += chunk.length;
-        for (const r of chunk) if (filter.test({ ...r, end: r.soldAt ?? r.end, sold: true })) found.push(r);
-        if (found.length >= want) break;
-      }
-      const partial = found.length < want && scanned >= ARCHIVE_SCAN_LIMIT;
-      const auctions = await auctionPreviews(found.slice(page * pageSize, want), (uuids) => store.playerNames.namesOf(uuids));
-      return { auctions, queryStatus: partial ? ('Partial' as const) : auctions.length ? ('Success' as const) : ('NoResults' as const) };
+      const found = await archive.overview(tag, filters, archiveWindow(filters), page, pageSize);
+      const auctions = auctionPreviews(found);
+      return { auctions, queryStatus: found.partial ? ('Partial' as const) : auctions.length ? ('Success' as const) : ('NoResults' as const) };
     },
   );
 
@@ -197,24 +180,23 @@ export async function archiveRoutes(app: FastifyInstance) {
       const tag = parseItemTag(request.params.itemTag);
       const { filters, discordWebhookUrl } = request.body;
       archiveWindow(filters);
-      await compileAuctionFilters(store, filters);
-      await requireKnownTag(tag);
       const flags = (request.body.flags ?? 'None').split(',').map((f) => f.trim()).filter(Boolean);
       const badFlag = flags.find((f) => !(EXPORT_FLAGS as readonly string[]).includes(f));
       if (badFlag !== undefined) throw badRequest('invalid_flags', `Unknown export flag \`${badFlag}\`; use ${EXPORT_FLAGS.join(', ')}.`);
       if (!allowedWebhook(discordWebhookUrl, app.context.config.exportWebhookHosts)) {
         throw badRequest('webhook_not_allowed', 'The webhook URL is not on an allowed host (see EXPORT_WEBHOOK_HOSTS).');
       }
-      assertQueueCapacity(await store.exportJobs.countQueued(account.id, clock.now(), app.context.config.exportLeaseSeconds * 1000), MAX_QUEUED_EXPORTS);
-      const job = await store.exportJobs.create({
-        accountId: account.id,
-        itemTag: tag,
-        flags: flags.length ? flags.join(', ') : 'None',
-        filters,
-        columns: request.body.columns ?? [...EXPORT_COLUMNS],
-        webhookUrl: discordWebhookUrl,
-        requestedAt: clock.now(),
-      });
+      const job = await archive.queueExport(
+        {
+          accountId: account.id,
+          itemTag: tag,
+          flags: flags.length ? flags.join(', ') : 'None',
+          filters,
+          columns: request.body.columns ?? [...EXPORT_COLUMNS],
+          webhookUrl: discordWebhookUrl,
+        },
+        (queued) => assertQueueCapacity(queued, MAX_QUEUED_EXPORTS),
+      );
       return exportWire(job);
     },
   );
@@ -229,16 +211,10 @@ export async function archiveRoutes(app: FastifyInstance) {
       },
       config: { tier: 'premium_plus', cache: 'no-store' },
     },
-    async (request) => (await store.exportJobs.forAccount(request.account!.id)).map(exportWire),
+    async (request) => (await archive.exports(request.account!.id)).map(exportWire),
   );
 
   const JobParams = Type.Object({ jobId: Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'export job id (`id` of ExportRequest)' }) });
-  /** The caller's job, else 404 (another account's job is not revealed). */
-  async function ownJob(accountId: number, id: number): Promise<ExportJob> {
-    const job = await store.exportJobs.get(id);
-    if (!job || job.accountId !== accountId) throw notFound('export_not_found', `You have no export job ${id}.`);
-    return job;
-  }
 
   app.get<{ Params: { jobId: number } }>(
     '/api/auctions/archive/exports/:jobId',
@@ -251,7 +227,11 @@ export async function archiveRoutes(app: FastifyInstance) {
       },
       config: { tier: 'premium_plus', cache: 'no-store' },
     },
-    async (request) => exportWire(await ownJob(request.account!.id, request.params.jobId)),
+    async (request) => {
+      const job = await archive.ownExport(request.account!.id, request.params.jobId);
+      if (!job) throw exportNotFound(request.params.jobId);
+      return exportWire(job);
+    },
   );
 
   app.post<{ Params: { jobId: number } }>(
@@ -267,13 +247,11 @@ export async function archiveRoutes(app: FastifyInstance) {
       config: { tier: 'premium_plus', cache: 'no-store' },
     },
     async (request) => {
-      const accountId = request.account!.id;
-      const job = await ownJob(accountId, request.params.jobId);
-      if (!(await store.exportJobs.abort(job.id, accountId, clock.now()))) {
-        const now = await ownJob(accountId, job.id);
-        throw new HttpProblem(409, 'export_finished', `Export job ${job.id} is already ${now.status} and cannot be aborted.`);
-      }
-      return exportWire(await ownJob(accountId, job.id));
+      const id = request.params.jobId;
+      const { job, aborted } = await archive.abortExport(request.account!.id, id);
+      if (!job) throw exportNotFound(id);
+      if (!aborted) throw new HttpProblem(409, 'export_finished', `Export job ${id} is already ${job.status} and cannot be aborted.`);
+      return exportWire(job);
     },
   );
 
@@ -289,9 +267,7 @@ export async function archiveRoutes(app: FastifyInstance) {
       config: { tier: 'premium_plus', cache: 'no-store' },
     },
     async (request, reply) => {
-      const accountId = request.account!.id;
-      await ownJob(accountId, request.params.jobId);
-      if (!(await store.exportJobs.delete(request.params.jobId, accountId))) throw notFound('export_not_found', `You have no export job ${request.params.jobId}.`);
+      if (!(await archive.deleteExport(request.account!.id, request.params.jobId))) throw exportNotFound(request.params.jobId);
       return reply.code(204).send();
     },
   );
@@ -317,35 +293,8 @@ export async function archiveRoutes(app: FastifyInstance) {
     async (request) => {
       const { page, count } = request.query;
       const tag = request.query.tag === '*' ? undefined : parseItemTag(request.query.tag);
-      const hour = page === 'last' ? Math.floor(clock.now() / HOUR) - 1 : Number(page);
-      const from = hour * HOUR;
-      const to = from + HOUR;
-      const sales = await store.auctionQueries.salePricesBetween(from, to, tag);
-      const byTag = new Map<string, number[]>();
-      for (const s of sales) {
-        const list = byTag.get(s.tag) ?? [];
-        list.push(s.unitPrice);
-        byTag.set(s.tag, list);
-      }
-      await view.ready();
-      const all = () => true;
-      const items = [...byTag.entries()]
-        .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
-        .slice(0, count)
-        .map(([t, prices]) => {
-          prices.sort((a, b) => a - b);
-          const lowest = view.lowestBin(t, all, 1)[0];
-          return {
-            tag: t,
-            volume: prices.length,
-            median: Math.round(upperMedian(prices)),
-            min: Math.round(prices[0]!),
-            max: Math.round(prices[prices.length - 1]!),
-            lowestBin: lowest ? lowest.startingBid : null,
-            activeListings: view.activeOf(t, all).length,
-          };
-        });
-      return { page: hour, from: isoTime(from), to: isoTime(to), items };
+      const values = await archive.hourValues(page === 'last' ? archive.lastCompleteHour() : Number(page), tag, count);
+      return { page: values.hour, from: isoTime(values.from), to: isoTime(values.to), items: values.items };
     },
   );
 }

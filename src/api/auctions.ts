@@ -1,43 +1,35 @@
 /**
- * Auction endpoints (spec §4 Auctions, Item price analysis, POST /api/Filter).
- * Active-auction reads (lowest BIN, active overview, active filter, active uuids, low
- * supply, random) come from the in-memory view; sold history and analysis from the store.
+ * Auction endpoints (spec §4 Auctions, Item price analysis, POST /api/Filter): each handler
+ * parses the request, asks one service (services/auctions.ts, services/price-analysis.ts) and
+ * shapes the answer. Active-auction reads come from the market's in-memory view, sold history
+ * and analysis from the store.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { analysisIgnoresFilters, SalesAnalysis } from '../domain/analysis.ts';
-import { filtersFromQuery, type CompiledFilter, type FilterSubject } from '../domain/filters.ts';
-import { compileAuctionFilters, KnownTags } from '../services/auction-filters.ts';
-import type { Store } from '../store/index.ts';
-import { enchantmentBookTag, isValidTag, normalizeTag } from '../domain/tags.ts';
+import { filtersFromQuery, type FilterSubject } from '../domain/filters.ts';
+import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { filterMap } from '../http/openapi.ts';
-import { itemNotFound, ItemTagParams, knownTagCheck, parseItemTag } from '../http/params.ts';
+import { ItemTagParams, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
-import type { ActiveAuctionsView, ActiveListing } from '../market/active-auctions.ts';
-import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
-import type { BidsTable } from '../store/schema.ts';
+import type { AuctionArchive } from '../services/auction-archive.ts';
 import {
-  auctionPreviews,
-  colorSaveAuction,
-  itemSell,
-  nbtDataOf,
-  SHARED_AUCTION_SCHEMAS,
-  type SaveAuctionWire,
-  saveAuction,
-  soldAuction,
-} from './auction-shapes.ts';
+  LOW_SUPPLY_BELOW,
+  LOWEST_BIN_COUNT,
+  OVERVIEW_PAGE_SIZE,
+  SOLD_PARTNER_WINDOW_DAYS,
+  SOLD_WINDOW_DAYS,
+  type AuctionService,
+} from '../services/auctions.ts';
+import { DeadlineExceeded } from '../services/deadline.ts';
+import { ANALYSIS_TIMEOUT_MS, type PriceAnalysisService } from '../services/price-analysis.ts';
+import { auctionPreviews, itemSell, SHARED_AUCTION_SCHEMAS, soldAuction } from './auction-shapes.ts';
 import { archiveRoutes } from './auctions-archive.ts';
 
-const DAY = 86_400_000;
-export const LOWEST_BIN_COUNT = 10;
-export const OVERVIEW_PAGE_SIZE = 12;
 /** Pages of the active overview open to everyone; later ones need Premium+. */
 export const OVERVIEW_FREE_PAGES = 10;
-export const SOLD_WINDOW_DAYS = 7;
-export const SOLD_PARTNER_WINDOW_DAYS = 30;
 /** sold page sizes: everyone, and partners */
 export const SOLD_PAGE_SIZE = 1000;
 export const SOLD_PARTNER_PAGE_SIZE = 10_000;
@@ -46,11 +38,13 @@ export const MAX_UID_BATCH = 120;
 export const UID_SOLD_PAGE_SIZE = 100;
 export const UID_SOLD_MAX_PAGE_SIZE = 1000;
 export const MAX_ACTIVE_UUID_BATCH = 1000;
-export const ANALYSIS_MAX_SALES = 50_000;
-/** The price analysis gives up after this long (the reference's 20 s database timeout): a 503 problem. */
-export const ANALYSIS_TIMEOUT_MS = 20_000;
-/** Tags with fewer active listings than this are "low supply". */
-export const LOW_SUPPLY_BELOW = 20;
+
+/** The services the auction routes ask (app.ts builds them over the market and the store). */
+export interface AuctionRouteOptions {
+  auctions: AuctionService;
+  analysis: PriceAnalysisService;
+  archive: AuctionArchive;
+}
 
 // ---------------------------------------------------------------------------
 // Schemas
@@ -147,15 +141,6 @@ export function itemUidOf(raw: string): string | null {
   return hex.slice(-12);
 }
 
-/** The request's filters (query parameters other than `controls`), compiled; a bad filter is a 400 (http/errors.ts). */
-function compileQuery(store: Store, query: unknown, controls: readonly string[]): Promise<CompiledFilter> {
-  return compileAuctionFilters(store, filtersFromQuery((query ?? {}) as Record<string, unknown>, controls));
-}
-
-function soldSubject(r: AuctionRecord): FilterSubject {
-  return { ...r, end: r.soldAt ?? r.end, sold: true };
-}
-
 function isoSeconds(raw: string | null | undefined): number | null {
   if (raw === null || raw === undefined) return null;
   const ms = Date.parse(raw);
@@ -163,6 +148,11 @@ function isoSeconds(raw: string | null | undefined): number | null {
 }
 
 const CONTROL = ['token', 'apiKey', 'apikey', 'key'];
+
+/** The request's filters: every query parameter but `controls` and credentials. */
+function queryFilters(query: unknown, controls: readonly string[] = []): Record<string, string> {
+  return filtersFromQuery((query ?? {}) as Record<string, unknown>, [...controls, ...CONTROL]);
+}
 
 export function analysisTimeout(): HttpProblem {
   return new HttpProblem(
@@ -174,25 +164,14 @@ export function analysisTimeout(): HttpProblem {
   );
 }
 
-/** `work`, or the timeout problem once `ms` have passed (a hung query no longer holds the request). */
-export async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  if (ms <= 0) throw analysisTimeout();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(analysisTimeout()), ms);
-  });
-  try {
-    return await Promise.race([work, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
+function auctionNotFound(uuid: string): HttpProblem {
+  return notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
 }
 
 // ---------------------------------------------------------------------------
 
-export async function auctionsRoutes(app: FastifyInstance) {
-  const { store, clock } = app;
-  const view = app.market.activeAuctions;
+export async function auctionsRoutes(app: FastifyInstance, options: AuctionRouteOptions) {
+  const { auctions, analysis, archive } = options;
   // Response schemas document the wire; bodies are already shaped, and fast-json-stringify
   // validates every nullable (anyOf) field per value, which costs more than JSON.stringify here.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -200,23 +179,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
   app.addSchema(InventoryBatchLookup);
   app.addSchema(FilterQuery);
   app.addSchema(AnalysisResult);
-  await app.register(archiveRoutes);
-
-  const requireKnownTag = knownTagCheck(new KnownTags(store, view));
-
-  /** SaveAuctions with `nbtData` decoded from the stored item bytes (the view keeps no bytes). */
-  // An auction's item never changes: decoded nbtData is kept per uuid (bounded), so repeated
-  // lowest-BIN pages cost neither the bytes query nor the decoding.
-  const nbtCache = new Map<string, SaveAuctionWire['nbtData']>();
-  async function withNbt(listings: readonly ActiveListing[], bids?: ReadonlyMap<string, BidsTable[]>) {
-    const missing = listings.filter((l) => !nbtCache.has(l.uuid)).map((l) => l.uuid);
-    if (missing.length) {
-      const nbt = await store.auctionQueries.itemNbtOf(missing);
-      if (nbtCache.size + missing.length > 20_000) nbtCache.clear();
-      for (const uuid of missing) nbtCache.set(uuid, nbtDataOf(nbt.get(uuid)));
-    }
-    return listings.map((l) => saveAuction(l, bids?.get(l.uuid) ?? [], nbtCache.get(l.uuid) ?? {}));
-  }
+  await app.register(archiveRoutes, { archive });
 
   // --- single auctions -------------------------------------------------------
 
@@ -233,12 +196,9 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store', auth: 'optionalPartner' },
     },
     async (request) => {
-      await view.ready();
-      const pick = view.random();
+      const pick = await auctions.random(Boolean(request.partner));
       if (!pick) throw notFound('no_active_auctions', 'There are no active auctions right now.');
-      const bids = request.partner ? ((await store.auctionQueries.bidsFor([pick.uuid])).get(pick.uuid) ?? []) : [];
-      const nbt = await store.auctionQueries.itemNbtOf([pick.uuid]);
-      return saveAuction(pick, bids, nbt.get(pick.uuid));
+      return pick;
     },
   );
 
@@ -255,11 +215,9 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const uuid = parseAuctionUuid(request.params.auctionUuid);
-      const found = await store.auctionQueries.detail(uuid);
-      if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
-      const books = Object.entries(found.record.enchantments).map(([name, level]) => enchantmentBookTag(name, level));
-      const values = await store.bazaar.latestBuyPrices(books);
-      return colorSaveAuction(found.record, found.bids, values, found.itemNbt);
+      const found = await auctions.detail(uuid);
+      if (!found) throw auctionNotFound(uuid);
+      return found;
     },
   );
 
@@ -276,50 +234,27 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request, reply) => {
       const uuid = parseAuctionUuid(request.params.auctionUuid);
-      const found = await store.auctionQueries.detail(uuid);
-      if (!found) throw notFound('auction_not_found', `No auction with uuid ${uuid} is stored.`);
-      if (!found.record.itemUid) throw notFound('no_item_uid', 'The item of this auction has no uuid (stackable items have none).');
-      return reply.type('text/plain; charset=utf-8').serializer(String).send(found.record.itemUid);
+      const uid = await auctions.itemUidOfAuction(uuid);
+      if (uid === undefined) throw auctionNotFound(uuid);
+      if (!uid) throw notFound('no_item_uid', 'The item of this auction has no uuid (stackable items have none).');
+      return reply.type('text/plain; charset=utf-8').serializer(String).send(uid);
     },
   );
 
   // --- active auctions (in-memory view) -----------------------------------------
 
-  // The unfiltered first page per tag, serialised once and kept until the view changes or one of its
-  // listings ends (then the page would change).
-  const binCache = new Map<string, { version: number; validUntil: number; body: Buffer }>();
-  /** The stored unfiltered lowest-BIN body of a tag, if the view has not changed and none of its listings ended. */
-  function currentBinBody(tag: string): Buffer | undefined {
-    const cached = binCache.get(tag);
-    return cached && cached.version === view.version && clock.now() < cached.validUntil ? cached.body : undefined;
-  }
-  async function lowestBinBody(tag: string): Promise<Buffer> {
-    const current = currentBinBody(tag);
-    if (current) return current;
-    const version = view.version;
-    const found = view.lowestBin(tag, () => true, LOWEST_BIN_COUNT);
-    const validUntil = found.reduce((min, l) => Math.min(min, l.end), Number.POSITIVE_INFINITY);
-    const body = Buffer.from(JSON.stringify(await withNbt(found)));
-    if (binCache.size > 20_000) binCache.clear();
-    binCache.set(tag, { version, validUntil, body });
-    return body;
-  }
   const BIN_ROUTE = '/api/auctions/tag/:itemTag/active/bin';
   const BIN_CACHE_SECONDS = 10;
   const JSON_TYPE = 'application/json; charset=utf-8';
   // Requests without a query string skip Fastify (http/stored-responses.ts) while the handler's
-  // hot path below would send the stored body.
+  // hot path below would send the stored page.
   app.storedResponses.add({
     url: BIN_ROUTE,
     prefix: '/api/auctions/tag/',
     suffix: '/active/bin',
     cacheSeconds: BIN_CACHE_SECONDS,
     contentType: JSON_TYPE,
-    body(raw) {
-      if (!isValidTag(raw)) return undefined;
-      const tag = normalizeTag(raw);
-      return view.isReady() && view.hasTag(tag) ? currentBinBody(tag) : undefined;
-    },
+    body: (raw) => (isValidTag(raw) ? auctions.currentLowestBinPage(normalizeTag(raw)) : undefined),
   });
   /** True when the query holds nothing but `page` and credentials: no filter to compile. */
   const onlyControls = (query: Record<string, unknown>): boolean => {
@@ -343,21 +278,17 @@ export async function auctionsRoutes(app: FastifyInstance) {
     (request, reply) => {
       const tag = parseItemTag(request.params.itemTag);
       const page = request.query.page ?? 0;
-      // The hot path, synchronous: the unfiltered first page of a tag the loaded view holds,
-      // while its stored body is current.
-      if (page === 0 && onlyControls(request.query) && view.isReady() && view.hasTag(tag)) {
-        const body = currentBinBody(tag);
+      // The hot path, synchronous: the unfiltered first page of a listed tag, while its stored bytes are current.
+      if (page === 0 && onlyControls(request.query)) {
+        const body = auctions.currentLowestBinPage(tag);
         if (body) {
           reply.type(JSON_TYPE).send(body);
           return;
         }
       }
       return (async () => {
-        const filter = await compileQuery(store, request.query, ['page', ...CONTROL]);
-        await view.ready();
-        await requireKnownTag(tag);
-        if (filter.names.length === 0 && page === 0) return reply.type(JSON_TYPE).send(await lowestBinBody(tag));
-        return withNbt(view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT));
+        const found = await auctions.lowestBin(tag, queryFilters(request.query, ['page']), page);
+        return Buffer.isBuffer(found) ? reply.type(JSON_TYPE).send(found) : found;
       })();
     },
   );
@@ -382,18 +313,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const { page, pageSize, orderBy } = request.query;
-      const filter = await compileQuery(store, request.query, ['page', 'pageSize', 'orderBy', ...CONTROL]);
-      await view.ready();
-      let found: ActiveListing[];
-      if (orderBy === 'ENDING_SOON') found = view.filterAll(filter.test, pageSize, page * pageSize);
-      else {
-        const all = view.filterAll(filter.test, Number.MAX_SAFE_INTEGER);
-        all.sort(orderBy === 'LOWEST_PRICE' ? byPriceAsc : byPriceDesc);
-        found = all.slice(page * pageSize, page * pageSize + pageSize);
-      }
-      const bids = await store.auctionQueries.bidsFor(found.filter((l) => l.highestBid > 0).map((l) => l.uuid));
-      // nbtData costs ~0.5 ms per item the first time an auction is shown (then it is remembered).
-      return withNbt(found, bids);
+      return auctions.activeMatching(queryFilters(request.query, ['page', 'pageSize', 'orderBy']), orderBy, page, pageSize);
     },
   );
 
@@ -418,12 +338,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const tag = parseItemTag(request.params.itemTag);
       const { page, orderBy } = request.query;
       if (page >= OVERVIEW_FREE_PAGES) requireTier(request, 'premium_plus', `Pages beyond ${OVERVIEW_FREE_PAGES - 1} of the active overview`);
-      const filter = await compileQuery(store, request.query, ['page', 'orderBy', ...CONTROL]);
-      await view.ready();
-      await requireKnownTag(tag);
-      const found = view.activeOf(tag, filter.test);
-      found.sort(orderBy === 'HIGHEST_PRICE' ? byPriceDesc : orderBy === 'ENDING_SOON' ? byEnd : byPriceAsc);
-      return auctionPreviews(found.slice(page * OVERVIEW_PAGE_SIZE, (page + 1) * OVERVIEW_PAGE_SIZE), (uuids) => app.store.playerNames.namesOf(uuids));
+      return auctionPreviews(await auctions.activeOverview(tag, queryFilters(request.query, ['page', 'orderBy']), orderBy, page));
     },
   );
 
@@ -439,10 +354,13 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store' },
     },
     async (request) => {
-      const bad = request.body.find((u) => itemUidOf(u) === null);
-      if (bad !== undefined) throw badRequest('invalid_uuid', `\`${bad.slice(0, 80)}\` is not an item uuid (12 to 32 hex characters).`);
-      await view.ready();
-      return request.body.filter((u) => view.hasItemUid(itemUidOf(u)!));
+      const uids = request.body.map((u) => {
+        const uid = itemUidOf(u);
+        if (uid === null) throw badRequest('invalid_uuid', `\`${u.slice(0, 80)}\` is not an item uuid (12 to 32 hex characters).`);
+        return uid;
+      });
+      const listed = await auctions.listedItemUids(uids);
+      return request.body.filter((_, i) => listed[i]);
     },
   );
 
@@ -456,23 +374,14 @@ export async function auctionsRoutes(app: FastifyInstance) {
       },
       config: { cache: 600 },
     },
-    async () => {
-      await view.ready();
-      const now = clock.now();
-      const low = view.lowSupply(LOW_SUPPLY_BELOW).filter((s) => s.supply > 2);
-      const since = now - SOLD_WINDOW_DAYS * DAY;
-      const tags = low.map((s) => s.tag);
-      const [counts, medians] = await Promise.all([store.auctionQueries.saleCounts(since), store.auctionQueries.medianPrices(tags, since)]);
-      return low
-        .map((s) => ({
-          tag: s.tag,
-          supply: s.supply,
-          median: medians.get(s.tag) ?? 0,
-          lbinData: { lowest: s.lowest?.startingBid ?? 0, uuid: s.lowest?.uuid ?? null, secondLowest: s.secondLowest?.startingBid ?? 0 },
-          volume: Math.round(((counts.get(s.tag) ?? 0) / SOLD_WINDOW_DAYS) * 100) / 100,
-        }))
-        .filter((e) => e.median >= 1_000_000 || e.volume === 0);
-    },
+    async () =>
+      (await auctions.lowSupply()).map((s) => ({
+        tag: s.tag,
+        supply: s.supply,
+        median: s.median,
+        lbinData: { lowest: s.lowest?.startingBid ?? 0, uuid: s.lowest?.uuid ?? null, secondLowest: s.secondLowest?.startingBid ?? 0 },
+        volume: s.volume,
+      })),
   );
 
   // --- sold history (store) ---------------------------------------------------------
@@ -501,15 +410,13 @@ export async function auctionsRoutes(app: FastifyInstance) {
     async (request) => {
       const tag = parseItemTag(request.params.itemTag);
       const { page, pageSize } = request.query;
-      if (pageSize > SOLD_PAGE_SIZE && !request.partner) {
+      const partner = Boolean(request.partner);
+      if (pageSize > SOLD_PAGE_SIZE && !partner) {
         throw badRequest('invalid_parameters', `query.pageSize must be <= ${SOLD_PAGE_SIZE} (up to ${SOLD_PARTNER_PAGE_SIZE} with a partner token)`, {
           errors: { 'query.pageSize': [`must be <= ${SOLD_PAGE_SIZE}`] },
         });
       }
-      await requireKnownTag(tag);
-      const days = request.partner ? SOLD_PARTNER_WINDOW_DAYS : SOLD_WINDOW_DAYS;
-      const rows = await store.auctionQueries.soldPage({ tag, since: clock.now() - days * DAY }, page * pageSize, pageSize);
-      return rows.map(soldAuction);
+      return (await auctions.sold(tag, partner, page, pageSize)).map(soldAuction);
     },
   );
 
@@ -529,28 +436,9 @@ export async function auctionsRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const tag = parseItemTag(request.params.itemTag);
-      const filter = await compileQuery(store, request.query, CONTROL);
-      await requireKnownTag(tag);
-      return auctionPreviews(await recentSales(tag, filter, OVERVIEW_PAGE_SIZE), (uuids) => app.store.playerNames.namesOf(uuids));
+      return auctionPreviews(await auctions.recentSales(tag, queryFilters(request.query)));
     },
   );
-
-  /** Sold auctions of a tag matching `filter`, newest first, widening the window 1 → 14 → 90 days. */
-  async function recentSales(tag: string, filter: CompiledFilter, want: number): Promise<AuctionRecord[]> {
-    const now = clock.now();
-    let found: AuctionRecord[] = [];
-    for (const days of [1, 14, 90]) {
-      if (days === 90 && filter.names.length > 2) break;
-      // The newest 5,000 sales of the window at most, read in chunks until enough match.
-      found = [];
-      for await (const rows of store.auctionQueries.soldChunks({ tag, since: now - days * DAY }, { max: 5000 })) {
-        for (const r of rows) if (found.length < want && filter.test(soldSubject(r))) found.push(r);
-        if (found.length >= want) break;
-      }
-      if (found.length >= want) break;
-    }
-    return found;
-  }
 
   app.get<{ Params: { uid: string }; Querystring: { page: number; pageSize: number } }>(
     '/api/auctions/uid/:uid/sold',
@@ -575,12 +463,9 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const uid = itemUidOf(request.params.uid);
       if (!uid) throw badRequest('invalid_uuid', 'One or more passed uuids are invalid (12 to 32 hex characters expected).');
       const { page, pageSize } = request.query;
-      // One row past the page says whether a next page exists.
-      const rows = await store.auctionQueries.salesOfItem(uid, pageSize + 1, page * pageSize);
-      if (rows.length > pageSize) {
-        reply.header('link', `</api/auctions/uid/${encodeURIComponent(request.params.uid)}/sold?page=${page + 1}&pageSize=${pageSize}>; rel="next"`);
-      }
-      return rows.slice(0, pageSize).map((s) => itemSell(s, true));
+      const { sales, more } = await auctions.salesOfItem(uid, page, pageSize);
+      if (more) reply.header('link', `</api/auctions/uid/${encodeURIComponent(request.params.uid)}/sold?page=${page + 1}&pageSize=${pageSize}>; rel="next"`);
+      return sales.map((s) => itemSell(s, true));
     },
   );
 
@@ -602,10 +487,10 @@ export async function auctionsRoutes(app: FastifyInstance) {
         if (!uid) throw badRequest('invalid_uuid', `One or more passed uuids are invalid: \`${u.slice(0, 80)}\` (12 to 32 hex characters expected).`);
         return uid;
       });
-      const sales = await store.auctionQueries.salesByItemUid([...new Set(uids)]);
+      const sales = await auctions.salesOfItems(uids);
       const out: Record<string, ReturnType<typeof itemSell>[]> = {};
       requested.forEach((u, i) => {
-        out[u] = sales.filter((s) => s.itemUid === uids[i]).map((s) => itemSell(s, false));
+        out[u] = (sales.get(uids[i]!) ?? []).map((s) => itemSell(s, false));
       });
       return out;
     },
@@ -635,43 +520,13 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const days = Math.min(365, Math.max(1, request.query.days));
       const needed: Tier | null = days > 30 ? 'premium' : days > 7 ? 'starter_premium' : null;
       if (needed) requireTier(request, needed, `Analysis beyond ${needed === 'premium' ? 30 : 7} days`);
-      const filter = await compileQuery(store, request.query, ['days', ...CONTROL]);
-      await requireKnownTag(tag);
-      const since = clock.now() - days * DAY;
-      // ENCHANTED_BOOK beyond 7 days ignores the filters (they were still validated above).
-      const ignored = filter.names.length > 0 && analysisIgnoresFilters(tag, days);
-      if (ignored) reply.header('x-filters-ignored', 'true');
-      const applied = ignored ? null : filter;
-      // Read in keyset chunks, newest first, under one deadline: elapsed time by the app clock or
-      // the real one, whichever is further; a query that hangs is cut by withDeadline. Each chunk
-      // is added to the analysis as it arrives, and other requests run between chunks.
-      const startClock = clock.now();
-      const startReal = performance.now();
-      const remaining = () => ANALYSIS_TIMEOUT_MS - Math.max(clock.now() - startClock, performance.now() - startReal);
-      const analysis = new SalesAnalysis();
-      const filtered = applied !== null && applied.names.length > 0;
-      const chunks: AsyncGenerator<ReadonlyArray<LeanSale | AuctionRecord>> = !filtered
-          ? // Without filters only the price columns are read (no NBT to parse).
-            store.auctionQueries.soldLeanChunks(tag, since, { max: ANALYSIS_MAX_SALES })
-          : store.auctionQueries.soldChunks({ tag, since }, { max: ANALYSIS_MAX_SALES });
       try {
-        for (;;) {
-          const next = await withDeadline(chunks.next(), remaining());
-          if (next.done) break;
-          if (!filtered) for (const row of next.value as LeanSale[]) analysis.add(row);
-          else {
-            for (const row of next.value as AuctionRecord[]) {
-              const s = soldSubject(row);
-              if (applied.test(s)) analysis.add({ price: s.highestBid, count: s.count, start: s.start, end: s.end, bin: s.bin, seller: s.seller });
-            }
-          }
-          if (remaining() <= 0) throw analysisTimeout();
-        }
-      } finally {
-        // Stops the read after a timeout (a pending query finishes on its own).
-        void chunks.return(undefined).catch(() => undefined);
+        const { result, filtersIgnored } = await analysis.analyse(tag, days, queryFilters(request.query, ['days']));
+        if (filtersIgnored) reply.header('x-filters-ignored', 'true');
+        return result;
+      } catch (err) {
+        throw err instanceof DeadlineExceeded ? analysisTimeout() : err;
       }
-      return analysis.result(days);
     },
   );
 
@@ -687,7 +542,6 @@ export async function auctionsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store' },
     },
     async (request) => {
-      const filter = await compileAuctionFilters(store, request.body.filters ?? {});
       const a = request.body.auction;
       const flatNbt = a.flatNbt ?? {};
       const uid = flatNbt['uid'] ?? flatNbt['uuid'];
@@ -709,12 +563,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
         flatNbt,
         sold: false,
       };
-      return filter.test(subject);
+      return auctions.matches(request.body.filters ?? {}, subject);
     },
   );
 }
-
-const byPriceAsc = (a: ActiveListing, b: ActiveListing) => price(a) - price(b) || a.end - b.end;
-const byPriceDesc = (a: ActiveListing, b: ActiveListing) => price(b) - price(a) || a.end - b.end;
-const byEnd = (a: ActiveListing, b: ActiveListing) => a.end - b.end || (a.uuid < b.uuid ? -1 : 1);
-const price = (l: ActiveListing) => (l.highestBid > 0 ? l.highestBid : l.startingBid);

@@ -32,6 +32,14 @@ export function normalizeTag(s: string): string {
   return s.toUpperCase();
 }
 
+/** A well-formed tag that nothing knows of; each face answers it its own way (the API: 404 `item_not_found`). */
+export class UnknownTagError extends Error {
+  constructor(readonly tag: string) {
+    super(`could not find the item with the tag \`${tag}\``);
+    this.name = 'UnknownTagError';
+  }
+}
+
 /** Tag of a single-enchantment book: `ENCHANTMENT_<NAME>_<LEVEL>` (`ENCHANTMENT_ULTIMATE_WISE_5`). */
 export function enchantmentBookTag(name: string, level: number | string): string {
   return `ENCHANTMENT_${name.toUpperCase()}_${level}`;

@@ -67,11 +67,8 @@ export const cachingPlugin = fp(
         return done(null, payload);
       }
       if (reply.statusCode !== 200 || (request.method !== 'GET' && request.method !== 'HEAD')) return done(null, payload);
-      reply.header('cache-control', `public, max-age=${cache}`);
-      // Keep what CORS put there: with an origin list it varies by Origin, and a shared cache
-      // must not hand one origin's answer (its Access-Control-Allow-Origin) to another.
       const vary = reply.getHeader('vary');
-      reply.header('vary', vary === undefined || vary === '' ? 'Accept' : `${String(vary)}, Accept`);
+      reply.headers(cacheHeaders(cache, vary === undefined ? undefined : String(vary)));
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
       const etag = etagOf(String(reply.getHeader('content-type') ?? ''), payload);
       reply.header('etag', etag);
@@ -84,6 +81,16 @@ export const cachingPlugin = fp(
   },
   { name: 'skymarket-caching' },
 );
+
+/**
+ * The caching headers of a cacheable 200 kept `seconds`, the plugin's and the stored-response fast
+ * path's alike (the ETag comes after them). `vary`: what the answer varies by already; kept, because
+ * with a CORS origin list it varies by Origin, and a shared cache must not hand one origin's answer
+ * (its Access-Control-Allow-Origin) to another.
+ */
+export function cacheHeaders(seconds: number, vary: string | undefined): { 'cache-control': string; vary: string } {
+  return { 'cache-control': `public, max-age=${seconds}`, vary: vary === undefined || vary === '' ? 'Accept' : `${vary}, Accept` };
+}
 
 function hashEtag(type: string, payload: string | Buffer): string {
   return `"${createHash('sha1').update(type).update(payload).digest('base64url')}"`;

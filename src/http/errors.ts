@@ -10,6 +10,7 @@ import { STATUS_CODES } from 'node:http';
 import { isUnavailable } from '../network-errors.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
 import { FilterError } from '../domain/filters.ts';
+import { UnknownTagError } from '../domain/tags.ts';
 
 /** Seconds a client is asked to wait during a database outage, and ms between the checks that end it. */
 const OUTAGE_RETRY_SECONDS = 5;
@@ -180,7 +181,7 @@ export const errorsPlugin = fp(
       clearTimeout(probe);
     });
 
-    app.setErrorHandler((error: FastifyError | HttpProblem | FilterError, request, reply) => {
+    app.setErrorHandler((error: FastifyError | HttpProblem | FilterError | UnknownTagError, request, reply) => {
       if (error instanceof HttpProblem) {
         reply.headers(error.headers);
         return sendProblem(reply, error.status, error.slug, error.detail, error.extensions);
@@ -189,6 +190,7 @@ export const errorsPlugin = fp(
         // Filters are compiled below the faces (domain/, services/): their error names the filter and why.
         return sendProblem(reply, 400, error.slug, error.message, { filter: error.filter });
       }
+      if (error instanceof UnknownTagError) return sendProblem(reply, 404, 'item_not_found', error.message);
       if (error.validation) {
         const errors = validationErrors(error.validationContext ?? 'request', error.validation);
         return sendProblem(reply, 400, 'invalid_parameters', describeValidation(errors), { errors });

@@ -17,8 +17,8 @@
  * hour (that one included) is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS. A refused request is
  * not charged to the windows, so they count admitted requests only.
  *
- * Also the reusable special limiters: a cost-based limiter (bazaar export), a fixed delay
- * (archive overview) and a queue cap (archive export).
+ * Also the reusable special limiters: a cost-based limiter (bazaar export), a byte quota
+ * (proxied uploads) and a queue cap (archive export).
  */
 import type { IncomingMessage } from 'node:http';
 import { BlockList, isIP } from 'node:net';
@@ -26,7 +26,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { sleepOn, type Clock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import { redact, type TrustProxy, type TrustProxyHeader } from '../config.ts';
 import { resolveAccount } from './auth.ts';
 import { HttpProblem } from './problem.ts';
@@ -233,7 +233,7 @@ export function clientIpResolver(trustProxy: TrustProxy, vendorHeader?: TrustPro
 // The plugin
 
 /** The limit headers of an answer, for the longest window's result (both spellings). */
-function limitHeaders(result: WindowResult): Record<string, string> {
+export function limitHeaders(result: WindowResult): Record<string, string> {
   const remaining = String(Math.max(0, result.spec.points - result.consumed));
   const reset = new Date(result.resetAt).toISOString();
   // Lower case, as Fastify sends the names it is given (the fast path writes these as they are).
@@ -245,6 +245,16 @@ function limitHeaders(result: WindowResult): Record<string, string> {
     'x-ratelimit-remaining': remaining,
     'x-ratelimit-reset': reset,
   };
+}
+
+/**
+ * What a request's window counts mean, for the limits hook and the stored-response fast path
+ * alike: the limit headers of its answer (the longest window's; none when nothing was counted)
+ * and the windows it went over (empty: admitted).
+ */
+export function limitOutcome(results: readonly WindowResult[], longest: WindowSpec): { headers: Record<string, string> | undefined; exceeded: WindowResult[] } {
+  const longestResult = results.find((r) => r.spec === longest) ?? results[results.length - 1];
+  return { headers: longestResult ? limitHeaders(longestResult) : undefined, exceeded: results.filter((r) => r.exceeded) };
 }
 
 /**
@@ -328,8 +338,6 @@ export const limitsPlugin = fp(
       }
     }
 
-    const longestOf = (results: WindowResult[]): WindowResult | undefined => results.find((r) => r.spec === longest.spec) ?? results[results.length - 1];
-
     async function limit(request: FastifyRequest, reply: FastifyReply, ip: string): Promise<void> {
       // A Premium+ account with a valid token counts as itself, not as its IP, and is never banned.
       const hasToken = request.headers.authorization !== undefined || request.headers.identitytoken !== undefined || request.headers.googletoken !== undefined;
@@ -355,9 +363,8 @@ export const limitsPlugin = fp(
         await Promise.all([bans.delete(ip), violations.delete(ip)]).catch(() => {});
         request.log.info({ account: account?.id }, 'IP unblocked by a Premium+ account');
       }
-      const longestResult = longestOf(results);
-      if (longestResult) reply.headers(limitHeaders(longestResult));
-      const exceeded = results.filter((r) => r.exceeded);
+      const { headers, exceeded } = limitOutcome(results, longest.spec);
+      if (headers) reply.headers(headers);
       if (exceeded.length === 0) return;
       // A refused request is not charged to any window: the windows count admitted requests, so a
       // client that bursts past the 10 s limit still gets its 100 per minute (refused ones count as violations).
@@ -396,9 +403,9 @@ export const limitsPlugin = fp(
           const ip = normalizeIp(raw.socket.remoteAddress ?? '');
           const counted = await count(`ip:${ip}`, ip);
           (raw as Counted)[COUNTED] = counted;
-          if ('unavailable' in counted || counted.banned || counted.results.some((r) => r.exceeded)) return null;
-          const longestResult = longestOf(counted.results);
-          return longestResult ? limitHeaders(longestResult) : null;
+          if ('unavailable' in counted || counted.banned) return null;
+          const { headers, exceeded } = limitOutcome(counted.results, longest.spec);
+          return exceeded.length === 0 && headers ? headers : null;
         });
 
     // Callback style: exempt routes and clients pass without a promise per request.
@@ -514,14 +521,6 @@ function windowId(durationSec: number): string {
   if (durationSec % 3600 === 0) return `${durationSec / 3600}h`;
   if (durationSec % 60 === 0) return `${durationSec / 60}m`;
   return `${durationSec}s`;
-}
-
-/**
- * A fixed delay before each request of a route (archive overview: 2 s), on the app clock
- * (a ManualClock makes it instant in tests). Use as a route's `preHandler`.
- */
-export function fixedDelay(app: FastifyInstance, ms: number): () => Promise<void> {
-  return () => sleepOn(app.clock, ms);
 }
 
 /** Throws a 429 problem when `queued` jobs already fill the `cap` (archive export: 4 per account). */

@@ -6,6 +6,15 @@ import type { Metrics } from '../metrics.ts';
 import { HttpProblem } from './problem.ts';
 import { routeFacts } from './route-config.ts';
 
+/**
+ * Counts an answered request in /metrics: the plugin's hook and the stored-response fast path
+ * alike. Labelled by the route template (/api/auction/:auctionUuid), never the raw URL, so label
+ * values stay bounded; `unmatched` when no route matched.
+ */
+export function recordResponse(metrics: Pick<Metrics, 'recordRequest'>, method: string, route: string | undefined, status: number, elapsedMs: number): void {
+  metrics.recordRequest(method, route ?? 'unmatched', status, elapsedMs / 1000);
+}
+
 export const metricsPlugin = fp(
   async function metricsPlugin(app: FastifyInstance, options: { metrics: Metrics }) {
     const { metrics } = options;
@@ -20,9 +29,7 @@ export const metricsPlugin = fp(
     app.addHook('onResponse', (request, reply, done) => {
       const facts = routeFacts(request);
       if (!facts.config.noMetrics) {
-        // The template (/api/auction/:auctionUuid), never the raw URL: bounded label values.
-        const route = facts.url ?? 'unmatched';
-        metrics.recordRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+        recordResponse(metrics, request.method, facts.url, reply.statusCode, reply.elapsedTime);
       }
       done();
     });

@@ -12,10 +12,17 @@
  * and everything once the app is closing. A rate-limited client is counted here exactly as
  * the limits hook counts it; only an admitted request is answered here (with the same limit
  * headers), a refused one goes to Fastify carrying its count (429/403, counted once).
+ *
+ * The headers and counts come from the functions the plugins use themselves: CORS
+ * (cors.ts staticCorsHeaders), caching (caching.ts cacheHeaders and the plugin's ETags), limits
+ * (limits.ts, through countPeerRequest) and metrics (metrics.ts recordResponse).
  * test/http/stored-responses.test.ts compares both paths over a matrix of requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FastifyServerOptions } from 'fastify';
+import type { Metrics } from '../metrics.ts';
+import { cacheHeaders } from './caching.ts';
+import { recordResponse } from './metrics.ts';
 
 /** A route whose GET answers may be served from a stored Buffer. */
 export interface StoredRoute {
@@ -33,7 +40,7 @@ export interface StoredRoute {
 
 /** What the fast path needs from the app's plugins, set once they are registered. */
 export interface StoredResponseContext {
-  /** static CORS headers of every response (origin `*`) */
+  /** static CORS headers of every response (origin `*`: cors.ts staticCorsHeaders) */
   corsHeaders: Readonly<Record<string, string>>;
   /** true when a request from this peer is neither rate limited nor possibly behind a proxy */
   exemptPeer(remoteAddress: string | undefined): boolean;
@@ -47,8 +54,8 @@ export interface StoredResponseContext {
   etagOf(contentType: string, body: Buffer): string;
   /** true once the app is closing (Connection: close, 503 for new requests) */
   closing(): boolean;
-  /** counts the answered request in /metrics as the metrics plugin would */
-  record(method: string, route: string, status: number, seconds: number): void;
+  /** where answered requests are counted (/metrics), as the metrics plugin counts them */
+  metrics: Pick<Metrics, 'recordRequest'>;
 }
 
 /** Only plain tag-like parameters: no percent-encoding, no characters the router treats specially. */
@@ -129,7 +136,7 @@ export class StoredResponses {
     res.writeHead(200, headers);
     res.end(body);
     this.served++;
-    context.record('GET', route.url, 200, (performance.now() - started) / 1000);
+    recordResponse(context.metrics, 'GET', route.url, 200, performance.now() - started);
   }
 
   /** Response headers per stored Buffer, built once: a body is served many times until its data changes. */
@@ -144,8 +151,7 @@ export class StoredResponses {
     const values = Object.freeze({
       ...context.corsHeaders,
       'content-type': route.contentType,
-      'cache-control': `public, max-age=${route.cacheSeconds}`,
-      vary: 'Accept',
+      ...cacheHeaders(route.cacheSeconds, undefined),
       etag: context.etagOf(route.contentType, body),
       'content-length': String(body.length),
     });

@@ -10,6 +10,8 @@ import type { GameData } from '../gamedata/types.ts';
 import { loadGameData } from '../gamedata/index.ts';
 import { loadUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
 import { ActiveAuctionsView } from './active-auctions.ts';
+import { AuctionNbt } from './auction-nbt.ts';
+import { LowestBinPages } from './lowest-bin-pages.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
 import { ItemCatalog } from './item-catalog.ts';
@@ -28,6 +30,10 @@ export interface MarketOptions {
 export interface Market {
   readonly game: GameData;
   readonly activeAuctions: ActiveAuctionsView;
+  /** decoded nbtData of the auctions shown, kept per uuid */
+  readonly auctionNbt: AuctionNbt;
+  /** the unfiltered first lowest-BIN page of each tag, as prepared bytes */
+  readonly lowestBinPages: LowestBinPages;
   readonly craft: CraftMarket;
   readonly flips: FlipEngine;
   /** every item, its aliases and the search over them */
@@ -41,6 +47,8 @@ export interface Market {
 export function createMarket(options: MarketOptions): Market {
   const { store, clock, logger, game, upgradeCosts, config } = options;
   const activeAuctions = new ActiveAuctionsView(store, clock, { logger: logger.child({ component: 'active-auctions' }) });
+  const auctionNbt = new AuctionNbt(store);
+  const lowestBinPages = new LowestBinPages(activeAuctions, auctionNbt, clock);
   const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions });
   const flips = new FlipEngine(store, clock, logger.child({ component: 'flips' }), {
     pollMs: config.flipsPollMs,
@@ -60,6 +68,8 @@ export function createMarket(options: MarketOptions): Market {
   return {
     game,
     activeAuctions,
+    auctionNbt,
+    lowestBinPages,
     craft,
     flips,
     catalog,

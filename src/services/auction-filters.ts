@@ -4,6 +4,7 @@
  * which every face turns into its own answer (the API: 400 with the filter's slug).
  */
 import { compileFiltersResolving, type CompiledFilter } from '../domain/filters.ts';
+import { UnknownTagError } from '../domain/tags.ts';
 import type { Store } from '../store/index.ts';
 import type { ActiveAuctionsView } from '../market/active-auctions.ts';
 
@@ -29,5 +30,10 @@ export class KnownTags {
     if (this.seen.size > 100_000) this.seen.clear();
     this.seen.add(tag);
     return true;
+  }
+
+  /** Throws UnknownTagError (404 `item_not_found` on the API) unless the tag is known. */
+  async require(tag: string): Promise<void> {
+    if (!(await this.has(tag))) throw new UnknownTagError(tag);
   }
 }

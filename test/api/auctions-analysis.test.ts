@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { ANALYSIS_MAX_SALES } from '../../src/api/auctions.ts';
+import { ANALYSIS_MAX_SALES } from '../../src/services/price-analysis.ts';
 import { analyzeSales, type AnalysisSale } from '../../src/domain/analysis.ts';
 import { SOLD_LEAN_CHUNK, SOLD_RECORD_CHUNK } from '../../src/store/repositories/auction-queries.ts';
 import type { AuctionsTable } from '../../src/store/schema.ts';

@@ -100,6 +100,8 @@ describe('auction wire shapes', () => {
     assert.equal(saleId('35cdb999-9a82-4aba-8fdb-d90fe75f31e1'), saleId('35cdb9999a824aba8fdbd90fe75f31e1'));
     const ids = new Set(Array.from({ length: 2000 }, (_, i) => saleId(i.toString(16).padStart(12, '0') + '4' + 'a'.repeat(19))));
     assert.equal(ids.size, 2000);
+    // The published definition: the first 13 hex digits without the version digit (the 13th).
+    assert.equal(saleId('35cdb9999a824aba8fdbd90fe75f31e1'), Number.parseInt('35cdb9999a82' + 'a', 16));
   });
 
   it('helpers: start falls back to the sale, then the end; uid/uuid only when known', () => {
@@ -107,6 +109,10 @@ describe('auction wire shapes', () => {
     assert.equal(auctionStart({ start: null, soldAt: 9, end: 10 }), 9);
     assert.equal(auctionStart({ start: null, soldAt: null, end: 10 }), 10);
     assert.deepEqual(flatNbtWire({ a: '1' }, null, null), { a: '1' });
+    const flat = { b: '2', a: '1' };
+    const wire = flatNbtWire(flat, '0e9fe2583dd2', 'dashed');
+    assert.equal(JSON.stringify(wire), '{"b":"2","a":"1","uid":"0e9fe2583dd2","uuid":"dashed"}', 'stored keys first, in order, then uid and uuid');
+    assert.deepEqual(flat, { b: '2', a: '1' }, 'a copy: the stored values are not changed');
     assert.equal(itemCreatedAtWire(0), '1970-01-01T00:00:00.000Z');
   });
 });

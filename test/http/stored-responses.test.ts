@@ -267,7 +267,7 @@ describe('StoredResponses.serve', () => {
       countPeerRequest: null,
       etagOf: () => '"e"',
       closing: () => false,
-      record: (...args) => recorded.push(args),
+      metrics: { recordRequest: (...args) => void recorded.push(args) },
       ...over,
     });
     return { stored, recorded };

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { colorSaveAuction, saveAuction, soldAuction } from '../../src/api/auction-shapes.ts';
+import { soldAuction } from '../../src/api/auction-shapes.ts';
+import { colorSaveAuctionWire, nbtDataOf, saveAuctionWire } from '../../src/domain/auction-wire.ts';
 import { auctionExtraAttributes, decodeAuctionItem, ItemDecodeError } from '../../src/domain/nbt.ts';
 import { compactUuid, listingRow } from '../../src/ingest/records.ts';
 import { itemNbtOf } from '../../src/store/auction-encoding.ts';
@@ -20,6 +21,7 @@ import type { AuctionRecord } from '../../src/store/repositories/auction-queries
 import type { AuctionsTable, BidsTable } from '../../src/store/schema.ts';
 import { Market } from '../../src/simulator/market.ts';
 import type { HypixelAuction } from '../../src/simulator/wire.ts';
+import { bidFacts } from '../../src/services/auctions.ts';
 import { IN_CI, migrateTo, openUnmigratedStore, postgresUnavailable } from '../helpers/databases.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -208,8 +210,8 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           assert.deepEqual(found.bids, oldBids, `bids of ${old.uuid}`);
           assert.deepEqual(await store.auctions.bidsOf(old.uuid), oldBids);
           assert.deepEqual(
-            colorSaveAuction(found.record, found.bids, values, found.itemNbt),
-            colorSaveAuction(oldRecord(old), oldBids, values, oldNbtData(old.item_bytes)),
+            colorSaveAuctionWire(found.record, found.bids.map(bidFacts), nbtDataOf(found.itemNbt), values),
+            colorSaveAuctionWire(oldRecord(old), oldBids.map(bidFacts), oldNbtData(old.item_bytes), values),
             `detail of ${old.uuid}`,
           );
         }
@@ -224,7 +226,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
           active.map(oldRecord).sort((x, y) => (x.uuid < y.uuid ? -1 : 1)),
         );
         const nbt = await q.itemNbtOf(active.slice(0, 50).map((r) => r.uuid));
-        for (const r of active.slice(0, 50)) assert.deepEqual(saveAuction(oldRecord(r), [], nbt.get(r.uuid)), saveAuction(oldRecord(r), [], oldNbtData(r.item_bytes)));
+        for (const r of active.slice(0, 50)) assert.deepEqual(saveAuctionWire(oldRecord(r), [], nbtDataOf(nbt.get(r.uuid))), saveAuctionWire(oldRecord(r), [], oldNbtData(r.item_bytes)));
         const soldTag = rows.find((r) => r.state === 'sold')!.tag;
         const expectSold = rows
           .filter((r) => r.state === 'sold' && r.tag === soldTag)
