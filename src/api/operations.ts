@@ -69,7 +69,7 @@ function pollsOf(p: FeedPollStatus): Static<typeof FeedPolls> {
 }
 
 export async function operationsRoutes(app: FastifyInstance) {
-  const { store, context } = app;
+  const { context } = app;
   const { health } = app;
 
   app.get(
@@ -101,7 +101,7 @@ export async function operationsRoutes(app: FastifyInstance) {
         warnings: report.warnings,
         version: VERSION,
         role: context.config.role,
-        database: store.dialect,
+        database: report.database,
         dataSource: context.dataSource,
         simulated: context.dataSource === 'simulator',
         uptimeSeconds: Math.round((now - context.startedAt) / 1000),

@@ -35,6 +35,7 @@ export interface HealthReport {
   feeds: FeedState[];
   /** where this process ingests from and each feed's polls; undefined where it does not ingest */
   upstream: { url: string; polls: Record<string, FeedPollStatus> } | undefined;
+  database: Store['dialect'];
   now: number;
 }
 
@@ -83,6 +84,6 @@ export class HealthService {
     if (status === 'loading') reasons.push(process.loading!);
     const polled = Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, p]] : [])));
     const upstream = process.ingestion && Object.keys(polls).length > 0 ? { url: process.ingestion.upstream, polls: polled } : undefined;
-    return { status, reasons, warnings, feeds, upstream, now };
+    return { status, reasons, warnings, feeds, upstream, database: this.store.dialect, now };
   }
 }
