@@ -50,12 +50,12 @@ export class BazaarService {
     return { miss: 'no_snapshot' };
   }
 
-  productExists(productId: string): Promise<boolean> {
-    return this.store.bazaarHistory.productExists(productId);
-  }
-
-  /** The export's JSON, a page at a time (services/bazaar-export.ts). */
-  exportJson(options: ExportOptions): AsyncGenerator<Buffer> {
+  /**
+   * The export's JSON, a page at a time (services/bazaar-export.ts), or a miss when the product was
+   * never seen. Nothing is read before the caller starts consuming it.
+   */
+  async export(options: ExportOptions): Promise<AsyncGenerator<Buffer> | BazaarMiss> {
+    if (!(await this.store.bazaarHistory.productExists(options.productId))) return { miss: 'unknown_product' };
     return exportJson(this.store, options);
   }
 }
