@@ -203,14 +203,14 @@ describe('profile fetches without an API key', () => {
   });
 });
 
-describe('profile fetches from the simulator', () => {
+describeEachBackend('profile fetches from the simulator', (fixture) => {
   let sim: SimulatorHandle;
   let t: TestApp;
   let ingestion: Ingestion;
 
   before(async () => {
     sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, seed: 7, auctions: 300, backfillMs: 0, port: 0 }, { tickMs: 0 });
-    t = await createTestApp({ env: { UPSTREAM_API_KEY: 'test-key' } });
+    t = await createTestApp({ env: { UPSTREAM_API_KEY: 'test-key' }, store: fixture().store });
     ingestion = new Ingestion({
       upstreamUrl: sim.url,
       upstreamApiKey: 'test-key',
