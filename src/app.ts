@@ -21,13 +21,14 @@ import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
-import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
+import { craftRoutes } from './api/craft.ts';
 import { marketFromConfig, type Market } from './market/index.ts';
+import { createServices, type Services } from './services/index.ts';
+import { HealthService, type FeedPollStatus } from './services/health.ts';
 import { auctionsRoutes } from './api/auctions.ts';
 import { AuctionArchive } from './services/auction-archive.ts';
 import { AuctionService } from './services/auctions.ts';
 import { PriceAnalysisService } from './services/price-analysis.ts';
-import { upstreamProfileProgress } from './ingest/profiles.ts';
 import { dataRoutes } from './api/data.ts';
 import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
@@ -61,14 +62,7 @@ export interface AppContext {
   market?: Market;
 }
 
-/** How a feed's polls have been going (ingest/poller.ts PollStatus). */
-export interface FeedPollStatus {
-  failures: number;
-  lastSuccessAt?: number;
-  lastError?: string;
-  lastErrorAt?: number;
-  retryAt?: number;
-}
+export type { FeedPollStatus } from './services/health.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -77,6 +71,10 @@ declare module 'fastify' {
     clock: Clock;
     /** the views and engines the data routes read (market/index.ts); only where the data routes are mounted */
     market: Market;
+    /** the use cases the data routes call (services/index.ts); only where the data routes are mounted */
+    services: Services;
+    /** readiness facts for the health route (services/health.ts) */
+    health: HealthService;
     /** routes add their stored-Buffer answers here (http/stored-responses.ts) */
     storedResponses: StoredResponses;
   }
@@ -87,8 +85,6 @@ export interface BuildOptions {
   apiRoutes?: boolean;
   /** false: no stored-response fast path in front of Fastify (tests compare both paths) */
   storedResponses?: boolean;
-  /** where the crafting routes read players' progress from; default: queued profile fetches from upstream */
-  craftProgress?: CraftRouteOptions['progress'];
 }
 
 export async function buildApp(context: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -129,12 +125,15 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   await app.register(limitsPlugin);
   await app.register(authPlugin);
 
+  app.decorate('health', new HealthService(context.store, context.clock, context));
   await app.register(operationsRoutes);
   if (options.apiRoutes !== false) {
     const market = context.market ?? marketFromConfig({ store: context.store, clock: context.clock, logger: context.logger, config });
     app.decorate('market', market);
     app.addHook('onReady', () => market.start());
     app.addHook('onClose', () => market.close());
+    // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
+    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey) }));
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
     const { store, clock } = context;
@@ -144,7 +143,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
       analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
       archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     });
-    await app.register(craftRoutes, { progress: options.craftProgress ?? upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
+    await app.register(craftRoutes);
     await app.register(lowballRoutes);
     await app.register(dataRoutes);
     await app.register(playerRoutes);
