@@ -24,16 +24,14 @@ import { itemRoutes } from './api/items.ts';
 import { playerAuctionRoutes } from './api/player-auctions.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
-import { craftRoutes, type CraftRouteOptions } from './api/craft.ts';
+import { craftRoutes } from './api/craft.ts';
 import { marketFromConfig, type Market } from './market/index.ts';
+import { createServices, type Services } from './services/index.ts';
+import { HealthService, type FeedPollStatus } from './services/health.ts';
 import { auctionsRoutes } from './api/auctions.ts';
 import { AuctionArchive } from './services/auction-archive.ts';
 import { AuctionService } from './services/auctions.ts';
 import { PriceAnalysisService } from './services/price-analysis.ts';
-import { ItemsService } from './services/items.ts';
-import { PlayerAuctionsService } from './services/player-auctions.ts';
-import { compileAuctionFilters } from './services/auction-filters.ts';
-import { upstreamProfileProgress } from './ingest/profiles.ts';
 import { dataRoutes } from './api/data.ts';
 import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
@@ -67,14 +65,7 @@ export interface AppContext {
   market?: Market;
 }
 
-/** How a feed's polls have been going (ingest/poller.ts PollStatus). */
-export interface FeedPollStatus {
-  failures: number;
-  lastSuccessAt?: number;
-  lastError?: string;
-  lastErrorAt?: number;
-  retryAt?: number;
-}
+export type { FeedPollStatus } from './services/health.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -83,6 +74,10 @@ declare module 'fastify' {
     clock: Clock;
     /** the views and engines the data routes read (market/index.ts); only where the data routes are mounted */
     market: Market;
+    /** the use cases the data routes call (services/index.ts); only where the data routes are mounted */
+    services: Services;
+    /** readiness facts for the health route (services/health.ts) */
+    health: HealthService;
     /** routes add their stored-Buffer answers here (http/stored-responses.ts) */
     storedResponses: StoredResponses;
   }
@@ -93,8 +88,6 @@ export interface BuildOptions {
   apiRoutes?: boolean;
   /** false: no stored-response fast path in front of Fastify (tests compare both paths) */
   storedResponses?: boolean;
-  /** where the crafting routes read players' progress from; default: queued profile fetches from upstream */
-  craftProgress?: CraftRouteOptions['progress'];
 }
 
 export async function buildApp(context: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
@@ -135,12 +128,15 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   await app.register(limitsPlugin);
   await app.register(authPlugin);
 
+  app.decorate('health', new HealthService(context.store, context.clock, context));
   await app.register(operationsRoutes);
   if (options.apiRoutes !== false) {
     const market = context.market ?? marketFromConfig({ store: context.store, clock: context.clock, logger: context.logger, config });
     app.decorate('market', market);
     app.addHook('onReady', () => market.start());
     app.addHook('onClose', () => market.close());
+    // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
+    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey) }));
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
@@ -151,14 +147,14 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
       analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
       archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     });
-    await app.register(craftRoutes, { progress: options.craftProgress ?? upstreamProfileProgress({ ...config, timeoutMs: config.upstreamTimeoutMs, clock: context.clock, logger: context.logger }) });
+    await app.register(craftRoutes);
     await app.register(lowballRoutes);
     await app.register(dataRoutes);
     await app.register(playerRoutes);
     await app.register(modSocketRoutes);
     await app.register(flipRoutes);
-    await app.register(itemRoutes, { items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)) });
-    await app.register(playerAuctionRoutes, { players: new PlayerAuctionsService(store), compileFilters: (filters) => compileAuctionFilters(store, filters) });
+    await app.register(itemRoutes);
+    await app.register(playerAuctionRoutes);
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them

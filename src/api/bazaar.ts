@@ -1,22 +1,20 @@
 /**
  * Bazaar routes: price history at every resolution, the snapshot at a time, and the
- * zip export. buyPrice / buy = instant-buy price (lowest sell offer); sellPrice / sell =
+ * zip export, answered by the bazaar service (services/bazaar.ts). buyPrice / buy = instant-buy price (lowest sell offer); sellPrice / sell =
  * instant-sell price (highest buy order).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
+import type { BookLevel } from '../domain/bazaar-book.ts';
 import { bucketStart, DAY, historyResolution, HOUR, MAX_HISTORY_RANGE_MS, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
-import { readHistory } from '../services/bazaar-history.ts';
-import { exportJson } from '../services/bazaar-export.ts';
+import type { QuickStatusSource } from '../services/bazaar.ts';
 import { zipOne } from '../http/zip-stream.ts';
 import { requireTier } from '../http/access.ts';
 import { createCostLimiter } from '../http/limits.ts';
 import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
-import type { BazaarSnapshotsTable } from '../store/schema.ts';
 
 
 const GraphResult = Type.Object(
@@ -117,13 +115,14 @@ export function parseTime(value: string | undefined, name: string): number | und
 
 export async function bazaarRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { store, clock } = fastify;
+  const { clock } = fastify;
+  const bazaar = fastify.services.bazaar;
 
   /** History points, or 404 when the product has never been seen. */
   async function history(tag: string, resolution: Resolution, from: number, to: number) {
     const id = parseItemTag(tag);
-    const points = await readHistory(store, id, resolution, from, to);
-    if (points.length === 0 && !(await store.bazaarHistory.productExists(id))) throw unknownProduct(id);
+    const points = await bazaar.history(id, resolution, from, to);
+    if ('miss' in points) throw unknownProduct(id);
     return points.map(graphResult);
   }
 
@@ -194,15 +193,9 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     async (request) => {
       const at = parseTime(request.query.timestamp, 'timestamp') ?? clock.now();
       const id = parseItemTag(request.params.itemTag);
-      const row = await store.bazaar.snapshotAt(id, at);
-      if (row) {
-        const book = row.book ? decodeBook(row.book) : undefined;
-        return quickStatus(id, row, book?.sellOffers ?? null, book?.buyOrders ?? null);
-      }
-      // Older than the kept 20-second rows: the 5-minute row's first snapshot, without books.
-      const rolled = await store.bazaarHistory.rollupAt('5m', id, at);
-      if (rolled) return quickStatus(id, rolled, null, null);
-      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(id);
+      const snapshot = await bazaar.snapshotAt(id, at);
+      if (!('miss' in snapshot)) return quickStatus(id, snapshot.row, snapshot.instantBuySide, snapshot.instantSellSide);
+      if (snapshot.miss === 'unknown_product') throw unknownProduct(id);
       throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(at)}.`);
     },
   );
@@ -243,13 +236,15 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
         );
       }
       const id = parseItemTag(request.params.itemTag);
-      if (!(await store.bazaarHistory.productExists(id))) throw unknownProduct(id);
       const fullOrderBook = request.query.fullOrderBook;
+      const rows = await bazaar.export({ productId: id, start, end, now, fullOrderBook });
+      if ('miss' in rows) throw unknownProduct(id);
+      // Charged once the product is known, before a row is read.
       await exportBudget.consume(`account:${account.id}`, fullOrderBook ? EXPORT_BUDGET.fullOrderBookCost : EXPORT_BUDGET.cost);
 
       // Level 1: JSON still shrinks ~6× (higher levels gain ~10–25 % size for 1.4–3× the CPU);
       // deflate runs on the thread pool, overlapping with the JSON of the next page.
-      const output = zipOne(exportJson(store, { productId: id, start, end, now, fullOrderBook }), { name: `${id}.json`, mtime: new Date(now), level: 1 });
+      const output = zipOne(rows, { name: `${id}.json`, mtime: new Date(now), level: 1 });
       output.on('error', (err) => request.log.error({ err, product: id }, 'bazaar export failed mid-stream'));
       // A client that goes away stops the reads.
       reply.raw.on('close', () => output.destroy());
@@ -264,9 +259,6 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
 function unknownProduct(id: string) {
   return itemNotFound(id, `No bazaar product \`${id}\` is known.`);
 }
-
-/** A stored snapshot's quick-status columns (a snapshot row, or a rollup's first values). */
-type QuickStatusSource = Omit<BazaarSnapshotsTable, 'product_id' | 'book'>;
 
 /** StorageQuickStatus: `buyOrders` is the instant-buy side (sell offers), `sellOrders` the instant-sell side (buy orders). */
 export function quickStatus(

@@ -1,24 +1,15 @@
 /**
- * Crafting routes: recipes, craft instructions, the craft profit list and live acquisition plans.
- * Game data comes from GAME_DATA_DIR, the synced NEU copy in DATA_DIR or the built-in catalog
- * (src/gamedata); prices from the crafting view (src/market/craft.ts), rebuilt per snapshot.
+ * Crafting routes: recipes, craft instructions, the craft profit list and live acquisition plans,
+ * answered by the craft service (services/craft.ts). Game data comes from GAME_DATA_DIR, the synced
+ * NEU copy in DATA_DIR or the built-in catalog (src/gamedata); prices from the crafting view
+ * (src/market/craft.ts), rebuilt per snapshot.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { CraftEngine } from '../domain/craft/engine.ts';
-import { craftInstruction, flatRecipe, primaryRecipe } from '../domain/craft/instructions.ts';
-import { filterByProgress } from '../domain/craft/profit.ts';
-import type { PlayerProgressSource } from '../domain/craft/progress.ts';
-import type { GameData } from '../gamedata/types.ts';
 import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { UploadedProgress } from '../services/player-progress.ts';
-
-export interface CraftRouteOptions {
-  /** where players' unlocked collections, slayers and skills come from; unset: the profit list is always unfiltered (and says so in a header) */
-  progress?: (game: GameData) => PlayerProgressSource;
-}
+import type { CraftMiss } from '../services/craft.ts';
 
 /** Header on an unfiltered profit list, saying why it is not filtered by the player's progress. */
 export const FILTER_HEADER = 'x-craft-filter';
@@ -138,16 +129,13 @@ const AcquisitionQuery = Type.Object({
   forceCraft: Type.Boolean({ default: true, description: 'craft the top level even when buying is cheaper' }),
 });
 
-export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptions = {}) {
-  const { game, craft: market } = app.market;
-  const progress = options.progress?.(game);
-  const uploaded = new UploadedProgress(app.store, game);
-  app.addHook('onClose', async () => {
-    await progress?.close?.();
-  });
+/** A miss as the API answers it: 404 `item_not_found`, or 404 `no_recipe`. */
+function missProblem(tag: string, miss: CraftMiss) {
+  return miss.miss === 'unknown_item' ? itemNotFound(tag) : notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
+}
 
-  const known = (tag: string, prices?: { bazaar(t: string): unknown; lowestBins(t: string): unknown }) =>
-    game.items.has(tag) || game.recipes.has(tag) || (prices !== undefined && (prices.bazaar(tag) !== undefined || prices.lowestBins(tag) !== undefined));
+export async function craftRoutes(app: FastifyInstance) {
+  const craft = app.services.craft;
 
   app.get<{ Params: ItemTagParams }>(
     '/api/craft/recipe/:itemTag',
@@ -162,11 +150,9 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
     },
     async (request) => {
       const tag = parseItemTag(request.params.itemTag);
-      if (!known(tag)) throw itemNotFound(tag);
-      const recipe = primaryRecipe(game, tag);
-      if (!recipe) throw notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
-      const flat = flatRecipe(recipe);
-      return { ...flat, count: recipe.count, type: recipe.type, durationSeconds: recipe.durationSeconds ?? null };
+      const recipe = craft.recipe(tag);
+      if ('miss' in recipe) throw missProblem(tag, recipe);
+      return { ...recipe.slots, count: recipe.count, type: recipe.type, durationSeconds: recipe.durationSeconds };
     },
   );
 
@@ -183,10 +169,9 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
     },
     async (request) => {
       const tag = parseItemTag(request.params.itemTag);
-      const state = await market.current();
-      if (!known(tag, state.prices)) throw itemNotFound(tag);
-      if (!primaryRecipe(game, tag)) throw notFound('no_recipe', `${tag} has no crafting, forge or shop recipe`);
-      return craftInstruction(game, state.prices, tag);
+      const answer = await craft.instructions(tag);
+      if ('miss' in answer) throw missProblem(tag, answer);
+      return answer;
     },
   );
 
@@ -202,26 +187,11 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
       config: { cache: 60 },
     },
     async (request, reply) => {
-      const state = await market.current();
-      const { player, profile } = request.query;
-      // The player's own mod upload first (exact and local), then the upstream profile endpoint.
-      const fromMod = player ? await uploaded.lookup(player, profile) : undefined;
-      if (fromMod?.status === 'known') {
-        reply.header(FILTER_HEADER, 'filtered; by the collections, slayers and skills the player\'s mod uploaded');
-        return filterByProgress(state.profits, fromMod.progress);
-      }
-      if (player && progress) {
-        const found = await progress.lookup(player, profile);
-        if (found.status === 'known') {
-          reply.header(FILTER_HEADER, 'filtered; by the player\'s unlocked collections, slayers and skills');
-          return filterByProgress(state.profits, found.progress);
-        }
-        reply.header(FILTER_HEADER, `unfiltered; ${found.reason}`);
-      } else {
-        reply.header(FILTER_HEADER, player ? `unfiltered; ${fromMod?.status === 'unavailable' ? fromMod.reason : 'no mod upload'}, and no UPSTREAM_API_KEY for the profile endpoint` : 'unfiltered; no player given');
-      }
+      const answer = await craft.profit(request.query.player, request.query.profile);
+      reply.header(FILTER_HEADER, answer.filter);
+      if ('crafts' in answer) return answer.crafts;
       // The unfiltered list is the same bytes for everyone until the next snapshot: serialised once.
-      return reply.type('application/json; charset=utf-8').serializer((payload) => payload as string).send(state.profitsJson());
+      return reply.type('application/json; charset=utf-8').serializer((payload) => payload as string).send(answer.unfilteredJson);
     },
   );
 
@@ -239,9 +209,9 @@ export async function craftRoutes(app: FastifyInstance, options: CraftRouteOptio
     },
     async (request) => {
       const tag = parseItemTag(request.params.itemTag);
-      const state = await market.current();
-      if (!known(tag, state.prices)) throw itemNotFound(tag);
-      return new CraftEngine(game, state.prices).plan(tag, request.query.quantity, request.query.forceCraft);
+      const plan = await craft.acquisition(tag, request.query.quantity, request.query.forceCraft);
+      if ('miss' in plan) throw missProblem(tag, plan);
+      return plan;
     },
   );
 }

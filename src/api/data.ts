@@ -1,11 +1,11 @@
 /**
  * Data submission: proxied upstream data the mod fetched (POST /api/data/proxy) and
- * player-name auction hints (POST /api/data/playerName, /api/data/playerNames).
+ * player-name auction hints (POST /api/data/playerName, /api/data/playerNames). The route checks
+ * the upload and charges the quotas; the uploads service (services/uploads.ts) keeps it.
  */
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { createGunzip, gzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { PROXY_KIND_MAX_BYTES, PROXY_KINDS, UploadScanError, UploadScanner, type ProxyKind } from '../domain/uploads.ts';
@@ -13,6 +13,7 @@ import { PLAYER_NAME } from '../domain/player-data.ts';
 import { createByteQuota } from '../http/limits.ts';
 import { badRequest, HttpProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
+import { PLAYER_NAMES_PROCESSED } from '../services/uploads.ts';
 
 /** Largest proxy body accepted on the wire (compressed or not) and after gunzip (the largest kind's cap). */
 export const PROXY_MAX_BYTES = 4 * 1024 * 1024;
@@ -22,7 +23,6 @@ export const PROXY_MAX_INFLATED_BYTES = Math.max(...Object.values(PROXY_KIND_MAX
  * piece costs well under a millisecond of CPU (docs/performance.md, issue 21).
  */
 const PIECE_BYTES = 16 * 1024;
-const gzipAsync = promisify(gzip);
 
 function unknownKind(): HttpProblem {
   return new HttpProblem(422, 'unknown_upload_kind', `The upload is none of the understood kinds: ${PROXY_KINDS.join(', ')}`, { kinds: PROXY_KINDS });
@@ -74,7 +74,6 @@ export async function inspectUpload(body: Buffer, gzipped: boolean): Promise<{ k
 }
 /** Names answered per playerNames call (the reference processes 24); more are refused. */
 export const PLAYER_NAMES_MAX = 100;
-export const PLAYER_NAMES_PROCESSED = 24;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,100}$/;
 const Source = Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$', default: 'anonym' });
@@ -87,7 +86,7 @@ const Tuple = Type.Object(
 );
 
 export async function dataRoutes(app: FastifyInstance) {
-  const { store, clock } = app;
+  const uploads = app.services.uploads;
   const { config } = app.context;
   app.addSchema(Tuple);
   // Stored bytes per client and for everyone, per day: uploads live 2 days (DATA_UPLOAD_RETENTION_MS).
@@ -95,13 +94,6 @@ export async function dataRoutes(app: FastifyInstance) {
   const clientQuota = createByteQuota(app, { keyPrefix: 'proxy-client', bytes: config.proxyQuotaClientMb * 1024 * 1024, durationSec: DAY, what: 'Your uploads' });
   const totalQuota = createByteQuota(app, { keyPrefix: 'proxy-total', bytes: config.proxyQuotaTotalMb * 1024 * 1024, durationSec: DAY, what: 'Uploads of all clients' });
   const clientOf = (request: FastifyRequest) => (request.account ? `account:${request.account.id}` : `ip:${request.clientIp}`);
-
-  async function hint(name: string): Promise<{ item1: number; item2: number }> {
-    const known = await store.playerNames.findByName(name);
-    if (!known) return { item1: 0, item2: 0 };
-    await store.playerNames.touch(known.playerUuid, clock.now());
-    return { item1: 1, item2: await store.playerNames.activeAuctionCount(known.playerUuid) };
-  }
 
   // The proxy takes any body as raw bytes: its own parser, in its own context.
   await app.register(async (raw) => {
@@ -143,11 +135,9 @@ export async function dataRoutes(app: FastifyInstance) {
         }
         let kept = 0;
         try {
-          const { kind, inflated } = await inspectUpload(body, encoding === 'gzip');
-          // A gzip upload is stored as it came (it inflated within its kind's cap); plain JSON is compressed.
-          const stored = encoding === 'gzip' ? body : await gzipAsync(body);
-          await store.dataUploads.add({ id: randomUUID(), requestId, kind, bytes: inflated, gzip: stored, receivedAt: clock.now() });
-          kept = stored.length;
+          const gzipped = encoding === 'gzip';
+          const { kind, inflated } = await inspectUpload(body, gzipped);
+          kept = await uploads.keep({ requestId, kind, inflated, body, gzipped });
         } finally {
           await Promise.all([clientQuota.refund(client, body.length - kept), totalQuota.refund('all', body.length - kept)]);
         }
@@ -167,7 +157,7 @@ export async function dataRoutes(app: FastifyInstance) {
       },
       config: { cache: 'no-store' },
     },
-    async (request) => hint((request.query as { name: string }).name),
+    async (request) => uploads.hint((request.query as { name: string }).name),
   );
 
   app.post(
@@ -182,19 +172,6 @@ export async function dataRoutes(app: FastifyInstance) {
       },
       config: { cache: 'no-store' },
     },
-    async (request) => {
-      const seen = new Set<string>();
-      const names: string[] = [];
-      for (const name of request.body as string[]) {
-        const key = name.toLowerCase();
-        if (seen.has(key)) continue;
-        seen.add(key);
-        names.push(name);
-        if (names.length === PLAYER_NAMES_PROCESSED) break;
-      }
-      const out = [];
-      for (const name of names) out.push(await hint(name));
-      return out;
-    },
+    async (request) => uploads.playerHints(request.body as string[]),
   );
 }

@@ -1,6 +1,7 @@
 /**
- * Flip feeds (/api/flip/*): every handler reads the flip engine's latest results
- * (src/market/flips.ts, recomputed off the request path when inputs change). Every response
+ * Flip feeds (/api/flip/*): every handler reads the flip engine's latest results through the
+ * flips service (services/flips.ts; the engine in src/market/flips.ts recomputes off the
+ * request path when inputs change). Every response
  * says when it was computed: `X-Computed-At` (ISO) and `Last-Modified`; elements carry their
  * own timestamps as well. Before the first computation a feed is `[]`.
  * Models: docs/flips.md.
@@ -8,10 +9,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
 import { Type, type TSchema } from 'typebox';
-import { FlipEngine } from '../market/flips.ts';
 import { tierAtLeast } from '../domain/tiers.ts';
-import { sortAttributeFlips, type AttributeSort } from '../domain/flips/attribute.ts';
+import type { AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
+import type { BazaarFeed, FlipFeed } from '../services/flips.ts';
 
 const TAGS = ['flips'];
 const Str = Type.String();
@@ -165,21 +166,20 @@ function list(schema: TSchema): TSchema {
   return Type.Array(schema);
 }
 
-/** Marks a response with the time its data was computed. */
-function computed(reply: FastifyReply, at: number | null | undefined): void {
-  if (!at) return;
-  reply.header('X-Computed-At', isoTime(at));
-  reply.header('Last-Modified', new Date(at).toUTCString());
+/** A feed's flips, the response marked with the time they were computed. */
+function computed<T>(reply: FastifyReply, feed: FlipFeed<T>): T[] {
+  const at = feed.computedAt;
+  if (at) {
+    reply.header('X-Computed-At', isoTime(at));
+    reply.header('Last-Modified', new Date(at).toUTCString());
+  }
+  return feed.flips;
 }
 
 export async function flips(app: FastifyInstance) {
-  const engine = app.market.flips;
+  const service = app.services.flips;
 
-  const bazaar = <K extends keyof NonNullable<FlipEngine['bazaar']>>(reply: FastifyReply, key: K) => {
-    const r = engine.bazaar;
-    computed(reply, r?.computedAt);
-    return r ? r[key] : [];
-  };
+  const bazaar = (reply: FastifyReply, feed: BazaarFeed) => computed(reply, service.bazaar(feed));
 
   app.get(
     '/api/flip/update/when',
@@ -190,7 +190,8 @@ export async function flips(app: FastifyInstance) {
     async (_request, reply) => {
       // A JSON string (quoted), as the established API sends its DateTime.
       reply.type('application/json; charset=utf-8');
-      return JSON.stringify(engine.lastUpdate ? isoTime(engine.lastUpdate) : null);
+      const last = service.lastUpdate();
+      return JSON.stringify(last ? isoTime(last) : null);
     },
   );
 
@@ -223,8 +224,7 @@ export async function flips(app: FastifyInstance) {
       config: { cache: 20 },
     },
     async (request, reply) => {
-      computed(reply, engine.bazaar?.computedAt);
-      return engine.residual(request.query.targetHoldTimeHours);
+      return computed(reply, service.residual(request.query.targetHoldTimeHours));
     },
   );
 
@@ -241,8 +241,7 @@ export async function flips(app: FastifyInstance) {
       config: { auth: 'token', tier: 'premium', cache: 'no-store' },
     },
     async (_request, reply) => {
-      computed(reply, engine.auctions?.computedAt);
-      return engine.auctions?.mayor ?? [];
+      return computed(reply, service.mayor());
     },
   );
 
@@ -269,10 +268,11 @@ export async function flips(app: FastifyInstance) {
         let refresh = premium ? 'done' : 'ignored (Premium only)';
         if (premium) {
           // A failed recomputation is the server's problem, not the caller's: serve the last results and say so.
-          await engine.refresh(true).catch((err: unknown) => {
-            request.log.error({ err }, 'requested flip recomputation failed');
+          const outcome = await service.refreshNow();
+          if (!outcome.ok) {
+            request.log.error({ err: outcome.error }, 'requested flip recomputation failed');
             refresh = 'failed (the last results are served)';
-          });
+          }
         }
         reply.header('X-Refresh', refresh);
       }
@@ -315,9 +315,8 @@ export async function flips(app: FastifyInstance) {
       config: { auth: 'token', tier: 'premium', cache: 'no-store' },
     },
     async (request, reply) => {
-      computed(reply, engine.auctions?.computedAt);
       const sort: AttributeSort = request.query.sort === 'vol' ? 'volume' : request.query.sort;
-      return sortAttributeFlips(engine.auctions?.attribute ?? [], sort);
+      return computed(reply, service.attribute(sort));
     },
   );
 }

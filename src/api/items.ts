@@ -8,7 +8,7 @@ import { Type, type Static } from 'typebox';
 import { itemIconSvg } from '../domain/item-icon.ts';
 import { ItemTag, itemNotFound, ItemTagParams, parseItemTag, parseSearchTerm, SearchTerm } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { MAX_NAME_LOOKUPS, MAX_SEARCH_RESULTS, type ItemsService } from '../services/items.ts';
+import { MAX_NAME_LOOKUPS, MAX_SEARCH_RESULTS } from '../services/items.ts';
 
 const ItemMetadata = Type.Object(
   {
@@ -67,12 +67,8 @@ const FilterOptionsSchema = Type.Object(
 );
 const FilterOptionsQuery = Type.Object({ itemTag: Type.Optional(Type.Union([ItemTag, Type.Literal('*')], { description: 'the item (tag or alias); absent or * for every filter' })) });
 
-export interface ItemRouteOptions {
-  items: ItemsService;
-}
-
-export async function itemRoutes(app: FastifyInstance, options: ItemRouteOptions) {
-  const { items } = options;
+export async function itemRoutes(app: FastifyInstance) {
+  const { items } = app.services;
 
   app.get(
     '/api/items',

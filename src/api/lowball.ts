@@ -1,7 +1,8 @@
 /**
  * Lowball offers: listing (own, by item) and deleting. Offers are created only through
  * the mod channel (src/mod/). Cursor pagination by creation time (`before`), newest
- * first; `limit` 1-100, default 20. Expired offers (7 days) are never returned.
+ * first; `limit` 1-100, default 20. Expired offers (7 days) are never returned
+ * (services/lowball.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -43,7 +44,7 @@ function noVerifiedAccount(): HttpProblem {
 }
 
 export async function lowballRoutes(app: FastifyInstance) {
-  const { store, clock } = app;
+  const lowball = app.services.lowball;
   app.addSchema(LowballOfferSchema);
 
   app.get(
@@ -60,9 +61,8 @@ export async function lowballRoutes(app: FastifyInstance) {
     async (request) => {
       const account = request.account!;
       const { before, limit = 20 } = request.query as { before?: string; limit?: number };
-      const beforeMs = parseBefore(before);
-      if (!(await store.modLinks.linkOf(account.id))) throw noVerifiedAccount();
-      const offers = await store.lowball.byAccount(account.id, { before: beforeMs, limit, now: clock.now() });
+      const offers = await lowball.own(account.id, { before: parseBefore(before), limit });
+      if ('miss' in offers) throw noVerifiedAccount();
       return offers.map(lowballView);
     },
   );
@@ -88,11 +88,8 @@ export async function lowballRoutes(app: FastifyInstance) {
     async (request) => {
       const tag = parseItemTag((request.params as ItemTagParams).itemTag);
       const { before, limit = 20, ...filters } = request.query as Record<string, string> & { before?: string; limit?: number };
-      const beforeMs = parseBefore(before);
-      const now = clock.now();
-      const offers = await store.lowball.byTag(tag, { before: beforeMs, limit, now }, filters);
-      // Unknown only when neither the catalog nor any offer knows the tag (filters may just match none).
-      if (offers.length === 0 && (await store.items.count()) > 0 && !(await store.items.get(tag)) && !(await store.lowball.hasOffers(tag, now))) throw itemNotFound(tag);
+      const offers = await lowball.forItem(tag, { before: parseBefore(before), limit }, filters);
+      if ('miss' in offers) throw itemNotFound(tag);
       // The public listing does not name the offering account (userId, an internal id; the field
       // stays, null as its shape allows); minecraftAccount says who offers. /own keeps it.
       return offers.map((o) => ({ ...lowballView(o), userId: null }));
@@ -118,7 +115,7 @@ export async function lowballRoutes(app: FastifyInstance) {
       if (!OFFER_ID.test(offerId)) throw badRequest('invalid_offer_id', 'offerId must be a uuid (8-4-4-4-12 hex)');
       const id = offerId.toLowerCase();
       // Someone else's offer answers exactly like a missing one.
-      if (!(await store.lowball.deleteOwn(request.account!.id, id, clock.now()))) throw notFound('offer_not_found', `No offer ${id} of yours`);
+      if (!(await lowball.deleteOwn(request.account!.id, id))) throw notFound('offer_not_found', `No offer ${id} of yours`);
       return { offerId: id, deleted: true as const };
     },
   );

@@ -1,13 +1,9 @@
-/** Operational routes: health (liveness and readiness) and version. */
+/** Operational routes: health (liveness and readiness, services/health.ts) and version. */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { API_VERSION, VERSION } from '../version.ts';
 import { isoTime } from '../http/schemas.ts';
-import type { FeedName } from '../store/repositories/feeds.ts';
-import type { FeedPollStatus } from '../app.ts';
-
-/** Feeds that must have stored data before the service reports ready. */
-const REQUIRED_FEEDS: FeedName[] = ['auctions', 'bazaar'];
+import type { FeedPollStatus } from '../services/health.ts';
 
 const FeedHealth = Type.Object({
   lastUpdated: Type.String({ format: 'date-time', description: 'upstream lastUpdated of the newest stored data' }),
@@ -73,7 +69,8 @@ function pollsOf(p: FeedPollStatus): Static<typeof FeedPolls> {
 }
 
 export async function operationsRoutes(app: FastifyInstance) {
-  const { store, clock, context } = app;
+  const { context } = app;
+  const { health } = app;
 
   app.get(
     '/api/health',
@@ -86,62 +83,30 @@ export async function operationsRoutes(app: FastifyInstance) {
       config: { cache: 'no-store', rateLimit: false },
     },
     async (_request, reply) => {
-      const now = clock.now();
-      const reasons: string[] = [];
-      const warnings: string[] = [];
+      const report = await health.check();
+      const { status, now } = report;
       const feeds: Static<typeof Health>['feeds'] = {};
-      const polls = context.ingestion?.status() ?? {};
-      const failing = (name: string): string | undefined => {
-        const p = polls[name];
-        if (!p || p.failures === 0 || !p.lastError) return undefined;
-        return `the ${name} feed's last ${p.failures === 1 ? 'poll' : `${p.failures} polls`} failed: ${p.lastError}`;
-      };
-      let databaseUp = true;
-      try {
-        await store.ping();
-        for (const feed of await store.feeds.all()) {
-          feeds[feed.name] = {
-            lastUpdated: isoTime(feed.lastUpdated),
-            storedAt: isoTime(feed.storedAt),
-            ageSeconds: Math.max(0, Math.round((now - feed.lastUpdated) / 100) / 10),
-            records: feed.records,
-            source: feed.source,
-          };
-        }
-      } catch (err) {
-        databaseUp = false;
-        reasons.push(`database unreachable: ${err instanceof Error ? err.message : String(err)}`);
+      for (const feed of report.feeds) {
+        feeds[feed.name] = {
+          lastUpdated: isoTime(feed.lastUpdated),
+          storedAt: isoTime(feed.storedAt),
+          ageSeconds: Math.max(0, Math.round((now - feed.lastUpdated) / 100) / 10),
+          records: feed.records,
+          source: feed.source,
+        };
       }
-      if (databaseUp) {
-        for (const name of REQUIRED_FEEDS) {
-          if (feeds[name]) continue;
-          const missing = `no ${name === 'auctions' ? 'auctions generation' : 'bazaar snapshot'} stored yet`;
-          const why = failing(name) ?? (context.config.role === 'api' ? 'this process does not ingest (role api): see the ingest process\'s health' : undefined);
-          reasons.push(why ? `${missing}: ${why}` : missing);
-        }
-      }
-      for (const name of Object.keys(polls)) {
-        const why = failing(name);
-        // A required feed without data already has its failure among the reasons.
-        if (why && !reasons.some((r) => r.endsWith(why))) warnings.push(why);
-      }
-      if (context.startupProblem) warnings.push(context.startupProblem);
-      const status = reasons.length > 0 ? 'unavailable' : context.loading ? 'loading' : 'ok';
-      if (status === 'loading') reasons.push(context.loading!);
       const body: Static<typeof Health> = {
         status,
-        reasons,
-        warnings,
+        reasons: report.reasons,
+        warnings: report.warnings,
         version: VERSION,
         role: context.config.role,
-        database: store.dialect,
+        database: report.database,
         dataSource: context.dataSource,
         simulated: context.dataSource === 'simulator',
         uptimeSeconds: Math.round((now - context.startedAt) / 1000),
         feeds,
-        ...(context.ingestion && Object.keys(polls).length > 0
-          ? { upstream: { url: context.ingestion.upstream, polls: Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, pollsOf(p)]] : []))) } }
-          : {}),
+        ...(report.upstream ? { upstream: { url: report.upstream.url, polls: Object.fromEntries(Object.entries(report.upstream.polls).map(([name, p]) => [name, pollsOf(p)])) } } : {}),
         ...(context.leaders?.ingest ? { ingest: context.leaders.ingest.state } : {}),
         ...(context.leaders?.jobs ? { jobs: context.leaders.jobs.state } : {}),
       };

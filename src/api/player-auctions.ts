@@ -4,11 +4,11 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { filtersFromQuery, type CompiledFilter } from '../domain/filters.ts';
+import { filtersFromQuery } from '../domain/filters.ts';
 import { filterMap } from '../http/openapi.ts';
 import { badRequest, notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { PLAYER_PAGE_SIZE, type PlayerAuctionsService } from '../services/player-auctions.ts';
+import { PLAYER_PAGE_SIZE } from '../services/player-auctions.ts';
 
 const PlayerParams = Type.Object({ playerUuid: Type.String({ description: 'Minecraft account uuid, 32 hex characters (dashes allowed)' }) });
 const NameParams = Type.Object({ playerName: Type.String({ description: 'the start of a Minecraft name: 1–16 letters, digits or _' }) });
@@ -38,15 +38,9 @@ function parsePlayerUuid(raw: string): string {
   return hex;
 }
 
-export interface PlayerAuctionRouteOptions {
-  players: PlayerAuctionsService;
-  /** the auction filters of a request, compiled (services/auction-filters.ts) */
-  compileFilters(filters: Record<string, string>): Promise<CompiledFilter>;
-}
-
-export async function playerAuctionRoutes(app: FastifyInstance, options: PlayerAuctionRouteOptions) {
-  const { players } = options;
-  const filterOf = (query: Record<string, unknown>) => options.compileFilters(filtersFromQuery(query, CONTROL));
+export async function playerAuctionRoutes(app: FastifyInstance) {
+  const players = app.services.playerAuctions;
+  const filterOf = (query: Record<string, unknown>) => players.compileFilters(filtersFromQuery(query, CONTROL));
 
   app.get<{ Params: Static<typeof PlayerParams>; Querystring: Static<typeof PageQuery> }>(
     '/api/player/:playerUuid/auctions',

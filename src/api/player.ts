@@ -2,11 +2,11 @@
  * Player-scoped data read with a player API key (`config.auth: 'apiKey'`): the key's
  * player's extracted state, current bazaar orders and completed bazaar flips, as the
  * mod last uploaded them. A key reads only its own player's data: the player comes from
- * the key, never from a parameter.
+ * the key, never from a parameter (services/players.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { extractedView, flipView } from '../domain/player-data.ts';
+import { flipView } from '../domain/player-data.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { isoTime } from '../http/schemas.ts';
 
@@ -78,7 +78,7 @@ const CompletedBazaarFlip = Type.Object(
 );
 
 export async function playerRoutes(app: FastifyInstance) {
-  const { store } = app;
+  const players = app.services.players;
   for (const schema of [ExtractedInfo, Offer, CompletedBazaarFlip]) app.addSchema(schema);
   const keyQuery = Type.Object({
     apiKey: Type.Optional(Type.String()),
@@ -97,13 +97,7 @@ export async function playerRoutes(app: FastifyInstance) {
       },
       config: { auth: 'apiKey', cache: 'no-store' },
     },
-    async (request) => {
-      const key = request.playerKey!;
-      const stored = await store.players.state(key.playerUuid);
-      // A key bound to a profile does not read state synced from another profile.
-      const usable = stored && (key.profileUuid === null || stored.profileUuid === null || stored.profileUuid === key.profileUuid);
-      return extractedView(usable ? stored.state : null);
-    },
+    async (request) => players.extracted(request.playerKey!),
   );
 
   app.get(
@@ -118,7 +112,7 @@ export async function playerRoutes(app: FastifyInstance) {
       config: { auth: 'apiKey', cache: 'no-store' },
     },
     async (request) => {
-      const orders = await store.players.orders(request.playerKey!.playerUuid);
+      const orders = await players.orders(request.playerKey!);
       return orders.map((o) => ({
         isSell: o.isSell,
         itemTag: o.itemTag,
@@ -144,8 +138,8 @@ export async function playerRoutes(app: FastifyInstance) {
       config: { auth: 'apiKey', cache: 'no-store' },
     },
     async (request) => {
-      const player = request.playerKey!.playerUuid;
-      return (await store.players.flips(player)).map((f) => flipView(player, f));
+      const key = request.playerKey!;
+      return (await players.flips(key)).map((f) => flipView(key.playerUuid, f));
     },
   );
 }

@@ -122,6 +122,11 @@ export function mayorVariantKey(tag: string, m: VariantModifiers): string {
   return [tag, m.tier ?? '', m.stars, m.rarityUpgrades, m.hotPotatoCount, sorted(m.enchantments), sorted(m.attributes), m.petLevel ?? ''].join('|');
 }
 
+/** The mayor flips' variant of a sold or listed item. */
+export function itemMayorVariantKey(item: Pick<SoldItem, 'tag' | 'tier' | 'reforge' | 'enchantments' | 'flatNbt' | 'itemName'>): string {
+  return mayorVariantKey(item.tag, modifiersOf(item));
+}
+
 /** The mayor flips' variant keeps only what mayorVariantKey reads. */
 function mayorModifiers(m: VariantModifiers): VariantModifiers {
   return { tier: m.tier, reforge: null, stars: m.stars, rarityUpgrades: m.rarityUpgrades, hotPotatoCount: m.hotPotatoCount, enchantments: m.enchantments, attributes: m.attributes, petLevel: m.petLevel ?? null };

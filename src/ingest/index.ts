@@ -16,6 +16,7 @@ import { Poller, type PollStatus } from './poller.ts';
 
 export type { PollStatus } from './poller.ts';
 import { ResourcesIngester } from './resources.ts';
+import { PROFILE_POLL_MS, ProfileIngester } from './profiles.ts';
 import { ingestHistory, type HistoryBatch, type HistoryResult } from './history.ts';
 
 export interface IngestIntervals {
@@ -24,6 +25,8 @@ export interface IngestIntervals {
   bazaarMs: number;
   itemsMs: number;
   electionMs: number;
+  /** how often queued player profiles are fetched (default PROFILE_POLL_MS) */
+  profilesMs?: number;
 }
 
 export interface IngestOptions {
@@ -46,6 +49,9 @@ export class Ingestion {
   ended!: EndedIngester;
   bazaar!: BazaarIngester;
   resources!: ResourcesIngester;
+  /** only with an API key: the profile endpoint needs one */
+  profiles: ProfileIngester | undefined;
+  private readonly fetchProfiles: boolean;
   private readonly client: HypixelClient;
   private pollers: Poller[] = [];
   private readonly ctx: IngestContext;
@@ -73,6 +79,7 @@ export class Ingestion {
     this.logger = logger;
     this.metrics = metrics;
     this.decodeWorkers = options.decodeWorkers ?? 0;
+    this.fetchProfiles = options.upstreamApiKey !== undefined && options.upstreamApiKey !== '';
     this.build();
   }
 
@@ -92,6 +99,10 @@ export class Ingestion {
       poller('auctions', intervals.auctionsMs, () => this.auctions.pollOnce()),
       poller('auctions_ended', intervals.endedMs, () => this.ended.pollOnce()),
     ];
+    // Player profiles requests queued in the store (services/player-progress.ts).
+    this.profiles = this.fetchProfiles ? new ProfileIngester(ctx) : undefined;
+    const profiles = this.profiles;
+    if (profiles) this.pollers.push(poller('profiles', intervals.profilesMs ?? PROFILE_POLL_MS, () => profiles.pollOnce()));
   }
 
   /** How each feed's polls have been going (the last upstream error in words), for health. */

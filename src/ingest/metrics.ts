@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-export type Feed = 'auctions' | 'auctions_ended' | 'bazaar' | 'items' | 'election';
+/** The upstream feeds, and `profiles`: the player profiles requests queued. */
+export type Feed = 'auctions' | 'auctions_ended' | 'bazaar' | 'items' | 'election' | 'profiles';
 
 /** Ingestion counters: what was stored, what was skipped and why, how long cycles take. */
 export class IngestMetrics {

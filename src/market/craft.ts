@@ -4,8 +4,8 @@
  * new bazaar snapshot or auctions generation is stored, noticed through the feeds table (so
  * it also works when ingestion runs in another process), never per request.
  */
-import { decodeBook, type OrderBook } from '../domain/bazaar-book.ts';
-import { mapPriceSource, type BazaarQuote, type BinListing, type PriceSource } from '../domain/craft/prices.ts';
+import type { OrderBook } from '../domain/bazaar-book.ts';
+import { buildPriceSource, type PriceSource } from '../domain/craft/prices.ts';
 import { craftProfits, type ProfitableCraft } from '../domain/craft/profit.ts';
 import type { GameData } from '../gamedata/types.ts';
 import type { Clock } from '../clock.ts';
@@ -153,44 +153,4 @@ export class CraftMarket {
     this.options.logger?.debug({ profits: profits.length, ms: Math.round(state.buildMs) }, 'craft view rebuilt');
     return state;
   }
-}
-
-/** A PriceSource from stored rows: decoded books and per-unit BIN prices. */
-export function buildPriceSource(
-  products: ReadonlyArray<{ productId: string; buyMovingWeek: number; sellMovingWeek: number; book: Uint8Array | null }>,
-  bins: ReadonlyArray<{ tag: string; uuid: string; startingBid: number; count: number }>,
-  asOf: number,
-  cache?: Map<string, { bytes: Uint8Array; book: OrderBook }>,
-): PriceSource {
-  const bazaar = new Map<string, BazaarQuote>();
-  for (const p of products) {
-    let sellOffers: BazaarQuote['sellOffers'] = [];
-    let buyOrders: BazaarQuote['buyOrders'] = [];
-    if (p.book) {
-      const hit = cache?.get(p.productId);
-      if (hit && Buffer.compare(hit.bytes, p.book) === 0) {
-        sellOffers = hit.book.sellOffers;
-        buyOrders = hit.book.buyOrders;
-      } else {
-        try {
-          const book = decodeBook(p.book);
-          cache?.set(p.productId, { bytes: p.book, book });
-          sellOffers = book.sellOffers;
-          buyOrders = book.buyOrders;
-        } catch {
-          // An unreadable book leaves the product without depth: it cannot be bought instantly.
-        }
-      }
-    }
-    // Upstream: buyMovingWeek = units bought instantly (filling sell offers), sellMovingWeek = units sold instantly.
-    bazaar.set(p.productId, { productId: p.productId, sellOffers, buyOrders, instaBuyWeekly: p.buyMovingWeek, instaSellWeekly: p.sellMovingWeek });
-  }
-  const byTag = new Map<string, BinListing[]>();
-  for (const b of bins) {
-    const list = byTag.get(b.tag) ?? [];
-    list.push({ uuid: b.uuid, unitPrice: b.startingBid / b.count, count: b.count });
-    byTag.set(b.tag, list);
-  }
-  for (const list of byTag.values()) list.sort((a, b) => a.unitPrice - b.unitPrice);
-  return mapPriceSource(bazaar, byTag, { asOf });
 }

@@ -30,12 +30,12 @@ import {
   type VolumeSample,
 } from '../domain/flips/bazaar.ts';
 import { bookFlips, type BookFlip } from '../domain/flips/books.ts';
-import { NPC_SHOP_UPLOAD_KIND, npcFlips, npcOffersFromUploads, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
+import { NPC_SHOP_UPLOAD_KIND, npcFlips, npcOffersFromShopRows, npcOffersFromUploads, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
 import { fusionFlips, multistepFusionFlips, type FuseFlip } from '../domain/flips/fusion.ts';
 import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
 import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
 import { attributeFlipsForTargets, type AttributeFlip, type AttributeTarget, type AuctionListing } from '../domain/flips/attribute.ts';
-import { modifiersOf as variantModifiers, mayorVariantKey as variantMayorKey } from '../domain/sales-rollup.ts';
+import { modifiersOf } from '../domain/sales-rollup.ts';
 import { SalesRollups } from './sales-rollups.ts';
 import { combinable } from '../gamedata/tables/enchant-combining.ts';
 import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts';
@@ -122,19 +122,6 @@ export interface AuctionFlipResults {
   mayor: MayorDiffFlip[];
 }
 
-/** NEU shop rows as offers. */
-export function neuNpcOffers(): NpcShopOffer[] {
-  return NPC_SHOP_ROWS.map(([npcName, itemTag, count, costs]) => ({
-    npcName,
-    itemTag,
-    count,
-    costs: costs.map(([tag, amount]) => ({ tag, amount })),
-  }));
-}
-
-/** The variant an auction row is (attribute flips), from its flattened NBT and name. */
-export const modifiersOf = (row: AuctionRow) => variantModifiers(row);
-
 /** A stored order book, decoded on first use (a corrupt one reads as no book: top prices only). */
 class LazyBook {
   private decoded: OrderBook | null | undefined;
@@ -194,7 +181,7 @@ export class FlipEngine {
   private storedOpenOrders: ReadonlyMap<string, OpenOrderUnits> = new Map();
   private names = new Map<string, string>();
   private npcSellPrices = new Map<string, number>();
-  private readonly neuOffers = neuNpcOffers();
+  private readonly neuOffers = npcOffersFromShopRows(NPC_SHOP_ROWS);
   private feedSeen = new Map<string, number>();
   private auctionsComputedAt = -Infinity;
   private auctionsDirty = false;
@@ -564,11 +551,6 @@ export class FlipEngine {
   get products(): number {
     return this.market.size;
   }
-}
-
-/** The mayor flips' variant of an auction row (domain/sales-rollup.ts). */
-export function mayorVariantKey(row: AuctionRow): string {
-  return variantMayorKey(row.tag, modifiersOf(row));
 }
 
 /** Sales a target variant needs in the 7-day window. */

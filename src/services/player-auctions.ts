@@ -3,6 +3,7 @@
  * ten to a page, newest end first, with the auction filters; a player's name; players by name.
  */
 import type { CompiledFilter, FilterSubject } from '../domain/filters.ts';
+import { compileAuctionFilters } from './auction-filters.ts';
 import type { Store } from '../store/index.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 
@@ -51,6 +52,11 @@ function resultOf(r: AuctionRecord): AuctionResult {
 
 export class PlayerAuctionsService {
   constructor(private readonly store: Store) {}
+
+  /** The auction filters of a request, compiled (a seller's name resolved through the names seen). */
+  compileFilters(filters: Record<string, string>): Promise<CompiledFilter> {
+    return compileAuctionFilters(this.store, filters);
+  }
 
   /** Page `page` of the auctions the player listed that pass `filter`. */
   async auctions(player: string, page: number, filter: CompiledFilter): Promise<AuctionResult[]> {

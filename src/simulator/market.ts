@@ -315,6 +315,44 @@ export class Market {
   }
 
   /** `/v2/resources/skyblock/items` (static for a market). */
+  /** The uuid of the simulated player at `index` (modulo the player count): who to ask `profiles` about. */
+  playerUuid(index: number): string {
+    return this.players[((index % this.players.length) + this.players.length) % this.players.length]!.uuid;
+  }
+
+  /**
+   * `/v2/skyblock/profiles?uuid=`: the profiles the player is a member of (its own, and coops it
+   * joined), with deterministic unlocked collection tiers, skill experience and slayer levels per
+   * member; `profiles: null` for a player the simulator does not know, as upstream answers.
+   */
+  profiles(uuid: string): { success: true; profiles: unknown[] | null } {
+    if (!this.memberOf) {
+      this.memberOf = new Map();
+      this.players.forEach((p, i) => {
+        for (const member of p.coop) this.memberOf!.set(member, [...(this.memberOf!.get(member) ?? []), i]);
+      });
+    }
+    const owners = this.memberOf.get(uuid.replace(/-/g, '').toLowerCase());
+    if (!owners) return { success: true, profiles: null };
+    const names = ['Apple', 'Banana', 'Blueberry', 'Coconut', 'Cucumber', 'Grapes', 'Kiwi', 'Lemon', 'Lime', 'Mango', 'Orange', 'Papaya', 'Peach', 'Pear', 'Pineapple', 'Pomegranate', 'Raspberry', 'Strawberry', 'Tomato', 'Watermelon', 'Zucchini'];
+    const collections = ['WHEAT', 'CARROT_ITEM', 'POTATO_ITEM', 'PUMPKIN', 'MELON', 'COBBLESTONE', 'COAL', 'IRON_INGOT', 'GOLD_INGOT', 'DIAMOND', 'LOG', 'ROTTEN_FLESH', 'BONE', 'STRING', 'ENDER_PEARL', 'RAW_FISH', 'INK_SACK:3'];
+    const member = (id: string) => {
+      const rng = new Rng(this.options.seed, 'profile-member', id);
+      const tiers = collections.map((c) => `${c}_${rng.int(0, 9)}`);
+      const experience = Object.fromEntries(['FARMING', 'MINING', 'COMBAT', 'FORAGING', 'FISHING', 'ENCHANTING', 'ALCHEMY', 'TAMING', 'CARPENTRY'].map((k) => [`SKILL_${k}`, rng.int(0, 50_000_000)]));
+      const claimed = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`level_${i + 1}`, true]));
+      const bosses = Object.fromEntries(['zombie', 'spider', 'wolf', 'enderman', 'blaze', 'vampire'].map((b) => [b, { claimed_levels: claimed(rng.int(0, 9)) }]));
+      return { player_data: { unlocked_coll_tiers: tiers, experience }, slayer: { slayer_bosses: bosses }, mining_core: { experience: rng.int(0, 2_000_000) } };
+    };
+    const profiles = owners.map((i, n) => {
+      const p = this.players[i]!;
+      return { profile_id: p.profile, cute_name: names[new Rng(this.options.seed, 'profile-name', p.profile).int(0, names.length - 1)], selected: n === 0, members: Object.fromEntries(p.coop.map((m) => [m, member(m)])) };
+    });
+    return { success: true, profiles };
+  }
+
+  private memberOf: Map<string, number[]> | undefined;
+
   items(): ItemsResponse {
     return { success: true, lastUpdated: this.startMs, items: resourceItems() };
   }

@@ -50,6 +50,7 @@ export const SIM_PATHS = {
   bazaar: '/v2/skyblock/bazaar',
   items: '/v2/resources/skyblock/items',
   election: '/v2/resources/skyblock/election',
+  profiles: '/v2/skyblock/profiles',
 } as const;
 
 interface Reply {
@@ -150,6 +151,11 @@ export async function startSimulatorServer(opts: SimulatorServerOptions): Promis
       case SIM_PATHS.election: {
         const e = market.election();
         return { status: 200, body: JSON.stringify(e), lastModified: e.lastUpdated, maxAgeS: 60 };
+      }
+      case SIM_PATHS.profiles: {
+        const uuid = params.get('uuid') ?? '';
+        if (!/^[0-9a-fA-F]{32}$|^[0-9a-fA-F-]{36}$/.test(uuid)) return err(422, 'Malformed UUID');
+        return { status: 200, body: JSON.stringify(market.profiles(uuid)), maxAgeS: 60 };
       }
       case '/':
         return {

@@ -23,6 +23,7 @@ import { PlayerNameRepository } from './repositories/player-names.ts';
 import { LowballRepository } from './repositories/lowball.ts';
 import { ModLinkRepository } from './repositories/mod-links.ts';
 import { DataUploadRepository } from './repositories/data-uploads.ts';
+import { ProfileRequestRepository } from './repositories/profile-requests.ts';
 import { FlipInputRepository } from './repositories/flip-inputs.ts';
 import { BazaarBooks } from './repositories/bazaar-books.ts';
 import { SaleRollupRepository } from './repositories/sale-rollups.ts';
@@ -56,6 +57,7 @@ export class Store {
   readonly lowball: LowballRepository;
   readonly modLinks: ModLinkRepository;
   readonly dataUploads: DataUploadRepository;
+  readonly profileRequests: ProfileRequestRepository;
   readonly flipInputs: FlipInputRepository;
   readonly saleRollups: SaleRollupRepository;
   readonly playerAuctions: PlayerAuctionRepository;
@@ -85,6 +87,7 @@ export class Store {
     this.lowball = new LowballRepository(handle.db, handle.dialect);
     this.modLinks = new ModLinkRepository(handle.db);
     this.dataUploads = new DataUploadRepository(handle.db);
+    this.profileRequests = new ProfileRequestRepository(handle.db);
     this.flipInputs = new FlipInputRepository(handle.db, handle.dialect, this.bazaar);
     this.saleRollups = new SaleRollupRepository(handle.db, handle.dialect);
     this.playerAuctions = new PlayerAuctionRepository(handle.db);

@@ -231,6 +231,22 @@ export interface ModLinksTable {
   method: string;
 }
 
+/** A player profile a request asked for, and what the ingest poller fetched (migration 016). */
+export interface ProfileRequestsTable {
+  /** 32 hex, lower case */
+  player_uuid: string;
+  /** the last time a request asked for a fetch */
+  requested_at: number;
+  /** when the last fetch finished (stored or failed); null before the first */
+  fetched_at: number | null;
+  /** failed fetches in a row (0 after a success) */
+  attempts: Generated<number>;
+  /** the last failure in words; null after a success */
+  last_error: string | null;
+  /** JSON: the player's profiles, trimmed to what the progress filter reads (domain/craft/progress.ts) */
+  profiles: string | null;
+}
+
 export interface PlayerStateTable {
   player_uuid: string;
   profile_uuid: string | null;
@@ -393,6 +409,7 @@ export interface Database {
   mod_link_challenges: ModLinkChallengesTable;
   mod_links: ModLinksTable;
   player_state: PlayerStateTable;
+  profile_requests: ProfileRequestsTable;
   player_bazaar_orders: PlayerBazaarOrdersTable;
   player_bazaar_flips: PlayerBazaarFlipsTable;
   lowball_offers: LowballOffersTable;

@@ -1,16 +1,24 @@
 /**
- * The profit list filtered by a player's unlocked requirements, with the player's profile
- * fetched from a fake upstream profile endpoint (UPSTREAM_API_KEY configured).
+ * The profit list filtered by a player's unlocked requirements, with the player's profile queued
+ * by the request in the store, fetched by the ingest poller from a fake upstream profile endpoint
+ * (UPSTREAM_API_KEY configured) or the simulator, and read back from the store; on SQLite and
+ * PostgreSQL.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { levelFromXp, pickProfile, progressOfMember } from '../../src/domain/craft/progress.ts';
+import { Registry } from 'prom-client';
+import { levelFromXp, pickProfile, progressOfMember, trimProfiles } from '../../src/domain/craft/progress.ts';
 import { loadNeuRepository } from '../../src/gamedata/neu.ts';
-import { HypixelClient } from '../../src/ingest/hypixel-client.ts';
-import { UpstreamProfileProgress, upstreamProfileProgress } from '../../src/ingest/profiles.ts';
+import { Ingestion } from '../../src/ingest/index.ts';
+import { PROFILE_RETENTION_MS, ProfileIngester } from '../../src/ingest/profiles.ts';
+import { createLogger } from '../../src/logger.ts';
+import { MAX_QUEUED_PROFILES } from '../../src/services/player-progress.ts';
+import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { describeEachBackend } from '../helpers/databases.ts';
 import { FakeUpstream } from '../helpers/fake-upstream.ts';
+import { testIngestContext } from '../helpers/ingest-context.ts';
 import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 import { storeMiniRepoPrices, writeMiniRepo } from '../gamedata/helpers.ts';
 
@@ -60,16 +68,27 @@ describe('player progress from a profile (pure)', () => {
       assert.equal(progress.skills!.farming, 2);
       assert.equal(progress.skills!.hotm, 3);
       assert.equal(progressOfMember(pickProfile(body.profiles, undefined)!, OTHER, game), undefined);
+      // What the store keeps: the same progress from a fraction of the profile.
+      const noisy = profiles(5);
+      const banana = noisy.profiles[1]!.members as Record<string, Record<string, unknown>>;
+      banana[UUID]!.inventory = { inv_contents: { data: 'x'.repeat(10_000) } };
+      banana[OTHER] = { player_data: { unlocked_coll_tiers: ['WHEAT_9'] } };
+      const trimmed = trimProfiles(noisy.profiles, UUID);
+      assert.deepEqual(progressOfMember(pickProfile(trimmed, undefined)!, UUID, game), progress);
+      assert.equal(pickProfile(trimmed, 'apple')!.cute_name, 'Apple');
+      assert.ok(JSON.stringify(trimmed).length < 1000, JSON.stringify(trimmed));
+      assert.deepEqual(trimProfiles(null, UUID), []);
     } finally {
       dir.remove();
     }
   });
 });
 
-describe('profit list filtered by the player\'s profile', () => {
+describeEachBackend('profit list filtered by the player\'s profile', (fixture) => {
   let dir: TempDir;
   let upstream: FakeUpstream;
   let t: TestApp;
+  let ingester: ProfileIngester;
 
   before(async () => {
     dir = tempDir('craft-progress');
@@ -79,11 +98,8 @@ describe('profit list filtered by the player\'s profile', () => {
       .on(`/v2/skyblock/profiles?uuid=${UUID}`, { body: profiles(5) }, { body: profiles(6) })
       .on(`/v2/skyblock/profiles?uuid=${OTHER}`, { status: 404, body: { success: false, cause: 'No profiles' } })
       .start();
-    t = await createTestApp({
-      env: { DATA_DIR: dir.path },
-      game,
-      craftProgress: upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: 'test-key', timeoutMs: 2000, clock: { now: () => t.clock.now() } }),
-    });
+    t = await createTestApp({ env: { DATA_DIR: dir.path, UPSTREAM_API_KEY: 'test-key' }, game, store: fixture().store });
+    ingester = new ProfileIngester(testIngestContext({ store: t.store, clock: t.clock, baseUrl: upstream.url, retries: 0 }));
     await storeMiniRepoPrices(t.store, t.clock.now());
   });
   after(async () => {
@@ -93,37 +109,138 @@ describe('profit list filtered by the player\'s profile', () => {
   });
 
   const ids = (res: { json(): unknown }) => (res.json() as Array<{ itemId: string }>).map((r) => r.itemId);
+  const filterOf = (res: { headers: Record<string, unknown> }) => String(res.headers['x-craft-filter']);
 
   test('unfiltered while the profile is fetched, then filtered by the unlocked collection tier', async () => {
     const first = await t.app.inject(`/api/craft/profit?player=${UUID}`);
-    assert.match(String(first.headers['x-craft-filter']), /^unfiltered; fetching/);
+    assert.match(filterOf(first), /^unfiltered; fetching/);
     assert.deepEqual(ids(first), ['ENCHANTED_WHEAT']);
-    await waitFor(async () => !String((await t.app.inject(`/api/craft/profit?player=${UUID}`)).headers['x-craft-filter']).includes('fetching'));
+    // The request only queued the fetch: upstream is called by the poller, once per player however often it is asked.
+    await t.app.inject(`/api/craft/profit?player=${UUID.toUpperCase()}`);
+    assert.equal(upstream.hits.get(`/v2/skyblock/profiles?uuid=${UUID}`), undefined, 'no upstream call on the request path');
+    assert.deepEqual(await t.store.profileRequests.queued(10), [UUID]);
+    assert.deepEqual(await ingester.pollOnce(), { stored: 1, failed: 0, pruned: 0 });
+    assert.deepEqual(await t.store.profileRequests.queued(10), []);
+
     const filtered = await t.app.inject(`/api/craft/profit?player=${UUID}`);
-    assert.match(String(filtered.headers['x-craft-filter']), /^filtered/);
+    assert.match(filterOf(filtered), /^filtered/);
     assert.deepEqual(ids(filtered), [], 'Wheat V < Wheat VI');
     const apple = await t.app.inject(`/api/craft/profit?player=${UUID}&profile=Apple`);
     assert.deepEqual(ids(apple), ['ENCHANTED_WHEAT'], 'Wheat IX on the Apple profile');
-    assert.equal(upstream.hits.get(`/v2/skyblock/profiles?uuid=${UUID}`), 1, 'cached: one upstream call');
-    // After the cache expires the next fetch sees the new tier.
+    await ingester.pollOnce();
+    assert.equal(upstream.hits.get(`/v2/skyblock/profiles?uuid=${UUID}`), 1, 'stored: one upstream call');
+    // Once the profiles are old, a request queues a new fetch and is answered from the old ones meanwhile.
     t.clock.advance(11 * 60_000);
-    await t.app.inject(`/api/craft/profit?player=${UUID}`);
-    await waitFor(async () => ids(await t.app.inject(`/api/craft/profit?player=${UUID}`)).length === 1);
+    const stale = await t.app.inject(`/api/craft/profit?player=${UUID}`);
+    assert.match(filterOf(stale), /^filtered/);
+    assert.deepEqual(await t.store.profileRequests.queued(10), [UUID]);
+    await ingester.pollOnce();
+    assert.deepEqual(ids(await t.app.inject(`/api/craft/profit?player=${UUID}`)), ['ENCHANTED_WHEAT'], 'Wheat VI now');
   });
 
   test('unknown players, names and missing profiles stay unfiltered with the reason', async () => {
     await t.app.inject(`/api/craft/profit?player=${OTHER}`);
-    await waitFor(async () => String((await t.app.inject(`/api/craft/profit?player=${OTHER}`)).headers['x-craft-filter']).includes('404'));
+    assert.deepEqual(await ingester.pollOnce(), { stored: 0, failed: 1, pruned: 0 });
+    const other = await t.app.inject(`/api/craft/profit?player=${OTHER}`);
+    assert.match(filterOf(other), /^unfiltered; upstream answered 404/);
+    const row = await t.store.profileRequests.get(OTHER);
+    assert.equal(row?.attempts, 1);
+    assert.deepEqual(await t.store.profileRequests.queued(10), [], 'a failure is answered for a while before it is asked again');
+    // After the failure's wait a request queues another fetch.
+    t.clock.advance(61_000);
+    assert.match(filterOf(await t.app.inject(`/api/craft/profit?player=${OTHER}`)), /^unfiltered; fetching/);
+    await ingester.pollOnce();
+    assert.equal((await t.store.profileRequests.get(OTHER))?.attempts, 2);
+    t.clock.advance(61_000);
+    await t.app.inject(`/api/craft/profit?player=${OTHER}`);
+    assert.deepEqual(await t.store.profileRequests.queued(10), [], 'the wait doubles with each failure in a row');
+
     const name = await t.app.inject('/api/craft/profit?player=Notch');
-    assert.match(String(name.headers['x-craft-filter']), /pass the player uuid/);
+    assert.match(filterOf(name), /pass the player uuid/);
     const missing = await t.app.inject(`/api/craft/profit?player=${UUID}&profile=Cherry`);
-    assert.match(String(missing.headers['x-craft-filter']), /no profile Cherry/);
+    assert.match(filterOf(missing), /no profile Cherry/);
   });
 
-  test('no source without an API key', () => {
-    assert.equal(upstreamProfileProgress({ upstreamUrl: upstream.url, upstreamApiKey: undefined, timeoutMs: 1000, clock: { now: () => 0 } }), undefined);
-    const source = new UpstreamProfileProgress(new HypixelClient({ baseUrl: upstream.url }), loadNeuRepository(join(dir.path, 'neu')), { now: () => 0 });
-    return source.close();
+  test('a full queue answers unfiltered and queues nothing; the poller prunes old requests', async () => {
+    const { store } = t;
+    const now = t.clock.now();
+    const player = (i: number) => i.toString(16).padStart(32, '0');
+    // Through the route: a full queue answers unfiltered and queues nothing.
+    for (let i = 1; i <= MAX_QUEUED_PROFILES; i++) await store.profileRequests.request(player(i), now, MAX_QUEUED_PROFILES);
+    assert.equal((await store.profileRequests.queued(MAX_QUEUED_PROFILES + 1)).length, MAX_QUEUED_PROFILES);
+    const full = await t.app.inject(`/api/craft/profit?player=${'b'.repeat(32)}`);
+    assert.match(filterOf(full), /^unfiltered; too many player profiles are queued/);
+    assert.equal(await store.profileRequests.get('b'.repeat(32)), undefined);
+    // Nobody waits for a request older than the retention: the poller drops them (and old fetched rows).
+    t.clock.advance(PROFILE_RETENTION_MS + 1);
+    const pruned = await ingester.pollOnce();
+    assert.ok(pruned.pruned >= MAX_QUEUED_PROFILES, `${pruned.pruned} pruned`);
+    assert.deepEqual(await store.profileRequests.queued(10), []);
+  });
+});
+
+describe('profile fetches without an API key', () => {
+  test('the profit list says why it is unfiltered, and nothing is queued or polled', async () => {
+    const t = await createTestApp();
+    try {
+      const res = await t.app.inject(`/api/craft/profit?player=${UUID}`);
+      assert.match(String(res.headers['x-craft-filter']), /no UPSTREAM_API_KEY/);
+      assert.equal(await t.store.profileRequests.get(UUID), undefined);
+      const ingestion = new Ingestion({ upstreamUrl: 'http://127.0.0.1:9', timeoutMs: 100, concurrency: 1, intervals: { auctionsMs: 1000, endedMs: 1000, bazaarMs: 1000, itemsMs: 1000, electionMs: 1000 }, store: t.store, clock: t.clock, logger: createLogger('silent'), registry: new Registry(), source: 'upstream' });
+      assert.equal(ingestion.profiles, undefined);
+      assert.equal('profiles' in ingestion.status(), false);
+      await ingestion.stop();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describeEachBackend('profile fetches from the simulator', (fixture) => {
+  let sim: SimulatorHandle;
+  let t: TestApp;
+  let ingestion: Ingestion;
+
+  before(async () => {
+    sim = await startSimulator({ ...DEFAULT_SIMULATOR_OPTIONS, seed: 7, auctions: 300, backfillMs: 0, port: 0 }, { tickMs: 0 });
+    t = await createTestApp({ env: { UPSTREAM_API_KEY: 'test-key' }, store: fixture().store });
+    ingestion = new Ingestion({
+      upstreamUrl: sim.url,
+      upstreamApiKey: 'test-key',
+      timeoutMs: 2000,
+      concurrency: 2,
+      // Only the profiles poller matters here: the market feeds wait an hour.
+      intervals: { auctionsMs: 3_600_000, endedMs: 3_600_000, bazaarMs: 3_600_000, itemsMs: 3_600_000, electionMs: 3_600_000, profilesMs: 20 },
+      store: t.store,
+      clock: t.clock,
+      logger: createLogger('silent'),
+      registry: new Registry(),
+      source: 'simulator',
+    });
+  });
+  after(async () => {
+    await ingestion.stop();
+    await t.close();
+    await sim.close();
+  });
+
+  test('the ingest poller fetches a queued simulated player and the route reads it from the store', async () => {
+    const player = sim.market.playerUuid(3);
+    const first = await t.app.inject(`/api/craft/profit?player=${player}`);
+    assert.match(String(first.headers['x-craft-filter']), /^unfiltered; fetching/);
+    ingestion.start();
+    await waitFor(async () => (await t.store.profileRequests.get(player))?.fetchedAt != null);
+    const row = (await t.store.profileRequests.get(player))!;
+    assert.equal(row.lastError, null);
+    assert.ok(row.profiles && row.profiles.length >= 1);
+    const filtered = await t.app.inject(`/api/craft/profit?player=${player}`);
+    assert.match(String(filtered.headers['x-craft-filter']), /^filtered/);
+    assert.equal(ingestion.status().profiles?.failures, 0);
+    // A player the simulator does not know has no profiles: said so, not an error.
+    const stranger = 'c'.repeat(32);
+    await t.app.inject(`/api/craft/profit?player=${stranger}`);
+    await waitFor(async () => (await t.store.profileRequests.get(stranger))?.fetchedAt != null);
+    assert.match(String((await t.app.inject(`/api/craft/profit?player=${stranger}`)).headers['x-craft-filter']), /^unfiltered; the player has no SkyBlock profile/);
   });
 });
 

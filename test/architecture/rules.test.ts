@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -68,4 +68,15 @@ describe('rules of the house', () => {
       assert.match(result.output, new RegExp(`error ${rule}:`));
     });
   }
+});
+
+describe('faces call services, not the store or the market', () => {
+  it('no module under src/api/ reaches for app.store, app.market or app.clock (imports are checked above; calls are checked here)', () => {
+    const dir = join(import.meta.dirname, '../../src/api');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      const found = /\bapp\.(store|market|clock)\b/.exec(text);
+      assert.equal(found, null, `${file} calls ${found?.[0]}: ask a service (src/services/) instead`);
+    }
+  });
 });

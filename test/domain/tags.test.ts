@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isValidTag, itemTagFromExtra, neuIdToTag, normalizeTag, readPetInfo } from '../../src/domain/tags.ts';
+import { displayName, isValidTag, itemTagFromExtra, neuIdToTag, normalizeTag, readPetInfo } from '../../src/domain/tags.ts';
 import { neuRepo } from '../helpers/fixtures.ts';
 
 describe('itemTagFromExtra', () => {
@@ -128,5 +128,13 @@ describe('neuIdToTag', () => {
       if (expected !== null) assert.equal(tag, expected, item.internalname);
     }
     assert.ok(counts.pets > 300 && counts.books > 700 && counts.runes > 100 && counts.potions > 100, JSON.stringify(counts));
+  });
+});
+
+describe('flip engine helpers', () => {
+  test('names products the items resource lacks', () => {
+    assert.equal(displayName('ENCHANTMENT_ULTIMATE_WISE_5'), 'Wise V');
+    assert.equal(displayName('ENCHANTMENT_SHARPNESS_6'), 'Sharpness VI');
+    assert.equal(displayName('SHARD_SEA_SERPENT'), 'Shard Sea Serpent');
   });
 });

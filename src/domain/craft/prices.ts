@@ -2,7 +2,7 @@
  * What the crafting engine needs to know about the market, behind one interface so the
  * source can change (a store-backed snapshot today, the in-memory active-auctions view later).
  */
-import type { BookLevel } from '../bazaar-book.ts';
+import { decodeBook, type BookLevel, type OrderBook } from '../bazaar-book.ts';
 import type { Currency } from '../../gamedata/types.ts';
 
 export interface BazaarQuote {
@@ -64,4 +64,47 @@ export function mapPriceSource(
     derpy: options.derpy ?? false,
     asOf: options.asOf ?? 0,
   };
+}
+
+/**
+ * A PriceSource from stored rows (the crafting view's reads): decoded books and per-unit BIN
+ * prices. `cache` keeps decoded books by product, reused while a product's book bytes stay the same.
+ */
+export function buildPriceSource(
+  products: ReadonlyArray<{ productId: string; buyMovingWeek: number; sellMovingWeek: number; book: Uint8Array | null }>,
+  bins: ReadonlyArray<{ tag: string; uuid: string; startingBid: number; count: number }>,
+  asOf: number,
+  cache?: Map<string, { bytes: Uint8Array; book: OrderBook }>,
+): PriceSource {
+  const bazaar = new Map<string, BazaarQuote>();
+  for (const p of products) {
+    let sellOffers: BazaarQuote['sellOffers'] = [];
+    let buyOrders: BazaarQuote['buyOrders'] = [];
+    if (p.book) {
+      const hit = cache?.get(p.productId);
+      if (hit && Buffer.compare(hit.bytes, p.book) === 0) {
+        sellOffers = hit.book.sellOffers;
+        buyOrders = hit.book.buyOrders;
+      } else {
+        try {
+          const book = decodeBook(p.book);
+          cache?.set(p.productId, { bytes: p.book, book });
+          sellOffers = book.sellOffers;
+          buyOrders = book.buyOrders;
+        } catch {
+          // An unreadable book leaves the product without depth: it cannot be bought instantly.
+        }
+      }
+    }
+    // Upstream: buyMovingWeek = units bought instantly (filling sell offers), sellMovingWeek = units sold instantly.
+    bazaar.set(p.productId, { productId: p.productId, sellOffers, buyOrders, instaBuyWeekly: p.buyMovingWeek, instaSellWeekly: p.sellMovingWeek });
+  }
+  const byTag = new Map<string, BinListing[]>();
+  for (const b of bins) {
+    const list = byTag.get(b.tag) ?? [];
+    list.push({ uuid: b.uuid, unitPrice: b.startingBid / b.count, count: b.count });
+    byTag.set(b.tag, list);
+  }
+  for (const list of byTag.values()) list.sort((a, b) => a.unitPrice - b.unitPrice);
+  return mapPriceSource(bazaar, byTag, { asOf });
 }

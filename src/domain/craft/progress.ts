@@ -20,7 +20,7 @@ export function normalizeUuid(s: string): string | undefined {
   return /^[0-9a-f]{32}$/.test(plain) ? plain : undefined;
 }
 
-interface ProfileLike {
+export interface ProfileLike {
   profile_id?: unknown;
   cute_name?: unknown;
   selected?: unknown;
@@ -36,6 +36,43 @@ export function pickProfile(profiles: unknown, wanted: string | undefined): Prof
     return list.find((p) => (id && typeof p.profile_id === 'string' && normalizeUuid(p.profile_id) === id) || (typeof p.cute_name === 'string' && p.cute_name.toLowerCase() === wanted.toLowerCase()));
   }
   return list.find((p) => p.selected === true) ?? list[0];
+}
+
+/**
+ * The player's profiles as `progressOfMember` and `pickProfile` read them, nothing else: the
+ * profile's id, name and selection, and of the player's own membership only the unlocked
+ * collection tiers, skill experience, claimed slayer levels and HotM experience. What is stored
+ * per player stays small whatever upstream sends (inventories, other members).
+ */
+export function trimProfiles(profiles: unknown, uuid: string): ProfileLike[] {
+  if (!Array.isArray(profiles)) return [];
+  const out: ProfileLike[] = [];
+  for (const p of profiles) {
+    if (!isRecord(p)) continue;
+    const member = isRecord(p.members) ? p.members[uuid] : undefined;
+    const members: Record<string, unknown> = {};
+    if (isRecord(member)) {
+      const playerData = isRecord(member.player_data) ? member.player_data : {};
+      const bosses = isRecord(member.slayer) && isRecord(member.slayer.slayer_bosses) ? member.slayer.slayer_bosses : isRecord(member.slayer_bosses) ? member.slayer_bosses : {};
+      const slayerBosses: Record<string, unknown> = {};
+      for (const [boss, data] of Object.entries(bosses)) if (isRecord(data) && isRecord(data.claimed_levels)) slayerBosses[boss] = { claimed_levels: data.claimed_levels };
+      const tiers = Array.isArray(playerData.unlocked_coll_tiers) ? playerData.unlocked_coll_tiers : Array.isArray(member.unlocked_coll_tiers) ? member.unlocked_coll_tiers : [];
+      const experience = isRecord(playerData.experience) ? playerData.experience : {};
+      const trimmed: Record<string, unknown> = {
+        player_data: { unlocked_coll_tiers: tiers.filter((t) => typeof t === 'string'), experience: Object.fromEntries(Object.entries(experience).filter(([k, v]) => k.startsWith('SKILL_') && typeof v === 'number')) },
+        slayer: { slayer_bosses: slayerBosses },
+      };
+      if (isRecord(member.mining_core) && typeof member.mining_core.experience === 'number') trimmed.mining_core = { experience: member.mining_core.experience };
+      members[uuid] = trimmed;
+    }
+    out.push({
+      ...(typeof p.profile_id === 'string' ? { profile_id: p.profile_id } : {}),
+      ...(typeof p.cute_name === 'string' ? { cute_name: p.cute_name } : {}),
+      ...(typeof p.selected === 'boolean' ? { selected: p.selected } : {}),
+      members,
+    });
+  }
+  return out;
 }
 
 /** Progress of `uuid` in a profile; undefined when the player is not a member. */

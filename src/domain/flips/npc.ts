@@ -6,6 +6,7 @@
  *   (instant sell, walking the buy orders) after tax.
  * Quantities are per hour and bounded by the bazaar volume of the bazaar leg.
  */
+import type { NpcShopRow } from '../../gamedata/tables/npc-shops.ts';
 import {
   BAZAAR_FEE,
   bestQuantity,
@@ -64,6 +65,16 @@ export function npcFlips(market: Market, npcSellPrices: ReadonlyMap<string, numb
     });
   }
   return out.sort((a, b) => b.profitPerHour - a.profitPerHour || b.profitMargin - a.profitMargin);
+}
+
+/** NEU shop rows (gamedata/tables/npc-shops.ts) as offers. */
+export function npcOffersFromShopRows(rows: readonly NpcShopRow[]): NpcShopOffer[] {
+  return rows.map(([npcName, itemTag, count, costs]) => ({
+    npcName,
+    itemTag,
+    count,
+    costs: costs.map(([tag, amount]) => ({ tag, amount })),
+  }));
 }
 
 export interface NpcShopOffer {

@@ -19,6 +19,7 @@ import { m012SaleRollups } from './012-sale-rollups.ts';
 import { m013AuctionStorage } from './013-auction-storage.ts';
 import { m014UploadBytes } from './014-upload-bytes.ts';
 import { m015ExportLease } from './015-export-lease.ts';
+import { m016ProfileRequests } from './016-profile-requests.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -36,6 +37,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['013-auction-storage', m013AuctionStorage],
   ['014-upload-bytes', m014UploadBytes],
   ['015-export-lease', m015ExportLease],
+  ['016-profile-requests', m016ProfileRequests],
 ];
 
 /** The migration that creates a database's first tables: it runs only on an empty database. */

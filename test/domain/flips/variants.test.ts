@@ -1,25 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { mayorVariantKey, modifiersOf, neuNpcOffers } from '../../src/market/flips.ts';
-import { displayName } from '../../src/domain/tags.ts';
-import { electionLeader } from '../../src/domain/elections.ts';
-import { decodeAuctionItem } from '../../src/domain/nbt.ts';
-import { AUCTION_ITEMS } from '../../src/gamedata/builtin/catalog.ts';
-import { encodeItem } from '../../src/simulator/items.ts';
-import type { AuctionRow } from '../../src/store/repositories/flip-inputs.ts';
-import { NEU_SNAPSHOT } from '../../src/gamedata/tables/npc-shops.ts';
+import { itemMayorVariantKey as mayorVariantKey, modifiersOf, type SoldItem } from '../../../src/domain/sales-rollup.ts';
+import { npcOffersFromShopRows } from '../../../src/domain/flips/npc.ts';
+import { decodeAuctionItem } from '../../../src/domain/nbt.ts';
+import { AUCTION_ITEMS } from '../../../src/gamedata/builtin/catalog.ts';
+import { encodeItem } from '../../../src/simulator/items.ts';
+import { NEU_SNAPSHOT, NPC_SHOP_ROWS } from '../../../src/gamedata/tables/npc-shops.ts';
+
+/** A sold or listed auction as the flips read it (store.flipInputs rows). */
+type AuctionRow = SoldItem;
 
 describe('flip engine helpers', () => {
-  it('names products the items resource lacks', () => {
-    assert.equal(displayName('ENCHANTMENT_ULTIMATE_WISE_5'), 'Wise V');
-    assert.equal(displayName('ENCHANTMENT_SHARPNESS_6'), 'Sharpness VI');
-    assert.equal(displayName('SHARD_SEA_SERPENT'), 'Shard Sea Serpent');
-  });
-  it('the next mayor is the leading candidate of an open election', () => {
-    assert.equal(electionLeader({ current: { candidates: [{ name: 'Paul', votes: 3 }, { name: 'Diana', votes: 9 }] } }), 'Diana');
-    assert.equal(electionLeader({}), null);
-    assert.equal(electionLeader({ current: { candidates: [] } }), null);
-  });
   it('mayor flips compare one variant: pet level and upgrades split sales, reforges do not', () => {
     const row = (over: Partial<AuctionRow>): AuctionRow => ({ uuid: 'u', tag: 'PET_RABBIT', itemName: '[Lvl 100] Rabbit', count: 1, price: 1, at: 0, tier: 'LEGENDARY', reforge: null, enchantments: {}, flatNbt: {}, ...over });
     const base = mayorVariantKey(row({}));
@@ -32,7 +23,7 @@ describe('flip engine helpers', () => {
     assert.notEqual(mayorVariantKey({ ...sword, enchantments: { smite: 7, sharpness: 5 } }), mayorVariantKey(sword));
   });
   it('NPC shop offers come from the NEU table with coin costs parsed', () => {
-    const offers = neuNpcOffers();
+    const offers = npcOffersFromShopRows(NPC_SHOP_ROWS);
     assert.ok(offers.length > 1000, `${offers.length} offers from NEU ${NEU_SNAPSHOT}`);
     const flesh = offers.find((o) => o.itemTag === 'ROTTEN_FLESH' && o.costs.length === 1 && o.costs[0]!.tag === 'SKYBLOCK_COIN');
     assert.ok(flesh && flesh.costs[0]!.amount > 0 && flesh.count >= 1 && flesh.npcName.length > 0);
@@ -52,7 +43,8 @@ describe('attribute-flip variants from stored auctions', () => {
     assert.ok(['JASPER', 'SAPPHIRE'].includes(m.gems!.COMBAT_0_gem!), m.gems!.COMBAT_0_gem);
     assert.deepEqual(m.unlockedGemSlots, [...(valk.gemSlots ?? [])]);
     assert.equal(m.petHeldItem, null);
-    const pet = modifiersOf({ ...row, tag: 'PET_RABBIT', itemName: '[Lvl 100] Rabbit', flatNbt: { 'petInfo.heldItem': 'PET_ITEM_EXP_SHARE', 'attributes.mana_pool': '4', 'gems.JASPER_0.quality': 'PERFECT' } });
+    const petRow: AuctionRow = { ...row, tag: 'PET_RABBIT', itemName: '[Lvl 100] Rabbit', flatNbt: { 'petInfo.heldItem': 'PET_ITEM_EXP_SHARE', 'attributes.mana_pool': '4', 'gems.JASPER_0.quality': 'PERFECT' } };
+    const pet = modifiersOf(petRow);
     assert.equal(pet.petHeldItem, 'PET_ITEM_EXP_SHARE');
     assert.equal(pet.petLevel, 100);
     assert.deepEqual(pet.attributes, { mana_pool: 4 });

@@ -1,0 +1,56 @@
+/**
+ * What the flip feeds ask of the flip engine (market/flips.ts, recomputed off the request path
+ * when inputs change): the latest results of one model and when they were computed. Before the
+ * first computation a feed is empty and has no time.
+ */
+import { sortAttributeFlips, type AttributeFlip, type AttributeSort } from '../domain/flips/attribute.ts';
+import type { MayorDiffFlip } from '../domain/flips/mayor.ts';
+import type { BazaarFlipResults, FlipEngine } from '../market/flips.ts';
+
+/** One feed's flips and the time they were computed (null before the first computation). */
+export interface FlipFeed<T> {
+  computedAt: number | null;
+  flips: T[];
+}
+
+/** The bazaar-driven feeds, by name. */
+export type BazaarFeed = Exclude<keyof BazaarFlipResults, 'computedAt' | 'snapshotAt'>;
+
+export class FlipsService {
+  constructor(private readonly engine: FlipEngine) {}
+
+  /** Upstream time of the newest data any flip was computed from. */
+  lastUpdate(): number | null {
+    return this.engine.lastUpdate;
+  }
+
+  bazaar<K extends BazaarFeed>(feed: K): FlipFeed<BazaarFlipResults[K][number]> {
+    const results = this.engine.bazaar;
+    return { computedAt: results?.computedAt ?? null, flips: results ? (results[feed] as Array<BazaarFlipResults[K][number]>) : [] };
+  }
+
+  /** Residual flips for a hold time (the default hour is precomputed; others are derived from the held market). */
+  residual(targetHoldTimeHours: number): FlipFeed<BazaarFlipResults['residual'][number]> {
+    return { computedAt: this.engine.bazaar?.computedAt ?? null, flips: this.engine.residual(targetHoldTimeHours) };
+  }
+
+  mayor(): FlipFeed<MayorDiffFlip> {
+    const results = this.engine.auctions;
+    return { computedAt: results?.computedAt ?? null, flips: results?.mayor ?? [] };
+  }
+
+  attribute(sort: AttributeSort): FlipFeed<AttributeFlip> {
+    const results = this.engine.auctions;
+    return { computedAt: results?.computedAt ?? null, flips: sortAttributeFlips(results?.attribute ?? [], sort) };
+  }
+
+  /** Recomputes every model now from the inputs held; resolves with the failure, if any, instead of throwing. */
+  async refreshNow(): Promise<{ ok: true } | { ok: false; error: unknown }> {
+    try {
+      await this.engine.refresh(true);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Readiness as facts: whether the database answers, which feeds have stored data and how fresh
+ * it is, how each feed's polls have been going where this process ingests, and why the service
+ * is not (yet) ready. Ready means auctions and bazaar data are stored and no demo history is
+ * still arriving.
+ */
+import type { Clock } from '../clock.ts';
+import type { Store } from '../store/index.ts';
+import type { FeedName, FeedState } from '../store/repositories/feeds.ts';
+
+/** Feeds that must have stored data before the service reports ready. */
+const REQUIRED_FEEDS: FeedName[] = ['auctions', 'bazaar'];
+
+/** How a feed's polls have been going (ingest/poller.ts PollStatus). */
+export interface FeedPollStatus {
+  failures: number;
+  lastSuccessAt?: number;
+  lastError?: string;
+  lastErrorAt?: number;
+  retryAt?: number;
+}
+
+/** What the running process knows about itself (the app's context). */
+export interface ProcessState {
+  config: { role: string };
+  ingestion?: { upstream: string; status(): Record<string, FeedPollStatus | undefined> } | undefined;
+  loading?: string | undefined;
+  startupProblem?: string | undefined;
+}
+
+export interface HealthReport {
+  status: 'ok' | 'loading' | 'unavailable';
+  reasons: string[];
+  warnings: string[];
+  feeds: FeedState[];
+  /** where this process ingests from and each feed's polls; undefined where it does not ingest */
+  upstream: { url: string; polls: Record<string, FeedPollStatus> } | undefined;
+  database: Store['dialect'];
+  now: number;
+}
+
+export class HealthService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly process: ProcessState,
+  ) {}
+
+  async check(): Promise<HealthReport> {
+    const { process } = this;
+    const now = this.clock.now();
+    const reasons: string[] = [];
+    const warnings: string[] = [];
+    let feeds: FeedState[] = [];
+    const polls = process.ingestion?.status() ?? {};
+    const failing = (name: string): string | undefined => {
+      const p = polls[name];
+      if (!p || p.failures === 0 || !p.lastError) return undefined;
+      return `the ${name} feed's last ${p.failures === 1 ? 'poll' : `${p.failures} polls`} failed: ${p.lastError}`;
+    };
+    let databaseUp = true;
+    try {
+      await this.store.ping();
+      feeds = await this.store.feeds.all();
+    } catch (err) {
+      databaseUp = false;
+      reasons.push(`database unreachable: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    if (databaseUp) {
+      for (const name of REQUIRED_FEEDS) {
+        if (feeds.some((f) => f.name === name)) continue;
+        const missing = `no ${name === 'auctions' ? 'auctions generation' : 'bazaar snapshot'} stored yet`;
+        const why = failing(name) ?? (process.config.role === 'api' ? 'this process does not ingest (role api): see the ingest process\'s health' : undefined);
+        reasons.push(why ? `${missing}: ${why}` : missing);
+      }
+    }
+    for (const name of Object.keys(polls)) {
+      const why = failing(name);
+      // A required feed without data already has its failure among the reasons.
+      if (why && !reasons.some((r) => r.endsWith(why))) warnings.push(why);
+    }
+    if (process.startupProblem) warnings.push(process.startupProblem);
+    const status = reasons.length > 0 ? 'unavailable' : process.loading ? 'loading' : 'ok';
+    if (status === 'loading') reasons.push(process.loading!);
+    const polled = Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, p]] : [])));
+    const upstream = process.ingestion && Object.keys(polls).length > 0 ? { url: process.ingestion.upstream, polls: polled } : undefined;
+    return { status, reasons, warnings, feeds, upstream, database: this.store.dialect, now };
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The use cases the faces call, composed once per app over the store, the clock and the market
+ * (app.ts). Each area is one module; none knows about HTTP.
+ */
+import type { Clock } from '../clock.ts';
+import type { Market } from '../market/index.ts';
+import type { Store } from '../store/index.ts';
+import { BazaarService } from './bazaar.ts';
+import { CraftService } from './craft.ts';
+import { FlipsService } from './flips.ts';
+import { LowballService } from './lowball.ts';
+import { PlayersService } from './players.ts';
+import { UploadsService } from './uploads.ts';
+import { ItemsService } from './items.ts';
+import { PlayerAuctionsService } from './player-auctions.ts';
+
+export interface Services {
+  readonly bazaar: BazaarService;
+  readonly craft: CraftService;
+  readonly flips: FlipsService;
+  readonly players: PlayersService;
+  readonly lowball: LowballService;
+  readonly uploads: UploadsService;
+  readonly items: ItemsService;
+  readonly playerAuctions: PlayerAuctionsService;
+}
+
+export interface ServiceOptions {
+  store: Store;
+  clock: Clock;
+  market: Market;
+  /** whether ingestion fetches players' profiles for the craft filter (it needs UPSTREAM_API_KEY) */
+  fetchProfiles: boolean;
+}
+
+export function createServices({ store, clock, market, fetchProfiles }: ServiceOptions): Services {
+  return {
+    bazaar: new BazaarService(store),
+    craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
+    flips: new FlipsService(market.flips),
+    players: new PlayersService(store),
+    lowball: new LowballService(store, clock),
+    uploads: new UploadsService(store, clock),
+    items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
+    playerAuctions: new PlayerAuctionsService(store),
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * What a player API key reads: the key's player's extracted in-game state, current bazaar
+ * orders and completed bazaar flips, as the mod last uploaded them. The player comes from the
+ * key, never from a parameter; a key bound to a profile does not read state synced from another.
+ */
+import { extractedView } from '../domain/player-data.ts';
+import type { PlayerKeyIdentity } from '../domain/identities.ts';
+import type { Store } from '../store/index.ts';
+import type { StoredFlip } from '../store/repositories/players.ts';
+
+export class PlayersService {
+  constructor(private readonly store: Store) {}
+
+  /** Every extracted field, defaults where nothing usable was uploaded. */
+  async extracted(key: PlayerKeyIdentity): Promise<Record<string, unknown>> {
+    const stored = await this.store.players.state(key.playerUuid);
+    const usable = stored && (key.profileUuid === null || stored.profileUuid === null || stored.profileUuid === key.profileUuid);
+    return extractedView(usable ? stored.state : null);
+  }
+
+  orders(key: PlayerKeyIdentity) {
+    return this.store.players.orders(key.playerUuid);
+  }
+
+  /** Completed flips, newest first. */
+  flips(key: PlayerKeyIdentity): Promise<StoredFlip[]> {
+    return this.store.players.flips(key.playerUuid);
+  }
+}
