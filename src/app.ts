@@ -19,6 +19,9 @@ import { authPlugin } from './http/auth.ts';
 import { limitsPlugin } from './http/limits.ts';
 import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
+import { itemAliasesPlugin } from './http/item-aliases.ts';
+import { itemRoutes } from './api/items.ts';
+import { playerAuctionRoutes } from './api/player-auctions.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes } from './api/craft.ts';
@@ -134,6 +137,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     app.addHook('onClose', () => market.close());
     // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
     app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey) }));
+    await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
     const { store, clock } = context;
@@ -149,6 +153,8 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(playerRoutes);
     await app.register(modSocketRoutes);
     await app.register(flipRoutes);
+    await app.register(itemRoutes);
+    await app.register(playerAuctionRoutes);
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them

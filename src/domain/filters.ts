@@ -232,46 +232,69 @@ const numeric =
     return (s) => test(read(s));
   };
 
-const nbtNumber = (key: string): Builder => numeric((s) => numOf(s.flatNbt[key]));
+/** What a filter built from one NBT value reads, so filter options can tell which items it applies to. */
+export interface NbtFilterFacts {
+  kind: 'number' | 'text' | 'bool' | 'list';
+  keys: readonly string[];
+}
+const NBT_FACTS = new WeakMap<Builder, NbtFilterFacts>();
+function reads<B extends Builder>(builder: B, kind: NbtFilterFacts['kind'], keys: readonly string[]): B {
+  NBT_FACTS.set(builder, { kind, keys });
+  return builder;
+}
+
+const nbtNumber = (key: string): Builder => reads(numeric((s) => numOf(s.flatNbt[key])), 'number', [key]);
 /** Text of the first of `keys` the item has (the game moved some values between keys). */
-const nbtText =
-  (...keys: string[]): Builder =>
-  (value, filter) => {
-    const test = textCondition(filter, value);
-    if (keys.length === 1) return (s) => test(s.flatNbt[keys[0]!]);
-    return (s) => {
-      for (const k of keys) if (s.flatNbt[k] !== undefined) return test(s.flatNbt[k]);
-      return test(undefined);
-    };
-  };
-const nbtBool =
-  (key: string): Builder =>
-  (value) => {
-    const want = boolValue(value);
-    return (s) => {
-      const v = s.flatNbt[key];
-      const present = v !== undefined && v !== '0' && v.toLowerCase() !== 'false';
-      return present === want;
-    };
-  };
+const nbtText = (...keys: string[]): Builder =>
+  reads(
+    (value, filter) => {
+      const test = textCondition(filter, value);
+      if (keys.length === 1) return (s) => test(s.flatNbt[keys[0]!]);
+      return (s) => {
+        for (const k of keys) if (s.flatNbt[k] !== undefined) return test(s.flatNbt[k]);
+        return test(undefined);
+      };
+    },
+    'text',
+    keys,
+  );
+const nbtBool = (key: string): Builder =>
+  reads(
+    (value) => {
+      const want = boolValue(value);
+      return (s) => {
+        const v = s.flatNbt[key];
+        const present = v !== undefined && v !== '0' && v.toLowerCase() !== 'false';
+        return present === want;
+      };
+    },
+    'bool',
+    [key],
+  );
 /** Applied-upgrade counters: `yes`/`true`/`no`/`false` ask whether it is applied (as the reference's filter does), numbers compare the count. */
-const nbtAppliedCount =
-  (key: string): Builder =>
-  (value, filter, all, options) =>
-    /^(yes|no|true|false)$/i.test(value.trim()) ? nbtBool(key)(value, filter, all, options) : nbtNumber(key)(value, filter, all, options);
+const nbtAppliedCount = (key: string): Builder =>
+  reads(
+    (value, filter, all, options) =>
+      /^(yes|no|true|false)$/i.test(value.trim()) ? nbtBool(key)(value, filter, all, options) : nbtNumber(key)(value, filter, all, options),
+    'number',
+    [key],
+  );
 /** A comma-joined list value holding every wanted element (`any` / `none` for presence). */
-const listContains =
-  (key: string): Builder =>
-  (value, filter) => {
-    const v = value.trim().toLowerCase();
-    if (v === 'none') return (s) => !s.flatNbt[key];
-    if (v === 'any') return (s) => Boolean(s.flatNbt[key]);
-    const wanted = alternatives(filter, value).map((a) => a.toUpperCase());
-    return (s) => {
-      const have = new Set((s.flatNbt[key] ?? '').split(',').map((x) => x.trim().toUpperCase()));
-      return wanted.every((w) => have.has(w));
-    };
-  };
+const listContains = (key: string): Builder =>
+  reads(
+    (value, filter) => {
+      const v = value.trim().toLowerCase();
+      if (v === 'none') return (s) => !s.flatNbt[key];
+      if (v === 'any') return (s) => Boolean(s.flatNbt[key]);
+      const wanted = alternatives(filter, value).map((a) => a.toUpperCase());
+      return (s) => {
+        const have = new Set((s.flatNbt[key] ?? '').split(',').map((x) => x.trim().toUpperCase()));
+        return wanted.every((w) => have.has(w));
+      };
+    },
+    'list',
+    [key],
+  );
 const dateBefore =
   (read: (s: FilterSubject) => number | null): Builder =>
   (value, filter) => {
@@ -643,6 +666,12 @@ function generatedFilter(lower: string): { name: string; build: Builder } | unde
     return { name: `${m[1]}Rune`, build: numeric((s) => numOf(s.flatNbt[`runes.${rune}`])) };
   }
   return undefined;
+}
+
+/** What a fixed filter built from NBT values reads (undefined for the others). */
+export function nbtFilterFacts(name: string): NbtFilterFacts | undefined {
+  const builder = FILTERS[name];
+  return builder && NBT_FACTS.get(builder);
 }
 
 /** Names of the fixed filters (for documentation and the OpenAPI description). */

@@ -38,3 +38,19 @@ export function knownTagCheck(known: { has(tag: string): Promise<boolean> }): (t
     if (!(await known.has(tag))) throw itemNotFound(tag);
   };
 }
+
+/** The longest search accepted: item names run to about 40 characters. */
+export const MAX_SEARCH_LENGTH = 64;
+
+export const SearchTerm = Type.String({
+  description: `what to look for: part of a name, a tag, a NEU id or initials; 1–${MAX_SEARCH_LENGTH} characters, no control characters (400 \`invalid_search\` otherwise)`,
+});
+
+/** A search term: trimmed, non-empty, at most MAX_SEARCH_LENGTH characters, no control characters. */
+export function parseSearchTerm(raw: string): string {
+  const term = String(raw).trim();
+  if (term === '') throw badRequest('invalid_search', 'The search term is empty.');
+  if (term.length > MAX_SEARCH_LENGTH) throw badRequest('invalid_search', `The search term is longer than ${MAX_SEARCH_LENGTH} characters.`);
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(term)) throw badRequest('invalid_search', 'The search term holds control characters.');
+  return term;
+}

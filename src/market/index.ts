@@ -14,6 +14,7 @@ import { AuctionNbt } from './auction-nbt.ts';
 import { LowestBinPages } from './lowest-bin-pages.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
+import { ItemCatalog } from './item-catalog.ts';
 
 export interface MarketOptions {
   store: Store;
@@ -35,6 +36,8 @@ export interface Market {
   readonly lowestBinPages: LowestBinPages;
   readonly craft: CraftMarket;
   readonly flips: FlipEngine;
+  /** every item, its aliases and the search over them */
+  readonly catalog: ItemCatalog;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -53,6 +56,14 @@ export function createMarket(options: MarketOptions): Market {
     npcUploadQuorum: config.npcUploadQuorum,
     activeBins: activeAuctions,
   });
+  const catalog = new ItemCatalog({
+    store,
+    game,
+    clock,
+    logger: logger.child({ component: 'item-catalog' }),
+    activeCounts: () => new Map(activeAuctions.lowSupply(Number.POSITIVE_INFINITY).map((s) => [s.tag, s.supply])),
+    marketSize: () => activeAuctions.size,
+  });
   let started = false;
   return {
     game,
@@ -61,16 +72,19 @@ export function createMarket(options: MarketOptions): Market {
     lowestBinPages,
     craft,
     flips,
+    catalog,
     async start() {
       if (started) return;
       started = true;
       await activeAuctions.ready();
+      await catalog.start();
       craft.start();
       flips.start();
     },
     async close() {
       await flips.stop();
       craft.stop();
+      catalog.close();
       activeAuctions.close();
     },
   };

@@ -11,6 +11,8 @@ import { FlipsService } from './flips.ts';
 import { LowballService } from './lowball.ts';
 import { PlayersService } from './players.ts';
 import { UploadsService } from './uploads.ts';
+import { ItemsService } from './items.ts';
+import { PlayerAuctionsService } from './player-auctions.ts';
 
 export interface Services {
   readonly bazaar: BazaarService;
@@ -19,6 +21,8 @@ export interface Services {
   readonly players: PlayersService;
   readonly lowball: LowballService;
   readonly uploads: UploadsService;
+  readonly items: ItemsService;
+  readonly playerAuctions: PlayerAuctionsService;
 }
 
 export interface ServiceOptions {
@@ -37,5 +41,7 @@ export function createServices({ store, clock, market, fetchProfiles }: ServiceO
     players: new PlayersService(store),
     lowball: new LowballService(store, clock),
     uploads: new UploadsService(store, clock),
+    items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
+    playerAuctions: new PlayerAuctionsService(store),
   };
 }

@@ -27,6 +27,7 @@ import { ProfileRequestRepository } from './repositories/profile-requests.ts';
 import { FlipInputRepository } from './repositories/flip-inputs.ts';
 import { BazaarBooks } from './repositories/bazaar-books.ts';
 import { SaleRollupRepository } from './repositories/sale-rollups.ts';
+import { PlayerAuctionRepository } from './repositories/player-auctions.ts';
 import { StatisticsRepository } from './repositories/statistics.ts';
 
 export type { Dialect } from './db.ts';
@@ -59,6 +60,7 @@ export class Store {
   readonly profileRequests: ProfileRequestRepository;
   readonly flipInputs: FlipInputRepository;
   readonly saleRollups: SaleRollupRepository;
+  readonly playerAuctions: PlayerAuctionRepository;
   /** planner statistics (PostgreSQL): analyze after bulk loads, find stale tables */
   readonly statistics: StatisticsRepository;
 
@@ -88,6 +90,7 @@ export class Store {
     this.profileRequests = new ProfileRequestRepository(handle.db);
     this.flipInputs = new FlipInputRepository(handle.db, handle.dialect, this.bazaar);
     this.saleRollups = new SaleRollupRepository(handle.db, handle.dialect);
+    this.playerAuctions = new PlayerAuctionRepository(handle.db);
   }
 
   /** Opens the database and brings its schema up to date. */

@@ -246,6 +246,27 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     assert.equal(proxy.body, 'received abc');
   });
 
+  it('items and players: catalog, search, details, look-alikes, player auctions, bids and search', async () => {
+    await t.app.market.catalog.refresh();
+    const items = await check<Array<{ tag: string; name: string }>>('/api/items', 'ItemMetadataElement', { list: true });
+    const listed = [...t.app.market.activeAuctions.tags()][0]!;
+    await check(`/api/item/search/${encodeURIComponent(items.find((i) => i.tag === listed)!.name)}`, 'SearchResultItem', { list: true });
+    await check('/api/search/a?limit=10', 'SearchResultItem', { list: true });
+    await check(`/api/item/${listed}/details`, 'SkyblockItem');
+    await check(`/api/item/${listed}/similar`, 'ItemPreview', { list: true, nonEmpty: false });
+    const names = ok(await t.app.inject({ method: 'POST', url: '/api/items/names', payload: [listed] }), 'items/names') as Record<string, string>;
+    assert.equal(typeof names[listed], 'string');
+    const bazaarTags = ok(await get('/api/items/bazaar/tags'), 'bazaar/tags') as unknown[];
+    assert.ok(bazaarTags.length > 0 && bazaarTags.every((x) => typeof x === 'string'));
+    const seller = t.app.market.activeAuctions.get([...t.app.market.activeAuctions.tags()].flatMap((tag) => t.app.market.activeAuctions.activeOf(tag, () => true))[0]!.uuid)!.seller;
+    await check(`/api/player/${seller}/auctions`, 'AuctionResult', { list: true });
+    const bidder = (await t.store.kysely.selectFrom('bids').select('bidder').limit(1).executeTakeFirst())?.bidder;
+    if (bidder) await check(`/api/player/${bidder}/bids`, 'BidResult', { list: true });
+    await t.store.playerNames.record([{ playerUuid: seller, name: 'ConformanceSeller' }], 'upstream', t.clock.now());
+    await check('/api/search/player/conformance', 'PlayerResult', { list: true });
+    await check(`/api/filter/options?itemTag=${listed}`, 'FilterOptions', { list: true });
+  });
+
   it('covers every endpoint of the spec', () => {
     const spec = [
       '/api/auction/random', '/api/auctions/active/filter', '/api/auctions/supply/low',

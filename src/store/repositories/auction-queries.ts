@@ -25,7 +25,7 @@ export interface AuctionRecord extends AuctionFacts {
   buyer: string | null;
 }
 
-const RECORD_COLUMNS = [
+export const RECORD_COLUMNS = [
   'uuid',
   'tag',
   'item_name',

@@ -2,14 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { Database, ItemsTable } from '../schema.ts';
+import type { CatalogItem } from '../../domain/item-catalog.ts';
 
-export interface CatalogItem {
-  tag: string;
-  name: string;
-  tier: string | null;
-  category: string | null;
-  npcSellPrice: number | null;
-}
+export type { CatalogItem };
 
 const ITEMS: BulkSpec<ItemsTable> = {
   table: 'items',
@@ -47,6 +42,12 @@ export class ItemRepository {
   async get(tag: string): Promise<CatalogItem | undefined> {
     const row = await this.db.selectFrom('items').selectAll().where('tag', '=', tag).executeTakeFirst();
     return row && toItem(row);
+  }
+
+  /** Every item of the items resource (the catalog reads it once per refresh: a few thousand rows). */
+  async all(): Promise<CatalogItem[]> {
+    const rows = await this.db.selectFrom('items').selectAll().execute();
+    return rows.map(toItem);
   }
 
   async count(): Promise<number> {

@@ -31,15 +31,25 @@ export class MarketPriceRepository {
     private readonly bazaar: BazaarRepository,
   ) {}
 
-  /** Every product of the newest bazaar snapshot, with its current order book. */
-  async latestBazaar(): Promise<LatestBazaarProduct[]> {
+  /** Every product of the newest bazaar snapshot with its moving-week volumes, without books (the item catalog's activity). */
+  async latestBazaarVolumes(): Promise<Array<{ productId: string; buyMovingWeek: number; sellMovingWeek: number }>> {
+    const rows = await this.newestSnapshotRows();
+    return rows.map((r) => ({ productId: r.product_id, buyMovingWeek: Number(r.buy_moving_week), sellMovingWeek: Number(r.sell_moving_week) }));
+  }
+
+  /** The newest snapshot's rows with their product ids: recent rows (keyed by time), or chunks when it is already packed. */
+  private async newestSnapshotRows() {
     const ts = await this.bazaar.newestTs();
     if (ts === null) return [];
-    // The newest snapshot's rows: recent rows (keyed by time), or chunks when it is already packed.
     const numbered = await this.bazaar.rows.rangeAll(ts, ts + 1);
     const ids = new Map((await this.db.selectFrom('bazaar_products').select(['id', 'product_id']).execute()).map((p) => [Number(p.id), p.product_id]));
-    const found = { rows: numbered.filter((r) => ids.has(r.product)).map((r) => ({ product_id: ids.get(r.product)!, ts: r.ts, buy_moving_week: r.buy_moving_week, sell_moving_week: r.sell_moving_week, book: r.book })) };
-    const rows = await this.bazaar.books.resolve(found.rows.map((r) => ({ ...r, ts: Number(r.ts) })));
+    return numbered.filter((r) => ids.has(r.product)).map((r) => ({ ...r, product_id: ids.get(r.product)! }));
+  }
+
+  /** Every product of the newest bazaar snapshot, with its current order book. */
+  async latestBazaar(): Promise<LatestBazaarProduct[]> {
+    const newest = await this.newestSnapshotRows();
+    const rows = await this.bazaar.books.resolve(newest.map((r) => ({ product_id: r.product_id, ts: Number(r.ts), buy_moving_week: r.buy_moving_week, sell_moving_week: r.sell_moving_week, book: r.book })));
     const missing = rows.some((r) => !r.book);
     const books = missing ? await this.bazaar.latestBooks() : new Map<string, Uint8Array>();
     return rows.map((r) => ({

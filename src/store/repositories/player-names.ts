@@ -64,6 +64,25 @@ export class PlayerNameRepository {
     return row ? { playerUuid: row.player_uuid, name: row.name, source: row.source, seenAt: row.seen_at } : undefined;
   }
 
+  /**
+   * Players whose name starts with `prefix` (case-insensitive), alphabetically: a range on the
+   * lower-case name index, checked again here because a non-C collation may widen the range.
+   */
+  async withPrefix(prefix: string, limit: number): Promise<PlayerName[]> {
+    const low = prefix.toLowerCase();
+    if (low === '' || limit <= 0) return [];
+    const high = low.slice(0, -1) + String.fromCharCode(low.charCodeAt(low.length - 1) + 1);
+    const rows = await this.db
+      .selectFrom('player_names')
+      .selectAll()
+      .where('name_lower', '>=', low)
+      .where('name_lower', '<', high)
+      .orderBy('name_lower')
+      .limit(limit)
+      .execute();
+    return rows.filter((r) => r.name_lower.startsWith(low)).map((r) => ({ playerUuid: r.player_uuid, name: r.name, source: r.source, seenAt: r.seen_at }));
+  }
+
   /** Marks a name as seen again (a hint confirmed it); false when unknown. */
   async touch(playerUuid: string, now: number): Promise<boolean> {
     const r = await this.db.updateTable('player_names').set({ seen_at: now }).where('player_uuid', '=', playerUuid).executeTakeFirst();

@@ -186,6 +186,13 @@ export class SaleRollupRepository {
     await this.db.updateTable('sale_rollup_state').set({ rolled_to: to }).where('id', '=', 1).where('rolled_to', '>', to).execute();
   }
 
+  /** Rolled-up sales per tag in `window` (the `tag` variants: one row per tag sold in the last 14 days). */
+  async salesPerTag(window: SalesWindow): Promise<Map<string, number>> {
+    const counter = COUNTER[window];
+    const rows = await this.db.selectFrom('sale_variants').select(['tag', counter]).where('kind', '=', 'tag').execute();
+    return new Map(rows.map((r) => [r.tag, Number(r[counter])]));
+  }
+
   /** Variants of `kind` with at least `min` rolled-up sales in `window`. */
   async variantsWithSales(kind: VariantKind, window: SalesWindow, min: number): Promise<StoredVariant[]> {
     const rows = await this.db.selectFrom('sale_variants').selectAll().where('kind', '=', kind).where(COUNTER[window], '>=', min).execute();

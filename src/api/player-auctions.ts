@@ -1,0 +1,120 @@
+/**
+ * A player's auctions and bids, their name, and players found by name (issue "Finding items").
+ * The player is a Minecraft account uuid (32 hex characters, dashes allowed).
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { filtersFromQuery } from '../domain/filters.ts';
+import { filterMap } from '../http/openapi.ts';
+import { badRequest, notFound } from '../http/problem.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { PLAYER_PAGE_SIZE } from '../services/player-auctions.ts';
+
+const PlayerParams = Type.Object({ playerUuid: Type.String({ description: 'Minecraft account uuid, 32 hex characters (dashes allowed)' }) });
+const NameParams = Type.Object({ playerName: Type.String({ description: 'the start of a Minecraft name: 1–16 letters, digits or _' }) });
+const PageQuery = Type.Object(
+  { page: Type.Integer({ minimum: 0, maximum: 1000, default: 0 }) },
+  { additionalProperties: Type.String(), description: 'any other query parameter is an auction filter (as on the auction routes)' },
+);
+const CONTROL = ['page', 'token', 'apiKey', 'apikey', 'key'];
+
+const auctionFields = {
+  auctionId: Type.String(),
+  highestBid: Type.Number({ description: 'the sale price once sold' }),
+  itemName: Type.String(),
+  tag: Type.String(),
+  end: Type.String({ format: 'date-time', description: 'the sale time once sold' }),
+  startingBid: Type.Number(),
+  bin: Type.Boolean(),
+};
+const AuctionResult = Type.Object(auctionFields);
+const BidResult = Type.Object({ ...auctionFields, highestOwnBid: Type.Number() });
+const PlayerResult = Type.Object({ name: Type.String(), uuid: Type.String(), hitCount: Type.Integer({ description: 'skymarket does not count searches: always 0' }) });
+
+/** A player uuid: 32 hex characters, lower case, dashes removed; else 400 `invalid_uuid`. */
+function parsePlayerUuid(raw: string): string {
+  const hex = String(raw).replace(/-/g, '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw badRequest('invalid_uuid', 'The provided string does not seem to be a valid minecraft account uuid.');
+  return hex;
+}
+
+export async function playerAuctionRoutes(app: FastifyInstance) {
+  const players = app.services.playerAuctions;
+  const filterOf = (query: Record<string, unknown>) => players.compileFilters(filtersFromQuery(query, CONTROL));
+
+  app.get<{ Params: Static<typeof PlayerParams>; Querystring: Static<typeof PageQuery> }>(
+    '/api/player/:playerUuid/auctions',
+    {
+      schema: {
+        tags: ['player'],
+        ...filterMap('query'),
+        summary: `Auctions the player listed, newest end first, ${PLAYER_PAGE_SIZE} per page, auction filters applied`,
+        params: PlayerParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(AuctionResult), ...problemResponses(400) },
+      },
+      config: { cache: 30 },
+    },
+    async (request) => {
+      const player = parsePlayerUuid(request.params.playerUuid);
+      return players.auctions(player, request.query.page, await filterOf(request.query));
+    },
+  );
+
+  app.get<{ Params: Static<typeof PlayerParams>; Querystring: Static<typeof PageQuery> }>(
+    '/api/player/:playerUuid/bids',
+    {
+      schema: {
+        tags: ['player'],
+        ...filterMap('query'),
+        summary: `Auctions the player bid on with their highest bid, newest end first, ${PLAYER_PAGE_SIZE} per page, auction filters applied`,
+        params: PlayerParams,
+        querystring: PageQuery,
+        response: { 200: Type.Array(BidResult), ...problemResponses(400) },
+      },
+      config: { cache: 30 },
+    },
+    async (request) => {
+      const player = parsePlayerUuid(request.params.playerUuid);
+      return players.bids(player, request.query.page, await filterOf(request.query));
+    },
+  );
+
+  app.get<{ Params: Static<typeof PlayerParams> }>(
+    '/api/player/:playerUuid/name',
+    {
+      schema: {
+        tags: ['player'],
+        summary: "The player's Minecraft name as last seen (a JSON string); 404 when skymarket has never seen it",
+        params: PlayerParams,
+        response: { 200: Type.String({ examples: ['Technoblade'] }), ...problemResponses(400, 404) },
+      },
+      config: { cache: 300 },
+    },
+    async (request, reply) => {
+      const player = parsePlayerUuid(request.params.playerUuid);
+      const name = await players.name(player);
+      if (name === undefined) throw notFound('player_not_found', `skymarket has not seen a name for the player ${player}`);
+      // A JSON string, as the established service answers, not text/plain.
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(name));
+    },
+  );
+
+  app.get<{ Params: Static<typeof NameParams> }>(
+    '/api/search/player/:playerName',
+    {
+      schema: {
+        tags: ['player'],
+        summary: 'Players whose name starts with this (at most 10), alphabetically',
+        params: NameParams,
+        response: { 200: Type.Array(PlayerResult), ...problemResponses(400) },
+      },
+      config: { cache: 60 },
+    },
+    async (request) => {
+      const name = String(request.params.playerName).trim();
+      if (!/^[A-Za-z0-9_]{1,16}$/.test(name)) throw badRequest('invalid_name', 'A player name is 1 to 16 letters, digits or underscores.');
+      return players.search(name, 10);
+    },
+  );
+}

@@ -1,0 +1,94 @@
+/**
+ * A player's auctions and bids, in the established service's AuctionResult / BidResult shapes,
+ * ten to a page, newest end first, with the auction filters; a player's name; players by name.
+ */
+import type { CompiledFilter, FilterSubject } from '../domain/filters.ts';
+import { compileAuctionFilters } from './auction-filters.ts';
+import type { Store } from '../store/index.ts';
+import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+
+export const PLAYER_PAGE_SIZE = 10;
+/** Rows read per chunk while a filter skips auctions, and at most this many per request. */
+const CHUNK = 200;
+const SCAN_MAX = 20_000;
+
+export interface AuctionResult {
+  auctionId: string;
+  highestBid: number;
+  itemName: string;
+  tag: string;
+  end: string;
+  startingBid: number;
+  bin: boolean;
+}
+
+export interface BidResult extends AuctionResult {
+  highestOwnBid: number;
+}
+
+export interface PlayerResult {
+  name: string;
+  uuid: string;
+  /** how often the player was searched for: skymarket does not count searches, so always 0 */
+  hitCount: number;
+}
+
+function subjectOf(r: AuctionRecord): FilterSubject {
+  const sold = r.state === 'sold';
+  return { ...r, end: sold ? (r.soldAt ?? r.end) : r.end, sold };
+}
+
+function resultOf(r: AuctionRecord): AuctionResult {
+  return {
+    auctionId: r.uuid,
+    highestBid: r.soldPrice ?? r.highestBid,
+    itemName: r.itemName,
+    tag: r.tag,
+    end: new Date(r.soldAt ?? r.end).toISOString(),
+    startingBid: r.startingBid,
+    bin: r.bin,
+  };
+}
+
+export class PlayerAuctionsService {
+  constructor(private readonly store: Store) {}
+
+  /** The auction filters of a request, compiled (a seller's name resolved through the names seen). */
+  compileFilters(filters: Record<string, string>): Promise<CompiledFilter> {
+    return compileAuctionFilters(this.store, filters);
+  }
+
+  /** Page `page` of the auctions the player listed that pass `filter`. */
+  async auctions(player: string, page: number, filter: CompiledFilter): Promise<AuctionResult[]> {
+    const skip = page * PLAYER_PAGE_SIZE;
+    const matched: AuctionRecord[] = [];
+    let after: { end: number; uuid: string } | undefined;
+    for (let read = 0; read < SCAN_MAX && matched.length < skip + PLAYER_PAGE_SIZE; ) {
+      const limit = filter.names.length === 0 ? skip + PLAYER_PAGE_SIZE - matched.length : CHUNK;
+      const rows = await this.store.playerAuctions.bySeller(player, limit, after);
+      read += rows.length;
+      for (const r of rows) if (filter.test(subjectOf(r))) matched.push(r);
+      if (rows.length < limit) break;
+      const last = rows.at(-1)!;
+      after = { end: last.end, uuid: last.uuid };
+    }
+    return matched.slice(skip, skip + PLAYER_PAGE_SIZE).map(resultOf);
+  }
+
+  /** Page `page` of the auctions the player bid on that pass `filter`, with their highest bid on each. */
+  async bids(player: string, page: number, filter: CompiledFilter): Promise<BidResult[]> {
+    const all = await this.store.playerAuctions.bidOn(player);
+    const matched = all.filter((b) => filter.test(subjectOf(b.auction)));
+    const skip = page * PLAYER_PAGE_SIZE;
+    return matched.slice(skip, skip + PLAYER_PAGE_SIZE).map((b) => ({ ...resultOf(b.auction), highestOwnBid: b.ownBid }));
+  }
+
+  async name(player: string): Promise<string | undefined> {
+    return (await this.store.playerNames.namesOf([player])).get(player);
+  }
+
+  /** Players whose name starts with `name`, alphabetically. */
+  async search(name: string, limit: number): Promise<PlayerResult[]> {
+    return (await this.store.playerNames.withPrefix(name, limit)).map((p) => ({ name: p.name, uuid: p.playerUuid, hitCount: 0 }));
+  }
+}
