@@ -207,6 +207,8 @@ async function storeHistory(dir: string, sales: number, databaseUrl: string): Pr
   const store = await Store.open({ dataDir: dir, ...(databaseUrl ? { databaseUrl } : {}) });
   try {
     await storeManySales(store, { now: Date.now(), days: 30, sales, seed: 5 });
+    // Planner statistics, as autovacuum would have gathered them by a restart (the tests' server runs without it).
+    await store.statistics.analyze(['auctions']);
   } finally {
     await store.close();
   }
