@@ -70,11 +70,13 @@ async function busiestTag(dir: string): Promise<{ tag: string; listings: number;
   const store = await Store.open({ dataDir: dir });
   try {
     const counts = new Map<string, { n: number; tier: string }>();
-    for (const l of await store.auctionQueries.activeListings()) {
-      if (!l.bin) continue;
-      const c = counts.get(l.tag) ?? { n: 0, tier: l.tier ?? 'COMMON' };
-      c.n++;
-      counts.set(l.tag, c);
+    for await (const chunk of store.auctionQueries.activeListingChunks()) {
+      for (const l of chunk) {
+        if (!l.bin) continue;
+        const c = counts.get(l.tag) ?? { n: 0, tier: l.tier ?? 'COMMON' };
+        c.n++;
+        counts.set(l.tag, c);
+      }
     }
     const [tag, c] = [...counts.entries()].sort((a, b) => b[1].n - a[1].n)[0]!;
     return { tag, listings: c.n, tier: c.tier };

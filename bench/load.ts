@@ -28,15 +28,21 @@
  * starts (the flips then roll the last 14 days of sales up first, as on the first start after the
  * upgrade that brought the rollups). With `--ingest-only` the run measures the empty store, that first
  * start, and a restart of the same service on the same store and upstream, with ratios to the empty store.
+ *
+ * `--postgres`: the service's store is PostgreSQL (a fresh schema of the tests' database, DATABASE_URL_TEST or
+ * postgres://postgres@127.0.0.1:5432/test, dropped afterwards) instead of SQLite in the run's directory.
+ * With `--ingest-only`, every run samples the service's RSS every 250 ms from its start (and its JS heap
+ * every second): the notes say where the peak fell (during the cold sweep, right after it, or later), and
+ * BENCH_TIMELINE_FILE=<path> appends the samples as JSON lines.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
-import type { BenchOptions, BenchRow } from './lib.ts';
+import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 import { Store } from '../src/store/index.ts';
 import { storeManySales } from '../test/helpers/sales-history.ts';
 
@@ -45,10 +51,17 @@ const DIST_CLI = join(import.meta.dirname, '../dist/cli.js');
 const VIA_TSX = process.argv.includes('--tsx');
 const NODE_FLAGS = (process.argv.find((a) => a.startsWith('--node-flags='))?.slice('--node-flags='.length) ?? '').split(' ').filter(Boolean);
 const BURST = 40;
+/** `--postgres`: the service's store is a fresh schema of the tests' PostgreSQL database (dropped afterwards) instead of SQLite. */
+const ON_POSTGRES = process.argv.includes('--postgres');
+const BACKEND = ON_POSTGRES ? 'PostgreSQL' : 'SQLite';
 
 interface Demo {
   url: string;
   child: ChildProcess;
+  /** when the service process was spawned (Date.now()) */
+  spawnedAt: number;
+  /** RSS sampled every 250 ms from spawn, and the times its auctions generations were applied */
+  timeline: Timeline;
   stop(): Promise<void>;
   /** Stops the service and starts it again on the same store and upstream, as an operator's restart does. */
   restart(): Promise<void>;
@@ -58,8 +71,10 @@ interface Demo {
  * Spawns `node <args>` and resolves with its URL once it logs `<what> listening on <url>`
  * (rejects after 2 minutes or when it exits first, with the end of its output).
  */
-async function spawnListening(what: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
+async function spawnListening(what: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; spawnedAt: number; timeline: Timeline }> {
+  const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const timeline = new Timeline(child, spawnedAt);
   let output = '';
   child.stderr!.on('data', (d) => (output += d));
   const listening = new RegExp(`${what} listening on (http:\\/\\/[^"\\s]+)`);
@@ -76,7 +91,61 @@ async function spawnListening(what: string, args: string[], env: NodeJS.ProcessE
     });
     child.on('exit', (code) => reject(new Error(`${what} exited with ${code}: ${output.slice(-2000)}`)));
   });
-  return { url, child };
+  timeline.url = url;
+  return { url, child, spawnedAt, timeline };
+}
+
+/**
+ * Where a process's memory peaks: its RSS sampled every 250 ms from spawn, and the times
+ * (since spawn) at which it logged an applied auctions generation, the first being the cold sweep.
+ */
+class Timeline {
+  readonly samples: Array<{ at: number; rss: number }> = [];
+  readonly generations: number[] = [];
+  /** the JS heap (committed and used) and external memory, MB, every second once the service listens */
+  readonly heap: Array<{ at: number; total: number; used: number; external: number }> = [];
+  /** the service's URL once it listens (its /metrics is then sampled too) */
+  url: string | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private partial = '';
+
+  constructor(child: ChildProcess, readonly spawnedAt: number) {
+    let tick = 0;
+    this.timer = setInterval(() => {
+      const rss = child.pid ? memoryOf(child.pid)?.current : undefined;
+      if (rss !== undefined) this.samples.push({ at: Date.now() - spawnedAt, rss });
+      if (++tick % 4 === 0 && this.url) void this.sampleHeap(this.url);
+    }, 250);
+    child.once('exit', () => clearInterval(this.timer));
+    child.stdout!.on('data', (d: Buffer) => {
+      const lines = (this.partial + d.toString()).split('\n');
+      this.partial = lines.pop()!;
+      for (const line of lines) if (line.includes('auctions generation applied')) this.generations.push(Date.now() - spawnedAt);
+    });
+  }
+
+  private async sampleHeap(url: string): Promise<void> {
+    const at = Date.now() - this.spawnedAt;
+    const text = await metricsText(url);
+    const mb = (name: string) => Math.round(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 1048576);
+    if (text) this.heap.push({ at, total: mb('nodejs_heap_size_total_bytes'), used: mb('nodejs_heap_size_used_bytes'), external: mb('nodejs_external_memory_bytes') });
+  }
+
+  /** The sampled peak, and the highest RSS before the cold sweep's generation was applied and after it. */
+  summary(): string {
+    if (this.samples.length === 0) return 'no RSS samples';
+    const peak = this.samples.reduce((a, b) => (b.rss > a.rss ? b : a));
+    const near = this.heap.reduce<(typeof this.heap)[number] | undefined>((a, b) => (!a || Math.abs(b.at - peak.at) < Math.abs(a.at - peak.at) ? b : a), undefined);
+    const heapAtPeak = near ? `; JS heap at ${(near.at / 1000).toFixed(1)} s: ${near.total} MB committed, ${near.used} MB used, ${near.external} MB external` : '';
+    const sweepEnd = this.generations[0] ?? Infinity;
+    const maxOf = (from: number, to: number) => Math.round(Math.max(0, ...this.samples.filter((s) => s.at >= from && s.at < to).map((s) => s.rss)));
+    const s = (ms: number) => (ms / 1000).toFixed(1);
+    return (
+      `sampled peak ${Math.round(peak.rss)} MB at ${s(peak.at)} s after spawn; cold sweep applied at ${Number.isFinite(sweepEnd) ? `${s(sweepEnd)} s` : '—'}, ` +
+      `max RSS until then ${maxOf(0, sweepEnd)} MB, within 5 s after ${maxOf(sweepEnd, sweepEnd + 5000)} MB, later ${maxOf(sweepEnd + 5000, Infinity)} MB; ` +
+      `later generations at ${this.generations.slice(1).map(s).join(', ') || '—'} s${heapAtPeak}`
+    );
+  }
 }
 
 /** Starts `skymarket simulate` and resolves with its URL once listening. */
@@ -86,7 +155,10 @@ function startSimulatorProcess(auctions: number): Promise<{ url: string; child: 
 
 async function startDemo(auctions: number, backfill: string, inProcess: boolean, historySales = 0): Promise<Demo & { simulator?: ChildProcess }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-load-'));
-  if (historySales > 0) await storeHistory(dir, historySales);
+  const schema = ON_POSTGRES ? `bench_load_${process.pid}_${Date.now() % 1e8}` : undefined;
+  if (schema && !(await postgresReachable())) throw new Error(`--postgres: PostgreSQL does not answer at ${POSTGRES_URL}`);
+  const databaseUrl = schema ? `${POSTGRES_URL}${POSTGRES_URL.includes('?') ? '&' : '?'}schema=${schema}` : '';
+  if (historySales > 0) await storeHistory(dir, historySales, databaseUrl);
   const simulator = inProcess ? undefined : await startSimulatorProcess(auctions);
   if (!VIA_TSX) execFileSync('npm', ['run', 'build'], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'ignore', 'inherit'] });
   const serve = () =>
@@ -98,7 +170,7 @@ async function startDemo(auctions: number, backfill: string, inProcess: boolean,
       TRUST_PROXY: 'true',
       RATE_LIMIT_EXEMPT: '',
       LOG_LEVEL: 'info',
-      DATABASE_URL: '',
+      DATABASE_URL: databaseUrl,
       REDIS_URL: '',
     });
   const demo: Demo & { simulator?: ChildProcess } = {
@@ -111,6 +183,7 @@ async function startDemo(auctions: number, backfill: string, inProcess: boolean,
     async stop() {
       for (const proc of [demo.child, simulator?.child]) if (proc) await stopProcess(proc);
       rmSync(dir, { recursive: true, force: true });
+      if (schema) await dropBenchSchema(schema);
     },
   };
   return demo;
@@ -130,10 +203,12 @@ async function stopProcess(proc: ChildProcess): Promise<void> {
  * A month of sold auctions in the service's store before it starts (test/helpers/sales-history.ts:
  * a few hundred tags with a long tail of variants), as a service restarted on its history has.
  */
-async function storeHistory(dir: string, sales: number): Promise<void> {
-  const store = await Store.open({ dataDir: dir });
+async function storeHistory(dir: string, sales: number, databaseUrl: string): Promise<void> {
+  const store = await Store.open({ dataDir: dir, ...(databaseUrl ? { databaseUrl } : {}) });
   try {
     await storeManySales(store, { now: Date.now(), days: 30, sales, seed: 5 });
+    // Planner statistics, as autovacuum would have gathered them by a restart (the tests' server runs without it).
+    await store.statistics.analyze(['auctions']);
   } finally {
     await store.close();
   }
@@ -433,12 +508,19 @@ async function measureIngestion(demo: Demo, auctions: number, seconds: number, w
   }
   const memory = memoryOf(pid);
   const heapMb = await heapUsedMb(demo.url);
+  if (process.env.BENCH_TIMELINE_FILE) dumpTimeline(demo.timeline, what);
   return {
-    name: `service peak RSS, ingestion only (no reads), ${auctions.toLocaleString('en')} auctions, ${what} (target ≤ 400 MB)`,
+    name: `service peak RSS, ingestion only (no reads), ${BACKEND}, ${auctions.toLocaleString('en')} auctions, ${what} (target ≤ 400 MB)`,
     figure: Math.round(memory?.peak ?? maxSampled),
     unit: 'MB',
-    notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${heapSetting()}; VmHWM from start (ready after ${Math.round(readyMs / 1000)} s) through ${seconds} s more, ${generations.size} generations seen; max RSS sampled each second ${Math.round(maxSampled)} MB; JS heap used at the end ${heapMb ?? '?'} MB`,
+    notes: `${VIA_TSX ? 'through tsx' : 'compiled (dist/)'}, ${heapSetting()}; VmHWM from start (ready after ${Math.round(readyMs / 1000)} s) through ${seconds} s more, ${generations.size} generations seen; max RSS sampled each second ${Math.round(maxSampled)} MB; JS heap used at the end ${heapMb ?? '?'} MB; ${demo.timeline.summary()}`,
   };
+}
+
+/** BENCH_TIMELINE_FILE=<path>: appends the run's samples as one JSON line, for a closer look at where memory goes. */
+function dumpTimeline(timeline: Timeline, what: string): void {
+  const { samples, heap, generations } = timeline;
+  appendFileSync(process.env.BENCH_TIMELINE_FILE!, `${JSON.stringify({ what, samples, heap, generations })}\n`);
 }
 
 /** `--history[=sales]`: stored sales the service restarts on (default 1,000,000; 200,000 with --quick); 0 without the flag. */
@@ -483,7 +565,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       .join(', ');
     return [
       {
-        name: `mixed reads, ${auctions.toLocaleString('en')} auctions + live ingestion (SQLite), simulator ${inProcess ? 'in-process (demo)' : 'in its own process'}`,
+        name: `mixed reads, ${auctions.toLocaleString('en')} auctions + live ingestion (${BACKEND}), simulator ${inProcess ? 'in-process (demo)' : 'in its own process'}`,
         figure: mixed.requestsPerSecond,
         unit: 'req/s',
         notes: `service CPU ${Math.round(mixed.cpuPerRequestUs)} µs per request (live ingestion included), GC pauses ${Math.round(mixed.gcPauseMs)} ms in ${seconds} s${NODE_FLAGS.length ? ` (node ${NODE_FLAGS.join(' ')})` : ''}; p50 ${mixed.p50} ms, p99 ${mixed.p99} ms, ${mixed.total} requests in ${seconds} s, ${connections} connections, ${paths.length} paths, 50,000 client IPs (${statuses}); ready after ${(readyMs / 1000).toFixed(0)} s`,

@@ -232,6 +232,8 @@ export function decodeNbtItems(raw: Uint8Array, options?: DecodeOptions): Decode
 // base64 + gzip
 
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
+/** gunzipBase64's reused input buffer (grown to the largest item seen) */
+let scratch = Buffer.allocUnsafeSlow(16 * 1024);
 
 function gunzipBase64(base64: string, maxBytes: number): Buffer {
   if (typeof base64 !== 'string' || base64.length === 0) {
@@ -241,7 +243,12 @@ function gunzipBase64(base64: string, maxBytes: number): Buffer {
   // (1.5x maxBytes of gzip) cannot inflate to less than maxBytes.
   if (base64.length > maxBytes * 2) throw new ItemDecodeError('too_large', `${base64.length} base64 chars`);
   if (!BASE64.test(base64)) throw new ItemDecodeError('bad_base64', 'not base64');
-  return gunzip(Buffer.from(base64, 'base64'), maxBytes);
+  // Decoded into one reused buffer (gunzip copies out of it), not a new Buffer per item: those
+  // came from Node's shared 8 KB pool, beside the item bytes a cold sweep keeps for its rows
+  // until they are stored, and each pinned its slab for as long (docs/performance.md).
+  const size = Math.ceil((base64.length * 3) / 4);
+  if (scratch.length < size) scratch = Buffer.allocUnsafeSlow(size);
+  return gunzip(scratch.subarray(0, scratch.write(base64, 'base64')), maxBytes);
 }
 
 function gunzip(compressed: Buffer, maxBytes: number): Buffer {

@@ -342,37 +342,91 @@ export class ActiveAuctionsView {
 }
 
 /**
- * Memory: 60,000 listings repeat the same few thousand names, tiers, reforges and NBT
- * values, each read from SQLite as a fresh string; one shared copy of each is kept (the
- * pool is dropped when it grows past POOL_MAX distinct values, so unique values cannot
- * grow it without bound). Empty coop lists and enchantment/NBT maps share one frozen
- * instance, as most listings have none.
+ * Memory: a listing is what the view holds 60,000 of, so it is built compact (~9 MB less heap for
+ * 60,000 simulated listings, docs/performance.md 2026-11-26): one object of one shape, every field set at once,
+ * and whatever listings repeat shared rather than copied. Of 60,000 simulated listings, 19,000
+ * sellers (and profiles), 5,700 coop lists, 780 distinct enchantment maps and ~1,100 flat NBT maps
+ * (pets aside, whose uuid makes each unique) are enough; names, tiers, reforges and NBT values
+ * repeat likewise. Each arrives from SQLite or the decoder as a fresh copy: one shared copy of
+ * each is kept in a pool (dropped whole when it grows past its cap, so unique values cannot grow
+ * it without bound). Shared maps and lists are frozen: they are read-only for every reader.
  */
-const POOL_MAX = 200_000;
-let pool = new Map<string, string>();
+const STRINGS_MAX = 200_000;
+const SHARED_MAX = 50_000;
+let strings = new Map<string, string>();
+let shared = new Map<string, object>();
 const EMPTY_LIST: string[] = Object.freeze([]) as unknown as string[];
 const EMPTY_MAP = Object.freeze({}) as Record<string, never>;
 
 function intern<T extends string | null>(s: T): T {
   if (s === null || s.length > 64) return s;
-  const shared = pool.get(s);
-  if (shared !== undefined) return shared as T;
-  if (pool.size >= POOL_MAX) pool = new Map();
-  pool.set(s, s);
+  const known = strings.get(s);
+  if (known !== undefined) return known as T;
+  if (strings.size >= STRINGS_MAX) strings = new Map();
+  strings.set(s, s);
   return s;
 }
 
+/** The pool's copy of `value` under `key` (which says what it holds, kind included), frozen. */
+function share<T extends object>(key: string, value: T): T {
+  const known = shared.get(key);
+  if (known !== undefined) return known as T;
+  if (shared.size >= SHARED_MAX) shared = new Map();
+  shared.set(key, Object.freeze(value));
+  return value;
+}
+
+function coopOf(coop: string[]): string[] {
+  if (coop.length === 0) return EMPTY_LIST;
+  for (let i = 0; i < coop.length; i++) coop[i] = intern(coop[i]!);
+  return share(`c${coop.join(',')}`, coop);
+}
+
+function enchantmentsOf(e: Record<string, number>): Record<string, number> {
+  return isEmpty(e) ? EMPTY_MAP : share(`e${JSON.stringify(e)}`, e);
+}
+
+/** A map with a value longer than a uuid's 32 characters or with one (pets) is kept as its own. */
+function flatNbtOf(flat: Record<string, string>): Record<string, string> {
+  if (isEmpty(flat)) return EMPTY_MAP;
+  let unique = false;
+  for (const key in flat) {
+    const v = flat[key]!;
+    if (v.length >= 32) unique = true;
+    else flat[key] = intern(v);
+  }
+  return unique ? flat : share(`f${JSON.stringify(flat)}`, flat);
+}
+
+/** The view's listing of a record: the record's fields in its order (and `sold`), repeated values shared. */
 function listingOf(r: AuctionRecord): ActiveListing {
-  r.tag = intern(r.tag);
-  r.itemName = intern(r.itemName);
-  r.tier = intern(r.tier);
-  r.category = intern(r.category);
-  r.reforge = intern(r.reforge);
-  if (r.coop.length === 0) r.coop = EMPTY_LIST;
-  if (isEmpty(r.enchantments)) r.enchantments = EMPTY_MAP;
-  if (isEmpty(r.flatNbt)) r.flatNbt = EMPTY_MAP;
-  else for (const key in r.flatNbt) r.flatNbt[key] = intern(r.flatNbt[key]!);
-  return Object.assign(r, { sold: false as const });
+  return {
+    uuid: r.uuid,
+    tag: intern(r.tag),
+    itemName: intern(r.itemName),
+    count: r.count,
+    seller: intern(r.seller),
+    profileId: intern(r.profileId),
+    coop: coopOf(r.coop),
+    start: r.start,
+    end: r.end,
+    startingBid: r.startingBid,
+    highestBid: r.highestBid,
+    bin: r.bin,
+    tier: intern(r.tier),
+    category: intern(r.category),
+    reforge: intern(r.reforge),
+    itemUid: r.itemUid,
+    itemCreatedAt: r.itemCreatedAt,
+    enchantments: enchantmentsOf(r.enchantments),
+    flatNbt: flatNbtOf(r.flatNbt),
+    state: r.state,
+    lastUpdated: r.lastUpdated,
+    soldPrice: r.soldPrice,
+    buyer: r.buyer,
+    soldAt: r.soldAt,
+    sold: false,
+  };
 }
 
 function isEmpty(o: object): boolean {

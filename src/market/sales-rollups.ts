@@ -4,16 +4,16 @@
  * back between hours), and moves the 7- and 14-day windows. Any process may call `catchUp`; the
  * store's compare-and-set lets exactly one of them roll each hour.
  *
- * Then reads, for the auction-driven flips, the variants of a kind that sold often enough in a
- * window, with their prices: the rolled-up hours plus the sales after the last rolled hour
- * (at most RAW_TAIL_MS of them), never every sale of the window.
+ * Then reads, for the auction-driven flips, the attribute targets and mayor items of the windows
+ * with their prices: the rolled-up hours plus the sales after the last rolled hour (at most
+ * RAW_TAIL_MS of them), never every sale of the window.
  */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { RollupState, SalesWindow, VariantCount } from '../store/repositories/sale-rollups.ts';
 import type { VariantModifiers } from '../domain/flips/attribute.ts';
-import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, weightedMedian, type SoldItem, type VariantIdentity, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
+import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, weightedMedian, type SoldItem, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * HOUR_MS;
@@ -22,16 +22,6 @@ export const ROLLUP_GRACE_MS = 10 * MINUTE;
 /** The most sales read raw after the last rolled-up hour (more only while a catch-up is behind). */
 export const RAW_TAIL_MS = 3 * HOUR_MS;
 export const WINDOW_MS: Record<SalesWindow, number> = { '7d': 7 * DAY, '14d': 14 * DAY };
-
-/** A variant that sold at least the asked number of times in a window, with its prices there. */
-export interface VariantSales extends VariantIdentity {
-  /** sales in the window */
-  count: number;
-  /** the window's prices: rolled-up hours as digest points, raw sales as themselves */
-  points: WeightedPrice[];
-  /** the same prices with a time each (an hour's digest points at the middle of their hour) */
-  samples: Array<{ ts: number; price: number }>;
-}
 
 /** Sales not rolled up yet, from `from` on. */
 export interface RawTail {
@@ -129,52 +119,6 @@ export class SalesRollups {
   async rawTail(state: RollupState, now: number): Promise<RawTail> {
     const from = Math.max(state.rolledTo, now - RAW_TAIL_MS);
     return { from, sales: await this.store.flipInputs.soldBetween(from) };
-  }
-
-  /**
-   * Variants of `kind` with at least `minSales` sales in `window` at `now`: the rolled-up hours
-   * from the window's start plus the raw sales after the last rolled-up hour.
-   */
-  async variantsSelling(kind: VariantKind, window: SalesWindow, minSales: number, state: RollupState, now: number, tail?: RawTail): Promise<VariantSales[]> {
-    const { from: tailFrom, sales: tailSales } = tail ?? (await this.rawTail(state, now));
-    const tailGroups = groupTail({ from: tailFrom, sales: tailSales }, kind);
-    const windowStart = window === '7d' ? state.aged7d : state.aged14d;
-    const stored = new Map((await this.store.saleRollups.variantsWithSales(kind, window, Math.max(1, minSales))).map((v) => [v.key, v]));
-    const missing = [...tailGroups.keys()].filter((k) => !stored.has(k));
-    for (const v of await this.store.saleRollups.variantsByKey(kind, missing)) stored.set(v.key, v);
-
-    const out = new Map<string, VariantSales>();
-    for (const v of stored.values()) {
-      const counted = window === '7d' ? v.sales7d : v.sales14d;
-      const count = counted + (tailGroups.get(v.key)?.raw.length ?? 0);
-      if (count < minSales) continue;
-      out.set(v.key, { kind, key: v.key, tag: v.tag, itemName: v.itemName, mods: v.mods, count, points: [], samples: [] });
-    }
-    for (const [key, g] of tailGroups) {
-      if (stored.has(key) || g.raw.length < minSales) continue;
-      out.set(key, { kind, key, tag: g.tag, itemName: g.itemName, mods: g.mods, count: g.raw.length, points: [], samples: [] });
-    }
-    const ids = new Map<number, VariantSales>();
-    for (const e of out.values()) {
-      const v = stored.get(e.key);
-      if (v) ids.set(v.id, e);
-    }
-    for (const h of await this.store.saleRollups.hours([...ids.keys()], windowStart)) {
-      if (h.hour >= tailFrom) continue; // read raw instead
-      const e = ids.get(h.variant)!;
-      const before = e.points.length;
-      digestPoints(h.count, h.prices, e.points);
-      for (let i = before; i < e.points.length; i++) e.samples.push({ ts: h.hour + HOUR_MS / 2, price: e.points[i]!.price });
-    }
-    for (const [key, { raw }] of tailGroups) {
-      const e = out.get(key);
-      if (!e) continue;
-      for (const s of raw) {
-        e.points.push({ price: s.price, weight: 1 });
-        e.samples.push(s);
-      }
-    }
-    return [...out.values()];
   }
 
   /**
@@ -312,7 +256,7 @@ export class SalesRollups {
   }
 }
 
-interface TailGroup {
+export interface TailGroup {
   tag: string;
   itemName: string;
   mods: VariantModifiers | null;
@@ -320,7 +264,7 @@ interface TailGroup {
 }
 
 /** The raw tail's sales grouped by their variant of `kind`; each keeps its own time. */
-function groupTail(tail: RawTail, kind: VariantKind): Map<string, TailGroup> {
+export function groupTail(tail: RawTail, kind: VariantKind): Map<string, TailGroup> {
   const groups = new Map<string, TailGroup>();
   for (const sale of tail.sales) {
     if (!(sale.price > 0)) continue;

@@ -9,7 +9,7 @@ import type { IngestContext } from '../../src/ingest/context.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../src/simulator/index.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { realRows, storeGeneration } from '../helpers/auctions.ts';
+import { activeListings, realRows, storeGeneration } from '../helpers/auctions.ts';
 import { testIngestContext } from '../helpers/ingest-context.ts';
 
 describe('auction endpoints on the real 2022 pages', () => {
@@ -94,7 +94,7 @@ describe('auction endpoints on the simulator market', () => {
   });
 
   it('lowest BIN, overviews, sold history, uid history and analysis answer on simulated data', async () => {
-    const active = await t.store.auctionQueries.activeListings();
+    const active = await activeListings(t.store.auctionQueries);
     const bin = active.find((l) => l.bin && l.highestBid === 0 && l.end > t.clock.now())!;
     const lbin = (await t.app.inject(`/api/auctions/tag/${bin.tag}/active/bin`)).json() as Array<{ startingBid: number }>;
     assert.ok(lbin.length >= 1 && lbin.length <= 10);

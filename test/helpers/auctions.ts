@@ -3,10 +3,18 @@ import { randomBytes } from 'node:crypto';
 import { bidRows, decodeAuctionItem, listingRow } from '../../src/ingest/records.ts';
 import type { UpstreamAuction } from '../../src/ingest/upstream.ts';
 import type { Store } from '../../src/store/index.ts';
+import type { AuctionQueryRepository, AuctionRecord } from '../../src/store/repositories/auction-queries.ts';
 import type { AuctionsTable, BidsTable } from '../../src/store/schema.ts';
 import { realGeneration } from './fixtures.ts';
 
 export const hex32 = () => randomBytes(16).toString('hex');
+
+/** Every active listing in one array (the view reads them chunk by chunk). */
+export async function activeListings(queries: AuctionQueryRepository): Promise<AuctionRecord[]> {
+  const out: AuctionRecord[] = [];
+  for await (const chunk of queries.activeListingChunks()) out.push(...chunk);
+  return out;
+}
 
 /** A listing row with sensible defaults (BIN, legendary Hyperion, ends in a day). */
 export function listing(now: number, over: Partial<AuctionsTable> = {}): AuctionsTable {

@@ -28,7 +28,7 @@ function spy(store: Store) {
   };
   wrap(store.marketPrices, 'lowestBins', 'lowestBins');
   wrap(store.marketPrices, 'latestBazaar', 'latestBazaar');
-  wrap(store.auctionQueries, 'activeListings', 'activeListings');
+  wrap(store.auctionQueries, 'activeListingChunks', 'activeListings');
   wrap(store.elections, 'latest', 'election');
   return calls;
 }

@@ -7,6 +7,7 @@ import { SalesRollups } from '../../src/market/sales-rollups.ts';
 import type { SalesWindow } from '../../src/store/repositories/sale-rollups.ts';
 import type { Store } from '../../src/store/index.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { variantsSelling } from '../helpers/variants-selling.ts';
 import { sale, storeSales } from '../helpers/auctions.ts';
 
 const DAY = 24 * HOUR_MS;
@@ -43,9 +44,9 @@ async function direct(store: Store, kind: VariantKind, from: number): Promise<Ma
   return new Map([...groups].map(([k, prices]) => [k, { count: prices.length, median: median(prices)! }]));
 }
 
-async function viaRollups(rollups: SalesRollups, kind: VariantKind, window: SalesWindow, now: number) {
+async function viaRollups(store: Store, rollups: SalesRollups, kind: VariantKind, window: SalesWindow, now: number) {
   const state = await rollups.catchUp(now);
-  const found = await rollups.variantsSelling(kind, window, 1, state, now);
+  const found = await variantsSelling(store, rollups, kind, window, 1, state, now);
   return { state, found: new Map(found.map((v) => [v.key, { count: v.count, median: weightedMedian(v.points)! }])) };
 }
 
@@ -55,7 +56,7 @@ describeEachBackend('sales rollups', (fixture) => {
     await fill(store);
     const rollups = new SalesRollups(store, new ManualClock(NOW));
     for (const [kind, window] of [['attr', '7d'], ['mayor', '14d'], ['tag', '14d']] as const) {
-      const { state, found } = await viaRollups(rollups, kind, window, NOW);
+      const { state, found } = await viaRollups(store, rollups, kind, window, NOW);
       assert.ok(state.rolledTo > NOW - 2 * HOUR_MS && state.rolledTo <= NOW, 'every closed hour rolled');
       const from = window === '7d' ? state.aged7d : state.aged14d;
       assert.equal(from, Math.floor((NOW - (window === '7d' ? 7 : 14) * DAY) / HOUR_MS) * HOUR_MS);
@@ -63,7 +64,7 @@ describeEachBackend('sales rollups', (fixture) => {
     }
     // A minimum drops the variants below it.
     const state = await store.saleRollups.state();
-    const few = await rollups.variantsSelling('attr', '7d', 10_000, state, NOW);
+    const few = await variantsSelling(store, rollups, 'attr', '7d', 10_000, state, NOW);
     assert.deepEqual(few, []);
   });
 
@@ -72,11 +73,11 @@ describeEachBackend('sales rollups', (fixture) => {
     const rollups = new SalesRollups(store, new ManualClock(NOW));
     // A replayed sale two days back, in an hour already rolled up.
     await storeSales(store, NOW, [sale(NOW, 2 * DAY + 5 * 60_000, { tag: 'BOW', item_name: 'Bow', sold_price: 5000 })]);
-    const before = (await viaRollups(rollups, 'tag', '14d', NOW)).found.get('BOW')!;
+    const before = (await viaRollups(store, rollups, 'tag', '14d', NOW)).found.get('BOW')!;
     const truth = (await direct(store, 'tag', (await store.saleRollups.state()).aged14d)).get('BOW')!;
     assert.equal(before.count, truth.count - 1, 'not counted before the rewind');
     await rollups.rewind(NOW);
-    const { state, found } = await viaRollups(rollups, 'tag', '14d', NOW);
+    const { state, found } = await viaRollups(store, rollups, 'tag', '14d', NOW);
     assert.deepEqual(found, await direct(store, 'tag', state.aged14d));
     assert.equal(found.get('BOW')!.count, before.count + 1, 'a rewind recounts: no sale counted twice');
   });
@@ -87,7 +88,7 @@ describeEachBackend('sales rollups', (fixture) => {
     const a = new SalesRollups(store, new ManualClock(NOW));
     const b = new SalesRollups(store, new ManualClock(NOW));
     await Promise.all([a.catchUp(NOW), b.catchUp(NOW)]);
-    const { state, found } = await viaRollups(a, 'attr', '7d', NOW);
+    const { state, found } = await viaRollups(store, a, 'attr', '7d', NOW);
     assert.deepEqual(found, await direct(store, 'attr', state.aged7d));
   });
 
@@ -95,9 +96,9 @@ describeEachBackend('sales rollups', (fixture) => {
     const { store } = fixture();
     const later = NOW + 8 * DAY;
     const rollups = new SalesRollups(store, new ManualClock(later));
-    const { state, found } = await viaRollups(rollups, 'attr', '7d', later);
+    const { state, found } = await viaRollups(store, rollups, 'attr', '7d', later);
     assert.deepEqual(found, await direct(store, 'attr', state.aged7d), 'the 7-day window after 8 days');
-    const mayor = await viaRollups(rollups, 'mayor', '14d', later);
+    const mayor = await viaRollups(store, rollups, 'mayor', '14d', later);
     assert.deepEqual(mayor.found, await direct(store, 'mayor', state.aged14d));
     const gone = NOW + 40 * DAY;
     await rollups.catchUp(gone);
@@ -106,7 +107,7 @@ describeEachBackend('sales rollups', (fixture) => {
     assert.deepEqual([...new Set(kinds.map((k) => k.kind))].sort(), ['tag'], 'attr and mayor variants left with their hours');
     const hours = await db.selectFrom('sale_hours').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.ok(Number(hours.n) > 20 * 24 * 0.8, `tag hours kept (${hours.n})`);
-    const tags = await rollups.variantsSelling('tag', '14d', 1, await store.saleRollups.state(), gone);
+    const tags = await variantsSelling(store, rollups, 'tag', '14d', 1, await store.saleRollups.state(), gone);
     assert.deepEqual(tags, [], 'nothing sold in the last 14 days');
   });
 });
@@ -125,12 +126,12 @@ describeEachBackend('sales rollups: the flip engine reads', (fixture) => {
       const state = await kept.catchUp(now);
       const tail = await kept.rawTail(state, now);
       const fresh = new SalesRollups(store, new ManualClock(now));
-      const expected = (await fresh.variantsSelling('attr', '7d', 3, state, now, tail)).map((v) => [v.key, v.count, weightedMedian(v.points)]).sort();
+      const expected = (await variantsSelling(store, fresh, 'attr', '7d', 3, state, now, tail)).map((v) => [v.key, v.count, weightedMedian(v.points)]).sort();
       const targets = (await kept.attributeTargets(state, tail, 3)).map((t) => [t.key, t.count, t.median]).sort();
       assert.deepEqual(targets, expected, `attribute targets after ${step / 60_000} min`);
       if (step < 7 * DAY) assert.ok(targets.length > 0, `targets after ${step / 60_000} min`);
       const mayor = await kept.mayorItems(state, tail, 3);
-      const all = await fresh.variantsSelling('mayor', '14d', 3, state, now, tail);
+      const all = await variantsSelling(store, fresh, 'mayor', '14d', 3, state, now, tail);
       for (const item of mayor) {
         const ofTag = all.filter((v) => v.tag === item.tag);
         assert.equal(item.count, Math.max(...ofTag.map((v) => v.count)), `${item.tag}: its most sold variant`);

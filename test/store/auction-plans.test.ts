@@ -18,7 +18,7 @@ import { MarketPriceRepository } from '../../src/store/repositories/market-price
 import { PlayerNameRepository } from '../../src/store/repositories/player-names.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
-import { hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
+import { activeListings, hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { tempDir } from '../helpers/temp-dir.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -43,7 +43,7 @@ const SELLER = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const UID = '0123456789ab';
 
 const PROBES: Probe[] = [
-  { name: 'activeListings', run: (r) => r.queries.activeListings(), index: /^auctions_active_/ },
+  { name: 'activeListings', run: (r) => activeListings(r.queries), index: /^auctions_active_/ },
   { name: 'countActive', run: (r) => r.queries.countActive(), index: /^auctions_active_/ },
   { name: 'activeIndex', run: (r) => r.auctions.activeIndex(), index: /^auctions_active_|^sqlite_autoindex_bids_1$|^bids_pk$/ },
   { name: 'activeItemUids', run: (r) => r.queries.activeItemUids([UID]), index: 'auctions_item_uid' },

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachBackend } from '../helpers/databases.ts';
-import { hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
+import { activeListings, hex32, listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { cursorOf, type AuctionRecord } from '../../src/store/repositories/auction-queries.ts';
 import { saleRow } from '../../src/ingest/records.ts';
 import type { DecodedItem } from '../../src/domain/nbt.ts';
@@ -27,7 +27,7 @@ describeEachBackend('auction queries', (fixture) => {
       sale(NOW, 10 * DAY, { sold_price: 400, tag: 'OTHER' }),
     ]);
 
-    const listings = await q.activeListings();
+    const listings = await activeListings(q);
     assert.equal(listings.length, 1);
     assert.deepEqual(listings[0]!.enchantments, { sharpness: 6 });
     assert.deepEqual(listings[0]!.flatNbt, { upgrade_level: '5' });
@@ -133,7 +133,7 @@ describeEachBackend('auction queries', (fixture) => {
     const { store } = fixture();
     // 23 listings over 4 end times: chunks of 5 cut through runs of equal end_at.
     const listings = Array.from({ length: 23 }, (_, i) => listing(NOW, { end_at: NOW + 60_000 * (i % 4) }));
-    const before = (await store.auctionQueries.activeListings()).map((r) => r.uuid);
+    const before = (await activeListings(store.auctionQueries)).map((r) => r.uuid);
     await storeGeneration(store, NOW, listings);
     await storeSales(store, NOW, [sale(NOW, DAY)]);
     const chunks: AuctionRecord[][] = [];

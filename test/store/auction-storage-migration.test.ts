@@ -22,6 +22,7 @@ import type { AuctionsTable, BidsTable } from '../../src/store/schema.ts';
 import { Market } from '../../src/simulator/market.ts';
 import type { HypixelAuction } from '../../src/simulator/wire.ts';
 import { bidFacts } from '../../src/services/auctions.ts';
+import { activeListings } from '../helpers/auctions.ts';
 import { IN_CI, migrateTo, openUnmigratedStore, postgresUnavailable } from '../helpers/databases.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -222,7 +223,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
         // Active listings with nbtData (the lowest-BIN pages), sold history, item-uid sales.
         const active = rows.filter((r) => r.state === 'active');
         assert.deepEqual(
-          (await q.activeListings()).sort((x, y) => (x.uuid < y.uuid ? -1 : 1)),
+          (await activeListings(q)).sort((x, y) => (x.uuid < y.uuid ? -1 : 1)),
           active.map(oldRecord).sort((x, y) => (x.uuid < y.uuid ? -1 : 1)),
         );
         const nbt = await q.itemNbtOf(active.slice(0, 50).map((r) => r.uuid));

@@ -181,13 +181,6 @@ export class AuctionQueryRepository {
     private readonly dialect: Dialect,
   ) {}
 
-  /** Every active listing, for the in-memory view (no item bytes). */
-  async activeListings(): Promise<AuctionRecord[]> {
-    const out: AuctionRecord[] = [];
-    for await (const chunk of this.activeListingChunks()) out.push(...chunk);
-    return out;
-  }
-
   /**
    * Every active listing in chunks of `chunk`, by end time then uuid (keyset on the partial
    * active-end index), letting the event loop run between chunks on SQLite. A caller that turns
