@@ -90,6 +90,9 @@ export interface BuildOptions {
   storedResponses?: boolean;
 }
 
+/** How long the market may take to load before start-up fails (Fastify's plugin and onReady timeout). */
+export const MARKET_START_TIMEOUT_MS = 180_000;
+
 export async function buildApp(context: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = context;
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
@@ -101,6 +104,9 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     logController: new LogController({ disableRequestLogging: !verbose }),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimit,
+    // The market starts in onReady (active listings, item catalog): 60,000 listings from a busy PostgreSQL took
+    // longer than Fastify's default 10 s, and the service exited instead of starting. A real hang still ends.
+    pluginTimeout: MARKET_START_TIMEOUT_MS,
     // Fastify accepts a hop count at run time; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string[],
     frameworkErrors,
