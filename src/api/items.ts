@@ -120,7 +120,7 @@ export async function itemRoutes(app: FastifyInstance) {
       },
       config: { cache: 60 },
     },
-    async (request) => items.searchItems(parseSearchTerm(request.params.searchVal)),
+    async (request, reply) => reply.type(JSON_TYPE).send(items.searchItemsJson(parseSearchTerm(request.params.searchVal))),
   );
 
   app.get<{ Params: Static<typeof SearchParams>; Querystring: Static<typeof SearchQuery> }>(

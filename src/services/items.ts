@@ -83,6 +83,23 @@ export class ItemsService {
     return out;
   }
 
+  /**
+   * The item search answer as JSON bytes: serialised once per catalog answer (the catalog keeps its
+   * answers per state, so a repeated search costs two lookups).
+   */
+  searchItemsJson(term: string, limit = MAX_ITEM_SEARCH_RESULTS): Buffer {
+    const found = this.catalog.search(term, Math.min(limit, MAX_ITEM_SEARCH_RESULTS));
+    let json = this.serialised.get(found);
+    if (json === undefined) {
+      json = Buffer.from(JSON.stringify(found.map(itemHit)));
+      this.serialised.set(found, json);
+    }
+    return json;
+  }
+
+  /** Serialised answers by the catalog's answer arrays: they go when the catalog drops its answers. */
+  private readonly serialised = new WeakMap<readonly CatalogEntry[], Buffer>();
+
   searchItems(term: string, limit = MAX_ITEM_SEARCH_RESULTS): SearchResultItem[] {
     return this.catalog.search(term, Math.min(limit, MAX_ITEM_SEARCH_RESULTS)).map(itemHit);
   }
