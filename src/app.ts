@@ -29,9 +29,6 @@ import { marketFromConfig, type Market } from './market/index.ts';
 import { createServices, type Services } from './services/index.ts';
 import { HealthService, type FeedPollStatus } from './services/health.ts';
 import { auctionsRoutes } from './api/auctions.ts';
-import { AuctionArchive } from './services/auction-archive.ts';
-import { AuctionService } from './services/auctions.ts';
-import { PriceAnalysisService } from './services/price-analysis.ts';
 import { dataRoutes } from './api/data.ts';
 import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
@@ -142,17 +139,11 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     app.addHook('onReady', () => market.start());
     app.addHook('onClose', () => market.close());
     // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
-    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey) }));
+    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config }));
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
-    const { store, clock } = context;
-    const auctions = new AuctionService({ store, market, clock });
-    await app.register(auctionsRoutes, {
-      auctions,
-      analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
-      archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
-    });
+    await app.register(auctionsRoutes);
     await app.register(craftRoutes);
     await app.register(lowballRoutes);
     await app.register(dataRoutes);

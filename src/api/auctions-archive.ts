@@ -11,7 +11,7 @@ import { assertQueueCapacity } from '../http/limits.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../domain/archive-export.ts';
-import { ARCHIVE_SCAN_LIMIT, type AuctionArchive } from '../services/auction-archive.ts';
+import { ARCHIVE_SCAN_LIMIT } from '../services/auction-archive.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
 import { filterMap } from '../http/openapi.ts';
@@ -124,8 +124,8 @@ function exportNotFound(id: number): HttpProblem {
   return notFound('export_not_found', `You have no export job ${id}.`);
 }
 
-export async function archiveRoutes(app: FastifyInstance, options: { archive: AuctionArchive }) {
-  const { archive } = options;
+export async function archiveRoutes(app: FastifyInstance) {
+  const { archive } = app.services;
   app.addSchema(ArchiveResponse);
   app.addSchema(ExportRequestCreate);
   app.addSchema(ExportRequest);

@@ -14,17 +14,15 @@ import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { filterMap } from '../http/openapi.ts';
 import { ItemTagParams, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
-import type { AuctionArchive } from '../services/auction-archive.ts';
 import {
   LOW_SUPPLY_BELOW,
   LOWEST_BIN_COUNT,
   OVERVIEW_PAGE_SIZE,
   SOLD_PARTNER_WINDOW_DAYS,
   SOLD_WINDOW_DAYS,
-  type AuctionService,
 } from '../services/auctions.ts';
 import { DeadlineExceeded } from '../services/deadline.ts';
-import { ANALYSIS_TIMEOUT_MS, type PriceAnalysisService } from '../services/price-analysis.ts';
+import { ANALYSIS_TIMEOUT_MS } from '../services/price-analysis.ts';
 import { auctionPreviews, itemSell, SHARED_AUCTION_SCHEMAS, soldAuction } from './auction-shapes.ts';
 import { archiveRoutes } from './auctions-archive.ts';
 
@@ -38,13 +36,6 @@ export const MAX_UID_BATCH = 120;
 export const UID_SOLD_PAGE_SIZE = 100;
 export const UID_SOLD_MAX_PAGE_SIZE = 1000;
 export const MAX_ACTIVE_UUID_BATCH = 1000;
-
-/** The services the auction routes ask (app.ts builds them over the market and the store). */
-export interface AuctionRouteOptions {
-  auctions: AuctionService;
-  analysis: PriceAnalysisService;
-  archive: AuctionArchive;
-}
 
 // ---------------------------------------------------------------------------
 // Schemas
@@ -170,8 +161,8 @@ function auctionNotFound(uuid: string): HttpProblem {
 
 // ---------------------------------------------------------------------------
 
-export async function auctionsRoutes(app: FastifyInstance, options: AuctionRouteOptions) {
-  const { auctions, analysis, archive } = options;
+export async function auctionsRoutes(app: FastifyInstance) {
+  const { auctions, analysis } = app.services;
   // Response schemas document the wire; bodies are already shaped, and fast-json-stringify
   // validates every nullable (anyOf) field per value, which costs more than JSON.stringify here.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
@@ -179,7 +170,7 @@ export async function auctionsRoutes(app: FastifyInstance, options: AuctionRoute
   app.addSchema(InventoryBatchLookup);
   app.addSchema(FilterQuery);
   app.addSchema(AnalysisResult);
-  await app.register(archiveRoutes, { archive });
+  await app.register(archiveRoutes);
 
   // --- single auctions -------------------------------------------------------
 

@@ -13,8 +13,14 @@ import { PlayersService } from './players.ts';
 import { UploadsService } from './uploads.ts';
 import { ItemsService } from './items.ts';
 import { PlayerAuctionsService } from './player-auctions.ts';
+import { AuctionService } from './auctions.ts';
+import { PriceAnalysisService } from './price-analysis.ts';
+import { AuctionArchive } from './auction-archive.ts';
 
 export interface Services {
+  readonly auctions: AuctionService;
+  readonly analysis: PriceAnalysisService;
+  readonly archive: AuctionArchive;
   readonly bazaar: BazaarService;
   readonly craft: CraftService;
   readonly flips: FlipsService;
@@ -31,10 +37,16 @@ export interface ServiceOptions {
   market: Market;
   /** whether ingestion fetches players' profiles for the craft filter (it needs UPSTREAM_API_KEY) */
   fetchProfiles: boolean;
+  /** how long an archive export job holds its lease */
+  config: { exportLeaseSeconds: number };
 }
 
-export function createServices({ store, clock, market, fetchProfiles }: ServiceOptions): Services {
+export function createServices({ store, clock, market, fetchProfiles, config }: ServiceOptions): Services {
+  const auctions = new AuctionService({ store, market, clock });
   return {
+    auctions,
+    analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
+    archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     bazaar: new BazaarService(store),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
     flips: new FlipsService(market.flips),
