@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { itemIconSvg } from '../domain/item-icon.ts';
-import { ItemTag, itemNotFound, ItemTagParams, parseItemTag, parseSearchTerm, SearchTerm } from '../http/params.ts';
+import { itemNotFound, ItemTagParams, parseItemTag, parseSearchTerm, SearchTerm } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { MAX_NAME_LOOKUPS, MAX_SEARCH_RESULTS } from '../services/items.ts';
 
@@ -65,7 +65,7 @@ const FilterOptionsSchema = Type.Object(
   },
   { examples: [{ name: 'Stars', options: ['1', '5'], type: 48, longType: 'NUMERICAL, RANGE', description: 'dungeon stars (upgrade level)' }] },
 );
-const FilterOptionsQuery = Type.Object({ itemTag: Type.Optional(Type.Union([ItemTag, Type.Literal('*')], { description: 'the item (tag or alias); absent or * for every filter' })) });
+const FilterOptionsQuery = Type.Object({ itemTag: Type.Optional(Type.String({ description: 'the item (tag or alias); absent or * for every filter' })) });
 
 export async function itemRoutes(app: FastifyInstance) {
   const { items } = app.services;

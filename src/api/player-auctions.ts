@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { filtersFromQuery } from '../domain/filters.ts';
+import { compactPlayerUuid, PLAYER_NAME } from '../domain/player-data.ts';
 import { filterMap } from '../http/openapi.ts';
 import { badRequest, notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
@@ -33,8 +34,8 @@ const PlayerResult = Type.Object({ name: Type.String(), uuid: Type.String(), hit
 
 /** A player uuid: 32 hex characters, lower case, dashes removed; else 400 `invalid_uuid`. */
 function parsePlayerUuid(raw: string): string {
-  const hex = String(raw).replace(/-/g, '').toLowerCase();
-  if (!/^[0-9a-f]{32}$/.test(hex)) throw badRequest('invalid_uuid', 'The provided string does not seem to be a valid minecraft account uuid.');
+  const hex = compactPlayerUuid(String(raw));
+  if (hex === undefined) throw badRequest('invalid_uuid', 'The provided string does not seem to be a valid minecraft account uuid.');
   return hex;
 }
 
@@ -113,7 +114,7 @@ export async function playerAuctionRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const name = String(request.params.playerName).trim();
-      if (!/^[A-Za-z0-9_]{1,16}$/.test(name)) throw badRequest('invalid_name', 'A player name is 1 to 16 letters, digits or underscores.');
+      if (!PLAYER_NAME.test(name)) throw badRequest('invalid_name', 'A player name is 1 to 16 letters, digits or underscores.');
       return players.search(name, 10);
     },
   );

@@ -2,7 +2,7 @@
  * Names of items as people type them: the readable name of a catalog entry, the key an alias is
  * looked up by, and the NEU internal names (ecosystem.md §3) that resolve to a skymarket tag.
  */
-import { enchantmentBookTag, neuIdToTag } from './tags.ts';
+import { enchantmentBookTag, neuIdToTag, romanLevel, titleCase } from './tags.ts';
 
 /** Minecraft formatting codes (`§6`, `§l` …). */
 const FORMATTING = /§./g;
@@ -19,22 +19,6 @@ const NOT_AN_ITEM = /\((?:NPC|Rift NPC|Monster|Sea Creature|Boss|Miniboss|Animal
 
 export function isCreatureEntry(name: string): boolean {
   return NOT_AN_ITEM.test(name);
-}
-
-const ROMAN = ['', 'I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
-
-/** Roman numeral of a level 1–10, else the number as written. */
-export function romanLevel(level: number): string {
-  return ROMAN[level] ?? String(level);
-}
-
-function titleCase(words: string): string {
-  return words
-    .toLowerCase()
-    .split('_')
-    .filter(Boolean)
-    .map((w) => w[0]!.toUpperCase() + w.slice(1))
-    .join(' ');
 }
 
 const BOOK = /^ENCHANTMENT_(.+)_(\d+)$/;

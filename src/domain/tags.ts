@@ -163,10 +163,24 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 const ROMAN = ['', 'I', 'II', 'III', 'IV', 'V', 'VI', 'VII', 'VIII', 'IX', 'X'];
 
+/** Roman numeral of a level 1–10, else the level as written. */
+export function romanLevel(level: number | string): string {
+  return ROMAN[Number(level)] ?? String(level);
+}
+
+/** `ULTIMATE_WISE` → `Ultimate Wise`: words split at underscores, each capitalised. */
+export function titleCase(words: string): string {
+  return words
+    .toLowerCase()
+    .split('_')
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
 /** A readable name for products the items resource does not list (enchanted books, shards …). */
 export function displayName(tag: string): string {
-  const title = (s: string) => s.toLowerCase().split('_').filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
   const book = /^ENCHANTMENT_(?:ULTIMATE_)?(.+)_(\d+)$/.exec(tag);
-  if (book) return `${title(book[1]!)} ${ROMAN[Number(book[2])] ?? book[2]}`;
-  return title(tag);
+  if (book) return `${titleCase(book[1]!)} ${romanLevel(book[2]!)}`;
+  return titleCase(tag);
 }

@@ -326,15 +326,24 @@ export class ActiveAuctionsView {
     return all.find((l) => l.end > now);
   }
 
+  /** Listings not yet ended, per tag (the item catalog's activity, the low-supply list). */
+  supplyByTag(now = this.clock.now()): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [tag, index] of this.maps.byTag) {
+      let supply = 0;
+      for (const l of index.listings.values()) if (l.end > now) supply++;
+      out.set(tag, supply);
+    }
+    return out;
+  }
+
   /** Listing count and the two cheapest BINs of every tag with fewer than `below` active listings. */
   lowSupply(below: number): TagSupply[] {
     const now = this.clock.now();
     const out: TagSupply[] = [];
-    for (const [tag, index] of this.maps.byTag) {
-      let supply = 0;
-      for (const l of index.listings.values()) if (l.end > now) supply++;
+    for (const [tag, supply] of this.supplyByTag(now)) {
       if (supply >= below) continue;
-      const bins = index.bins().filter((l) => l.end > now);
+      const bins = this.maps.byTag.get(tag)!.bins().filter((l) => l.end > now);
       out.push({ tag, supply, lowest: bins[0] ?? null, secondLowest: bins[1] ?? null });
     }
     return out.sort((a, b) => a.supply - b.supply || (a.tag < b.tag ? -1 : 1));

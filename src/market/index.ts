@@ -61,7 +61,7 @@ export function createMarket(options: MarketOptions): Market {
     game,
     clock,
     logger: logger.child({ component: 'item-catalog' }),
-    activeCounts: () => new Map(activeAuctions.lowSupply(Number.POSITIVE_INFINITY).map((s) => [s.tag, s.supply])),
+    activeCounts: () => activeAuctions.supplyByTag(),
     marketSize: () => activeAuctions.size,
   });
   let started = false;

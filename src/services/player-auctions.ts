@@ -4,6 +4,7 @@
  */
 import type { CompiledFilter, FilterSubject } from '../domain/filters.ts';
 import { compileAuctionFilters } from './auction-filters.ts';
+import { soldSubject } from './auctions.ts';
 import type { Store } from '../store/index.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 
@@ -34,8 +35,7 @@ export interface PlayerResult {
 }
 
 function subjectOf(r: AuctionRecord): FilterSubject {
-  const sold = r.state === 'sold';
-  return { ...r, end: sold ? (r.soldAt ?? r.end) : r.end, sold };
+  return r.state === 'sold' ? soldSubject(r) : { ...r, sold: false };
 }
 
 function resultOf(r: AuctionRecord): AuctionResult {
