@@ -54,3 +54,17 @@ export function parseSearchTerm(raw: string): string {
   if (/[\u0000-\u001f\u007f-\u009f]/.test(term)) throw badRequest('invalid_search', 'The search term holds control characters.');
   return term;
 }
+
+const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const ISO_LIKE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses an ISO-8601 date or date-time (UTC when no offset is given) to epoch ms; 400 when malformed. */
+export function parseTime(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const text = value.trim().replace(' ', 'T');
+  const ms = ISO_LIKE.test(text) ? Date.parse(ZONELESS.test(text) ? `${text}Z` : text) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw badRequest('invalid_date', `${name} must be an ISO-8601 date or date-time such as 2026-11-20T12:00:00Z, got '${value}'.`);
+  }
+  return ms;
+}

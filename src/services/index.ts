@@ -16,6 +16,7 @@ import { PlayerAuctionsService } from './player-auctions.ts';
 import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
+import { MayorsService } from './mayors.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -29,6 +30,7 @@ export interface Services {
   readonly uploads: UploadsService;
   readonly items: ItemsService;
   readonly playerAuctions: PlayerAuctionsService;
+  readonly mayors: MayorsService;
 }
 
 export interface ServiceOptions {
@@ -39,9 +41,11 @@ export interface ServiceOptions {
   fetchProfiles: boolean;
   /** how long an archive export job holds its lease */
   config: { exportLeaseSeconds: number };
+  /** the SkyBlock year's length: 124 h, or the demo simulator's compressed year */
+  skyblockYearMs: number;
 }
 
-export function createServices({ store, clock, market, fetchProfiles, config }: ServiceOptions): Services {
+export function createServices({ store, clock, market, fetchProfiles, config, skyblockYearMs }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
   return {
     auctions,
@@ -55,5 +59,6 @@ export function createServices({ store, clock, market, fetchProfiles, config }: 
     uploads: new UploadsService(store, clock),
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
+    mayors: new MayorsService(store, clock, skyblockYearMs),
   };
 }
