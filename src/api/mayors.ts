@@ -21,7 +21,25 @@ const ElectionPeriod = Type.Object(
     winner: Type.Object({ ...Candidate.properties, minister: Type.Union([Minister, Type.Null()]) }),
     candidates: Type.Array(Candidate),
   },
-  { $id: 'ElectionPeriod' },
+  {
+    $id: 'ElectionPeriod',
+    examples: [
+      {
+        year: 419,
+        start: '2026-11-25T08:55:00.000Z',
+        end: '2026-11-30T12:55:00.000Z',
+        id: '419',
+        winner: {
+          key: 'economist',
+          name: 'Diana',
+          perks: [{ name: 'Pet XP Buff', description: 'Gain 35% more pet XP.', minister: false }],
+          votes: 784844,
+          minister: { key: 'fishing', name: 'Marina', perk: { name: 'Fishing Festival', description: 'A fishing festival starts every month.' } },
+        },
+        candidates: [{ key: 'economist', name: 'Diana', perks: [{ name: 'Pet XP Buff', description: 'Gain 35% more pet XP.', minister: false }], votes: 784844 }],
+      },
+    ],
+  },
 );
 
 const RangeQuery = Type.Object({
