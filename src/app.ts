@@ -23,6 +23,7 @@ import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
 import { playerAuctionRoutes } from './api/player-auctions.ts';
 import { mayorRoutes } from './api/mayors.ts';
+import { bulkPriceRoutes } from './api/bulk-prices.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes } from './api/craft.ts';
@@ -154,6 +155,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(itemRoutes);
     await app.register(playerAuctionRoutes);
     await app.register(mayorRoutes);
+    await app.register(bulkPriceRoutes);
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them

@@ -14,6 +14,7 @@ import { AuctionNbt } from './auction-nbt.ts';
 import { LowestBinPages } from './lowest-bin-pages.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
+import { BulkPrices } from './bulk-prices.ts';
 import { ItemCatalog } from './item-catalog.ts';
 
 export interface MarketOptions {
@@ -38,6 +39,8 @@ export interface Market {
   readonly flips: FlipEngine;
   /** every item, its aliases and the search over them */
   readonly catalog: ItemCatalog;
+  /** the bulk price files (lowest BINs by NEU and Elite id), rebuilt as the listings change */
+  readonly bulkPrices: BulkPrices;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -64,6 +67,7 @@ export function createMarket(options: MarketOptions): Market {
     activeCounts: () => activeAuctions.supplyByTag(),
     marketSize: () => activeAuctions.size,
   });
+  const bulkPrices = new BulkPrices({ view: activeAuctions, clock, logger: logger.child({ component: 'bulk-prices' }) });
   let started = false;
   return {
     game,
@@ -73,11 +77,13 @@ export function createMarket(options: MarketOptions): Market {
     craft,
     flips,
     catalog,
+    bulkPrices,
     async start() {
       if (started) return;
       started = true;
       await activeAuctions.ready();
       await catalog.start();
+      bulkPrices.start();
       craft.start();
       flips.start();
     },
@@ -85,6 +91,7 @@ export function createMarket(options: MarketOptions): Market {
       await flips.stop();
       craft.stop();
       catalog.close();
+      bulkPrices.close();
       activeAuctions.close();
     },
   };

@@ -16,6 +16,7 @@ import { PlayerAuctionsService } from './player-auctions.ts';
 import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
+import { BulkPricesService } from './bulk-prices.ts';
 import { MayorsService } from './mayors.ts';
 
 export interface Services {
@@ -31,6 +32,7 @@ export interface Services {
   readonly items: ItemsService;
   readonly playerAuctions: PlayerAuctionsService;
   readonly mayors: MayorsService;
+  readonly bulkPrices: BulkPricesService;
 }
 
 export interface ServiceOptions {
@@ -60,5 +62,6 @@ export function createServices({ store, clock, market, fetchProfiles, config, sk
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
     mayors: new MayorsService(store, clock, skyblockYearMs),
+    bulkPrices: new BulkPricesService(market.bulkPrices),
   };
 }
