@@ -32,13 +32,6 @@ export function itemNotFound(tag: string, detail = `could not find the item with
   return notFound('item_not_found', detail);
 }
 
-/** A check that answers 404 `item_not_found` unless `known` has the tag (services/auction-filters.ts KnownTags). */
-export function knownTagCheck(known: { has(tag: string): Promise<boolean> }): (tag: string) => Promise<void> {
-  return async (tag) => {
-    if (!(await known.has(tag))) throw itemNotFound(tag);
-  };
-}
-
 /** The longest search accepted: item names run to about 40 characters. */
 export const MAX_SEARCH_LENGTH = 64;
 
