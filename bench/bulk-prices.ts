@@ -21,7 +21,7 @@ import type { BenchOptions, BenchRow } from './lib.ts';
 async function rebuild(dir: string, quick: boolean): Promise<BenchRow> {
   const store = await Store.open({ dataDir: dir });
   const view = new ActiveAuctionsView(store, systemClock, { pollMs: 0 });
-  const bulk = new BulkPrices({ view, clock: systemClock, logger: createLogger('silent'), checkMs: 0 });
+  const bulk = new BulkPrices({ store, view, clock: systemClock, logger: createLogger('silent'), checkMs: 0 });
   try {
     await view.ready();
     await bulk.build(); // warm-up

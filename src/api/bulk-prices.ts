@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { BulkFileName, PreparedFile } from '../market/bulk-prices.ts';
+import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 
 /**
@@ -27,6 +28,23 @@ const Metadata = Type.Object({
   files: Type.Array(
     Type.Object({ name: Type.String(), paths: Type.Array(Type.String()), method: Type.String(), keys: Type.Integer(), bytes: Type.Integer(), gzipBytes: Type.Integer() }),
   ),
+  bazaar: Type.Union([
+    Type.Object({ snapshotAt: Type.String({ format: 'date-time' }), products: Type.Integer(), paths: Type.Array(Type.String()), method: Type.String(), bytes: Type.Integer(), gzipBytes: Type.Integer() }),
+    Type.Null(),
+  ]),
+});
+const BazaarFigures = Type.Object({
+  buyPrice: Type.Number({ description: 'instant buy: the lowest sell offer, per unit' }),
+  sellPrice: Type.Number({ description: 'instant sell: the highest buy order, per unit' }),
+  buyVolume: Type.Number({ description: 'units offered for sale' }),
+  sellVolume: Type.Number({ description: 'units wanted by buy orders' }),
+  buyMovingWeek: Type.Number(),
+  sellMovingWeek: Type.Number(),
+  buyOrders: Type.Integer({ description: 'sell offers' }),
+  sellOrders: Type.Integer({ description: 'buy orders' }),
+});
+const KeysQuery = Type.Object({
+  keys: Type.Optional(Type.Union([Type.Literal('hypixel'), Type.Literal('neu')], { default: 'hypixel', description: "hypixel: the bazaar's product ids; neu: NEU ids (ULTIMATE_WISE;5, INK_SACK-3)" })),
 });
 
 /** The JSON, gzip-encoded when the client takes gzip. */
@@ -86,6 +104,24 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       },
     );
   }
+
+  app.get<{ Querystring: Static<typeof KeysQuery> }>(
+    '/api/bazaar/prices',
+    {
+      schema: {
+        tags: ['prices'],
+        summary: "Every bazaar product's instant buy and sell prices, volumes, moving-week volumes and order counts from the newest snapshot, in one file",
+        querystring: KeysQuery,
+        response: { 200: Type.Record(Type.String(), BazaarFigures), ...problemResponses(400, 404) },
+      },
+      config: { cache: 20, rateLimit: false },
+    },
+    async (request, reply) => {
+      const file = await bulk.bazaarFile(request.query.keys === 'neu' ? 'bazaar/neu' : 'bazaar/hypixel');
+      if (!file) throw notFound('no_snapshot', 'No bazaar snapshot is stored yet.');
+      return sendJson(request, reply, file);
+    },
+  );
 
   app.get(
     '/api/prices/files',

@@ -8,12 +8,16 @@
  * - `elite/raw`, `elite/smooth`: `{ELITE_ID: price}` keyed with Elite's extensions
  *   (`TYPE;N+100` …): the absolute lowest, and the lowest inside the outlier fence
  *   (domain/bulk-prices.ts `smoothLowest`).
+ * - `bazaar/hypixel`, `bazaar/neu`: every product's figures in the newest bazaar snapshot, keyed
+ *   by product id or by NEU id, rebuilt when a new snapshot is stored.
  */
 import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { coins, eliteIdOf, smoothLowest } from '../domain/bulk-prices.ts';
 import { neuIdOf } from '../domain/item-names.ts';
+import type { Store } from '../store/index.ts';
+import type { BazaarQuick } from '../store/repositories/market-prices.ts';
 import type { ActiveAuctionsView } from './active-auctions.ts';
 
 export type BulkFileName = 'neu/lowestbin' | 'elite/raw' | 'elite/smooth';
@@ -37,7 +41,18 @@ export interface BulkBuild {
   files: Record<BulkFileName, PreparedFile>;
 }
 
+export type BazaarFileName = 'bazaar/hypixel' | 'bazaar/neu';
+
+/** The bazaar files of one snapshot. */
+export interface BazaarBuild {
+  /** the snapshot's time (epoch ms) */
+  snapshotAt: number;
+  products: number;
+  files: Record<BazaarFileName, PreparedFile>;
+}
+
 export interface BulkPricesOptions {
+  store: Store;
   view: ActiveAuctionsView;
   clock: Clock;
   logger: Logger;
@@ -59,6 +74,8 @@ function addPrice(map: Map<string, number[]>, key: string, price: number): void 
 
 export class BulkPrices {
   private current: { version: number; build: BulkBuild } | undefined;
+  private bazaar: { feed: number; build: BazaarBuild | undefined } | undefined;
+  private bazaarBuilding: Promise<BazaarBuild | undefined> | undefined;
   private building: Promise<BulkBuild> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -92,6 +109,24 @@ export class BulkPrices {
       })
       .finally(() => (this.building = undefined));
     return this.building;
+  }
+
+  /**
+   * The bazaar files of the newest stored snapshot (undefined before the first), rebuilt when the
+   * bazaar feed has moved since the last build: one feed lookup per call.
+   */
+  async bazaarBuild(): Promise<BazaarBuild | undefined> {
+    const feed = (await this.options.store.feeds.get('bazaar'))?.lastUpdated ?? 0;
+    if (this.bazaar?.feed === feed) return this.bazaar.build;
+    this.bazaarBuilding ??= this.options.store.marketPrices
+      .latestBazaarQuick()
+      .then((latest) => {
+        const build = latest && bazaarFiles(latest.ts, latest.products);
+        this.bazaar = { feed, build };
+        return build;
+      })
+      .finally(() => (this.bazaarBuilding = undefined));
+    return this.bazaarBuilding;
   }
 
   /** The last build without waiting, if any (the hot path). */
@@ -129,6 +164,16 @@ export class BulkPrices {
     this.options.logger.debug({ listings, keys: neu.size, buildMs: Math.round(buildMs) }, 'bulk price files built');
     return { builtAt: now, listings, buildMs, files };
   }
+}
+
+function bazaarFiles(ts: number, products: readonly BazaarQuick[]): BazaarBuild {
+  const byId: Record<string, Omit<BazaarQuick, 'productId'>> = {};
+  const byNeu: Record<string, Omit<BazaarQuick, 'productId'>> = {};
+  for (const { productId, ...figures } of [...products].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+    byId[productId] = figures;
+    byNeu[neuIdOf({ tag: productId, tier: null, flatNbt: {} })] = figures;
+  }
+  return { snapshotAt: ts, products: products.length, files: { 'bazaar/hypixel': prepareFile(byId, ts), 'bazaar/neu': prepareFile(byNeu, ts) } };
 }
 
 /** Keys in order, so equal prices give equal bytes (and ETags) whatever the listing order. */

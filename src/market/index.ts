@@ -67,7 +67,7 @@ export function createMarket(options: MarketOptions): Market {
     activeCounts: () => activeAuctions.supplyByTag(),
     marketSize: () => activeAuctions.size,
   });
-  const bulkPrices = new BulkPrices({ view: activeAuctions, clock, logger: logger.child({ component: 'bulk-prices' }) });
+  const bulkPrices = new BulkPrices({ store, view: activeAuctions, clock, logger: logger.child({ component: 'bulk-prices' }) });
   let started = false;
   return {
     game,

@@ -2,7 +2,7 @@
  * The bulk price files mods poll (NEU's and Elite's formats, Coflnet's `/api/prices/neu`): ready
  * bytes from the market, current with the active listings.
  */
-import type { BulkBuild, BulkFileName, BulkPrices, PreparedFile } from '../market/bulk-prices.ts';
+import type { BazaarFileName, BulkBuild, BulkFileName, BulkPrices, PreparedFile } from '../market/bulk-prices.ts';
 import { FENCE_K, MIN_FENCE_LISTINGS, REFERENCE_SHARE } from '../domain/bulk-prices.ts';
 
 export interface BulkFileInfo {
@@ -19,7 +19,15 @@ export interface BulkFilesMetadata {
   listings: number;
   buildMs: number;
   files: BulkFileInfo[];
+  /** the bazaar file's snapshot, when one is stored */
+  bazaar: { snapshotAt: string; products: number; paths: string[]; method: string; bytes: number; gzipBytes: number } | null;
 }
+
+const BAZAAR = {
+  paths: ['/api/bazaar/prices', '/api/bazaar/prices?keys=neu'],
+  method:
+    'every product of the newest bazaar snapshot: buyPrice (instant buy: the lowest sell offer), sellPrice (instant sell: the highest buy order), volumes, moving-week volumes and order counts; keyed by product id or by NEU id',
+};
 
 const DESCRIPTIONS: Record<BulkFileName, { paths: string[]; method: string }> = {
   'neu/lowestbin': {
@@ -44,8 +52,14 @@ export class BulkPricesService {
     return (await this.prices.build()).files[name];
   }
 
+  /** The newest snapshot's bazaar file, or undefined before the first snapshot. */
+  async bazaarFile(name: BazaarFileName): Promise<PreparedFile | undefined> {
+    return (await this.prices.bazaarBuild())?.files[name];
+  }
+
   async metadata(): Promise<BulkFilesMetadata> {
     const build: BulkBuild = await this.prices.build();
+    const bazaar = await this.prices.bazaarBuild();
     return {
       builtAt: new Date(build.builtAt).toISOString(),
       listings: build.listings,
@@ -57,6 +71,15 @@ export class BulkPricesService {
         bytes: build.files[name].json.length,
         gzipBytes: build.files[name].gzip.length,
       })),
+      bazaar: bazaar
+        ? {
+            snapshotAt: new Date(bazaar.snapshotAt).toISOString(),
+            products: bazaar.products,
+            ...BAZAAR,
+            bytes: bazaar.files['bazaar/hypixel'].json.length,
+            gzipBytes: bazaar.files['bazaar/hypixel'].gzip.length,
+          }
+        : null,
     };
   }
 }

@@ -15,6 +15,7 @@ import { describeEachBackend } from '../helpers/databases.ts';
 import { FakeUpstream } from '../helpers/fake-upstream.ts';
 import { realGeneration } from '../helpers/fixtures.ts';
 import { testIngestContext } from '../helpers/ingest-context.ts';
+import { insert, offerRow } from '../helpers/bazaar.ts';
 
 const HOUR = 3_600_000;
 const MAX_EXP = String(1e12);
@@ -128,6 +129,50 @@ describeEachBackend('bulk price files', (fixture) => {
     assert.equal(meta.listings, rows.filter((r) => r.bin && r.end_at > now).length + 1);
     assert.deepEqual(meta.files.map((f) => f.name), ['neu/lowestbin', 'elite/raw', 'elite/smooth']);
     assert.ok(meta.files.every((f) => f.keys > 0 && f.paths.length > 0 && f.method.length > 20));
+  });
+});
+
+describeEachBackend('the bazaar in one file', (fixture) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ store: fixture().store });
+  });
+  after(() => t.close());
+
+  test('every product of the newest snapshot, by product id or NEU id, equal to each product snapshot', async () => {
+    const none = await t.app.inject('/api/bazaar/prices');
+    assert.equal(none.statusCode, 404);
+    assert.equal((none.json() as { slug: string }).slug, 'no_snapshot');
+
+    const now = t.clock.now();
+    const products = ['ENCHANTED_DIAMOND', 'ENCHANTMENT_ULTIMATE_WISE_5', 'INK_SACK:3'];
+    await insert(t.store, products.map((p, i) => offerRow(p, now - 60_000, 100 * (i + 1))));
+    await insert(t.store, products.map((p, i) => ({ ...offerRow(p, now - 20_000, 200 * (i + 1)), buy_volume: 7 + i, sell_orders: 3 + i })));
+    const res = await t.app.inject('/api/bazaar/prices');
+    assert.equal(res.statusCode, 200);
+    const file = res.json() as Record<string, Record<string, number>>;
+    assert.deepEqual(Object.keys(file), [...products].sort());
+    for (const id of products) {
+      const snap = (await t.app.inject(`/api/bazaar/${encodeURIComponent(id)}/snapshot`)).json() as Record<string, unknown>;
+      const f = file[id]!;
+      assert.equal(f.buyPrice, snap.buyPrice, id);
+      assert.equal(f.sellPrice, snap.sellPrice, id);
+      assert.equal(f.buyVolume, snap.buyVolume, id);
+      assert.equal(f.buyMovingWeek, snap.buyMovingWeek, id);
+      assert.equal(f.sellVolume, snap.sellVolume, id);
+      assert.equal(f.sellMovingWeek, snap.sellMovingWeek, id);
+      assert.equal(f.buyOrders, snap.buyOrdersCount, id);
+      assert.equal(f.sellOrders, snap.sellOrdersCount, id);
+    }
+    assert.equal(file['ENCHANTED_DIAMOND']!.buyPrice, 200, 'the newest snapshot');
+    assert.equal(file['ENCHANTED_DIAMOND']!.buyVolume, 7);
+    const neu = (await t.app.inject('/api/bazaar/prices?keys=neu')).json() as Record<string, unknown>;
+    assert.deepEqual(Object.keys(neu).sort(), ['ENCHANTED_DIAMOND', 'INK_SACK-3', 'ULTIMATE_WISE;5']);
+    assert.deepEqual(neu['ULTIMATE_WISE;5'], file['ENCHANTMENT_ULTIMATE_WISE_5']);
+    assert.equal((await t.app.inject('/api/bazaar/prices?keys=nope')).statusCode, 400);
+    const meta = (await t.app.inject('/api/prices/files')).json() as { bazaar: { products: number; snapshotAt: string } };
+    assert.equal(meta.bazaar.products, 3);
+    assert.equal(Date.parse(meta.bazaar.snapshotAt), now - 20_000);
   });
 });
 
