@@ -7,7 +7,7 @@
  * single-enchantment book's tag carries its level already (`ENCHANTMENT_ULTIMATE_WISE_5`).
  *
  * A cell (one tag and variant over one hour or one day) keeps count (sales), items (sum of stack
- * sizes), sum, min, max of prices per unit, and a price digest (domain/sales-rollup.ts
+ * sizes), coins (sum of whole sale prices), sum, min, max of prices per unit, and a price digest (domain/sales-rollup.ts
  * `priceDigest`): every price when the cell had at most DIGEST_SIZE sales, else DIGEST_SIZE
  * quantiles. Medians read from digests are exact whenever every cell merged had at most
  * DIGEST_SIZE sales, and otherwise a weighted median of quantiles (error bounded by the spread of
@@ -116,6 +116,9 @@ export function rangeStart(range: HistoryRange, now: number): number {
 export interface PriceCell {
   count: number;
   items: number;
+  /** coins paid: the sum of whole sale prices (price per unit × items) */
+  coins: number;
+  /** sum of prices per unit */
   sum: number;
   min: number;
   max: number;
@@ -134,6 +137,7 @@ export interface PricedSale {
 export function cellOf(sales: Iterable<PricedSale>): PriceCell | null {
   let count = 0;
   let items = 0;
+  let coins = 0;
   let sum = 0;
   let min = Infinity;
   let max = -Infinity;
@@ -141,13 +145,15 @@ export function cellOf(sales: Iterable<PricedSale>): PriceCell | null {
   for (const s of sales) {
     if (!(s.price > 0)) continue;
     count++;
-    items += Math.max(1, s.count);
+    const n = Math.max(1, s.count);
+    items += n;
+    coins += s.price * n;
     sum += s.price;
     if (s.price < min) min = s.price;
     if (s.price > max) max = s.price;
     prices.push(s.price);
   }
-  return count === 0 ? null : { count, items, sum, min, max, prices: priceDigest(prices) };
+  return count === 0 ? null : { count, items, coins, sum, min, max, prices: priceDigest(prices) };
 }
 
 /**
@@ -160,6 +166,7 @@ export function mergeCells(cells: readonly PriceCell[]): PriceCell | null {
   if (cells.length === 1) return cells[0]!;
   let count = 0;
   let items = 0;
+  let coins = 0;
   let sum = 0;
   let min = Infinity;
   let max = -Infinity;
@@ -168,6 +175,7 @@ export function mergeCells(cells: readonly PriceCell[]): PriceCell | null {
   for (const c of cells) {
     count += c.count;
     items += c.items;
+    coins += c.coins;
     sum += c.sum;
     if (c.min < min) min = c.min;
     if (c.max > max) max = c.max;
@@ -175,7 +183,7 @@ export function mergeCells(cells: readonly PriceCell[]): PriceCell | null {
     digestPoints(c.count, c.prices, points);
   }
   const prices = exact && count <= DIGEST_SIZE ? points.map((p) => p.price).sort((a, b) => a - b) : weightedQuantiles(points, DIGEST_SIZE);
-  return { count, items, sum, min, max, prices };
+  return { count, items, coins, sum, min, max, prices };
 }
 
 /** `n` evenly spaced weighted quantiles (the middle of each of n equal slices of the weight). */

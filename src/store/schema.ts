@@ -395,6 +395,9 @@ export interface PriceHoursTable {
   hour: number;
   count: number;
   items: number;
+  /** sum of whole sale prices */
+  coins: number;
+  /** sum of prices per unit */
   sum: number;
   min: number;
   max: number;

@@ -3,7 +3,7 @@
  * kept forever: the source of price history, the 2-day summary and the bulk averages.
  *
  * - `price_hours`: one row per (tag, variant, hour): count (sales), items (sum of stack sizes),
- *   sum, min, max of prices per unit, and the price digest (float64 little-endian, ascending).
+ *   coins (sum of whole sale prices), sum, min, max of prices per unit, and the price digest (float64 little-endian, ascending).
  *   variant '' is the whole tag; a tag with price variants (pets, runes, potions) also has a
  *   row per variant.
  * - `price_days`: the same per UTC day, merged from the day's hours once the day is rolled up.
@@ -37,6 +37,7 @@ export function m017PriceRollups(dialect: Dialect): Migration {
           .addColumn(time, big, (c) => c.notNull())
           .addColumn('count', 'integer', (c) => c.notNull())
           .addColumn('items', big, (c) => c.notNull())
+          .addColumn('coins', double, (c) => c.notNull())
           .addColumn('sum', double, (c) => c.notNull())
           .addColumn('min', double, (c) => c.notNull())
           .addColumn('max', double, (c) => c.notNull())

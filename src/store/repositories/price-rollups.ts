@@ -40,6 +40,7 @@ export interface VariantAverage {
   variant: string;
   count: number;
   items: number;
+  coins: number;
   sum: number;
   min: number;
   max: number;
@@ -52,11 +53,11 @@ export interface VariantAverage {
 
 const HOURS: BulkSpec<PriceHoursTable> = {
   table: 'price_hours',
-  columns: { tag: 'text', variant: 'text', hour: 'int8', count: 'int4', items: 'int8', sum: 'float8', min: 'float8', max: 'float8', prices: 'bytea' },
+  columns: { tag: 'text', variant: 'text', hour: 'int8', count: 'int4', items: 'int8', coins: 'float8', sum: 'float8', min: 'float8', max: 'float8', prices: 'bytea' },
 };
 const DAYS: BulkSpec<Omit<PriceHoursTable, 'hour'> & { day: number }> = {
   table: 'price_days',
-  columns: { tag: 'text', variant: 'text', day: 'int8', count: 'int4', items: 'int8', sum: 'float8', min: 'float8', max: 'float8', prices: 'bytea' },
+  columns: { tag: 'text', variant: 'text', day: 'int8', count: 'int4', items: 'int8', coins: 'float8', sum: 'float8', min: 'float8', max: 'float8', prices: 'bytea' },
 };
 const BIN_HOURS: BulkSpec<PriceBinHoursTable> = {
   table: 'price_bin_hours',
@@ -81,10 +82,10 @@ function decodePrices(data: Uint8Array): Float64Array {
   return new Float64Array(copy.buffer);
 }
 
-type CellRow = { tag: string; variant: string; count: number | string; items: number | string; sum: number | string; min: number | string; max: number | string; prices: Uint8Array };
+type CellRow = { tag: string; variant: string; count: number | string; items: number | string; coins: number | string; sum: number | string; min: number | string; max: number | string; prices: Uint8Array };
 
 function cellOfRow(r: CellRow, at: number): StoredCell {
-  return { tag: r.tag, variant: r.variant, at, count: Number(r.count), items: Number(r.items), sum: Number(r.sum), min: Number(r.min), max: Number(r.max), prices: decodePrices(r.prices) };
+  return { tag: r.tag, variant: r.variant, at, count: Number(r.count), items: Number(r.items), coins: Number(r.coins), sum: Number(r.sum), min: Number(r.min), max: Number(r.max), prices: decodePrices(r.prices) };
 }
 
 export class PriceRollupRepository {
@@ -118,7 +119,7 @@ export class PriceRollupRepository {
         trx,
         this.dialect,
         HOURS,
-        cells.map(({ tag, variant, cell }) => ({ tag, variant, hour, count: cell.count, items: cell.items, sum: cell.sum, min: cell.min, max: cell.max, prices: encodePrices(cell.prices) })),
+        cells.map(({ tag, variant, cell }) => ({ tag, variant, hour, count: cell.count, items: cell.items, coins: cell.coins, sum: cell.sum, min: cell.min, max: cell.max, prices: encodePrices(cell.prices) })),
       );
       return true;
     });
@@ -156,7 +157,7 @@ export class PriceRollupRepository {
       const days = [];
       for (const list of groups.values()) {
         const m = mergeCells(list)!;
-        days.push({ tag: list[0]!.tag, variant: list[0]!.variant, day, count: m.count, items: m.items, sum: m.sum, min: m.min, max: m.max, prices: encodePrices(m.prices) });
+        days.push({ tag: list[0]!.tag, variant: list[0]!.variant, day, count: m.count, items: m.items, coins: m.coins, sum: m.sum, min: m.min, max: m.max, prices: encodePrices(m.prices) });
       }
       await bulkInsert(trx, this.dialect, DAYS, days);
       const bins = await trx.selectFrom('price_bin_hours').selectAll().where('hour', '>=', day).where('hour', '<', day + DAY_MS).execute();
@@ -216,7 +217,7 @@ export class PriceRollupRepository {
     const entry = (tag: string, variant: string) => {
       const k = `${tag}\u0000${variant}`;
       let e = out.get(k);
-      if (!e) out.set(k, (e = { cells: [], avg: { tag, variant, count: 0, items: 0, sum: 0, min: Infinity, max: -Infinity, median: null, lowestBinAverage: null, lowestBinHours: 0 } }));
+      if (!e) out.set(k, (e = { cells: [], avg: { tag, variant, count: 0, items: 0, coins: 0, sum: 0, min: Infinity, max: -Infinity, median: null, lowestBinAverage: null, lowestBinHours: 0 } }));
       return e;
     };
     // A day at a time: memory bounded by one day's cells plus the groups.
@@ -234,7 +235,7 @@ export class PriceRollupRepository {
     const result: VariantAverage[] = [];
     for (const { cells, avg } of out.values()) {
       const m = mergeCells(cells);
-      if (m) Object.assign(avg, { count: m.count, items: m.items, sum: m.sum, min: m.min, max: m.max });
+      if (m) Object.assign(avg, { count: m.count, items: m.items, coins: m.coins, sum: m.sum, min: m.min, max: m.max });
       else Object.assign(avg, { min: 0, max: 0 });
       avg.median = cells.length > 0 ? medianOfCells(cells) : null;
       result.push(avg);
