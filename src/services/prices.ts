@@ -13,7 +13,7 @@
 import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { StoredCell, VariantAverage } from '../store/repositories/price-rollups.ts';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import type { FilterPredicate } from '../domain/filters.ts';
@@ -25,6 +25,7 @@ import {
   DAY_MS,
   HOUR_MS,
   PointBuilder,
+  priceVariantKey,
   rangeStart,
   RANGE_BUCKETS,
   summaryOf,
@@ -54,6 +55,8 @@ export interface PriceServiceDeps {
   clock: Clock;
   market: Pick<Market, 'activeAuctions'>;
   knownTags: KnownTags;
+  /** how long a filtered read of raw sales may take (default FILTERED_DEADLINE_MS) */
+  filteredDeadlineMs?: number;
 }
 
 export interface HistoryOptions {
@@ -120,8 +123,10 @@ export class PriceService {
   private readonly clock: Clock;
   private readonly market: PriceServiceDeps['market'];
   private readonly knownTags: KnownTags;
+  private readonly deadlineMs: number;
 
   constructor(deps: PriceServiceDeps) {
+    this.deadlineMs = deps.filteredDeadlineMs ?? FILTERED_DEADLINE_MS;
     this.store = deps.store;
     this.clock = deps.clock;
     this.market = deps.market;
@@ -199,18 +204,12 @@ export class PriceService {
     }
     const view = this.market.activeAuctions;
     await view.ready();
-    let left = count;
-    let buy = 0;
-    let available = 0;
-    for (const l of view.lowestBin(tag, () => true, Number.MAX_SAFE_INTEGER)) {
-      const items = Math.max(1, l.count);
-      available += items;
-      if (left > 0) {
-        const take = Math.min(left, items);
-        buy += (l.startingBid / items) * take;
-        left -= take;
-      }
-    }
+    // Cheapest per unit first (the view orders by whole price).
+    const offers = view
+      .lowestBin(tag, () => true, Number.MAX_SAFE_INTEGER)
+      .map((l) => ({ amount: Math.max(1, l.count), pricePerUnit: l.startingBid / Math.max(1, l.count), orders: 1 }))
+      .sort((a, b) => a.pricePerUnit - b.pricePerUnit);
+    const { cost: buy, available } = walkBook(offers, count);
     const { summary } = await this.summary(tag);
     return { buy, sell: summary.median * count, available, updatedAt: new Date(now).toISOString(), isAh: true };
   }
@@ -314,17 +313,26 @@ export class PriceService {
       hoursFrom = state.daysTo;
     }
     if (rolledTo > hoursFrom) out.push(...(await repo.hours(tag, variant, hoursFrom, rolledTo)));
-    // Unrolled sales: only the whole tag's (a variant's tail would need every sale's NBT).
+    // Sales after the last rolled-up hour, read raw through the (tag, sold_at) index: the whole
+    // tag's price columns only; a variant's with their NBT, to key them.
     const tailFrom = Math.max(from, rolledTo);
-    if (variant === ALL_VARIANTS && tailFrom <= now) {
+    if (tailFrom <= now) {
       const byHour = new Map<number, PricedSale[]>();
-      for await (const chunk of this.store.auctionQueries.soldLeanChunks(tag, tailFrom)) {
-        for (const s of chunk as LeanSale[]) {
-          const sale = { price: s.price / Math.max(1, s.count), count: s.count, at: s.end };
-          const h = bucketOf(s.end, HOUR_MS);
-          const list = byHour.get(h);
-          if (list) list.push(sale);
-          else byHour.set(h, [sale]);
+      const add = (sale: PricedSale) => {
+        const h = bucketOf(sale.at, HOUR_MS);
+        const list = byHour.get(h);
+        if (list) list.push(sale);
+        else byHour.set(h, [sale]);
+      };
+      if (variant === ALL_VARIANTS) {
+        for await (const chunk of this.store.auctionQueries.soldLeanChunks(tag, tailFrom)) {
+          for (const s of chunk) add({ price: s.price / Math.max(1, s.count), count: s.count, at: s.end });
+        }
+      } else {
+        for await (const chunk of this.store.auctionQueries.soldChunks({ tag, since: tailFrom })) {
+          for (const r of chunk) {
+            if (priceVariantKey(r) === variant) add({ price: (r.soldPrice ?? r.highestBid) / Math.max(1, r.count), count: r.count, at: r.soldAt ?? r.end });
+          }
         }
       }
       for (const [hour, list] of [...byHour].sort(([a], [b]) => a - b)) {
@@ -370,7 +378,7 @@ export class PriceService {
   /** Sold records of a tag since `from`, newest first, chunk by chunk; throws CutAt when the deadline passes. */
   private async readSold(tag: string, from: number, each: (rows: AuctionRecord[]) => void): Promise<void> {
     const started = performance.now();
-    const remaining = () => FILTERED_DEADLINE_MS - (performance.now() - started);
+    const remaining = () => this.deadlineMs - (performance.now() - started);
     const chunks = this.store.auctionQueries.soldChunks({ tag, since: from });
     let oldest = this.clock.now();
     try {

@@ -130,7 +130,7 @@ describe('cells against brute force', () => {
         assert.ok(Math.abs(day.sum - direct.sum) < 1e-6);
         const exactHours = hours.every((h) => h.count <= DIGEST_SIZE);
         if (exactHours) assert.equal(medianOf(hours), median(sales.map((s) => s.price)));
-        if (sales.length <= DIGEST_SIZE) assert.deepEqual([...day.prices], sales.map((s) => s.price).sort((a, b) => a - b));
+        if (sales.length <= DIGEST_SIZE) assert.deepEqual(Array.from(day.prices), sales.map((s) => s.price).sort((a, b) => a - b));
         else assert.equal(day.prices.length, DIGEST_SIZE);
       }),
       { numRuns: 300 },
