@@ -172,6 +172,18 @@ export class PriceRollupRepository {
     });
   }
 
+  /**
+   * Rolls up again from `to` on (sales were stored for hours already rolled up: a history replay):
+   * `rolled_to` moves back to `to`, `days_to` to the day holding it. Rolling an hour or a day again
+   * replaces its rows. Before the rollup started (0) nothing changes: it starts at the first sale.
+   */
+  async rewind(to: number): Promise<void> {
+    const hour = Math.floor(to / HOUR_MS) * HOUR_MS;
+    await this.db.updateTable('price_rollup_state').set({ rolled_to: hour }).where('id', '=', 1).where('rolled_to', '>', hour).execute();
+    const day = Math.floor(hour / DAY_MS) * DAY_MS;
+    await this.db.updateTable('price_rollup_state').set({ days_to: day }).where('id', '=', 1).where('days_to', '>', day).where('rolled_to', '>', 0).execute();
+  }
+
   /** Records lowest BINs seen in hour `hour` (keeping the lower of what the hour already had). */
   async recordBins(hour: number, bins: ReadonlyArray<{ tag: string; variant: string; lowest: number; uuid: string }>): Promise<void> {
     await bulkInsert(this.db, this.dialect, BIN_HOURS, bins.map((b) => ({ ...b, hour })));
