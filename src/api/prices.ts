@@ -90,7 +90,7 @@ const PriceStatistics = Type.Object(
     totalSellers: Type.Integer({ description: 'distinct sellers of the last 7 days' }),
     totalBuyers: Type.Integer({ description: 'distinct buyers of the last 7 days' }),
     totalBids: Type.Integer({ description: 'auctions (not BIN) sold in the last 7 days' }),
-    totalCoinsTransferred: Type.Number({ description: 'coins paid in the 365 days' }),
+    totalCoinsTransferred: Type.Integer({ description: 'coins paid in the 365 days' }),
     totalAuctions: Type.Integer({ description: 'as totalListed' }),
     totalItemsSold: Type.Integer({ description: 'items sold in the 365 days' }),
     binCount: Type.Integer({ description: 'BIN sales of the last 7 days' }),

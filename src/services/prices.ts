@@ -246,7 +246,7 @@ export class PriceService {
       totalSellers: detail.sellers.size,
       totalBuyers: detail.buyers.size,
       totalBids: detail.bids,
-      totalCoinsTransferred: totals?.coins ?? 0,
+      totalCoinsTransferred: Math.round(totals?.coins ?? 0),
       totalAuctions: detail.listed,
       totalItemsSold: totals?.items ?? 0,
       binCount: detail.bins,
