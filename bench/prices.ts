@@ -3,9 +3,9 @@
  * side by side in one run, on SQLite. Each history is synthetic sales (test/helpers/sales-history.ts:
  * 400 tags, Zipf-like popularity, pets with rarities and levels) at SALES_PER_DAY, ending now; a
  * few hundred active BINs of the most sold tag. The rollups are built by the market's own
- * catch-up (timed: CPU per minute of sales), then each endpoint is asked REQUESTS times through
- * the app (inject: routing, validation, serialisation included) and its p50 compared between the
- * two histories (ratio long / short: 1 means the cost does not grow with the history). Disk: the
+ * catch-up (timed: CPU per minute of sales), then each endpoint is asked of both apps in turn
+ * (inject: routing, validation, serialisation included; A, B, A, B … so both share JIT state and
+ * load) and its p50 compared (ratio long / short: 1 means the cost does not grow with the history). Disk: the
  * database file per million sales, and the price rollup tables' share of it (SQLite dbstat).
  *
  * A third store holds 6 hours at Hypixel's rate (500,000 sales a day): the rollup's CPU per minute
@@ -31,16 +31,6 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
 const HOT = 'SYNTH_ITEM_0';
 
-interface Sized {
-  days: number;
-  sales: number;
-  rollupCpuMs: number;
-  fileBytes: number;
-  rollupBytes: number;
-  p50: Record<string, number>;
-  p99: Record<string, number>;
-}
-
 const ENDPOINTS: Record<string, string> = {
   'history/month': `/api/item/price/${HOT}/history/month`,
   'history/full': `/api/item/price/${HOT}/history/full`,
@@ -65,50 +55,74 @@ async function rollupBytes(store: Store): Promise<number> {
   }
 }
 
-/** Fills a store with `days` of history, rolls it up, measures the endpoints. */
-async function measure(days: number, perDay: number, requests: number): Promise<Sized> {
-  const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-prices-'));
-  try {
-    const store = await Store.open({ dataDir: dir });
-    const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days, sales: perDay * days, seed: 3 });
-    const clock = new ManualClock(NOW);
-    const cpu0 = process.cpuUsage();
-    await new PriceRollups(store, clock, undefined).catchUp(NOW);
-    const cpu = process.cpuUsage(cpu0);
-    const rollupCpuMs = (cpu.user + cpu.system) / 1000;
-    const listings = Array.from({ length: 300 }, (_, i) => listing(NOW, { tag: HOT, item_name: 'Synth Item 0', starting_bid: 1_000_000 + i * 997, count: 1 + (i % 5), enchantments: {} }));
-    await storeGeneration(store, NOW - 60_000, listings);
-    const t = await createTestApp({ store, env: { FLIPS_POLL_MS: '0' } });
-    t.clock.set(NOW);
-    try {
-      await t.app.market.activeAuctions.ready();
-      await t.app.market.priceRollups.recordLowestBins(NOW);
-      const p50: Record<string, number> = {};
-      const p99: Record<string, number> = {};
-      for (const [name, url] of Object.entries(ENDPOINTS)) {
-        for (let i = 0; i < 5; i++) await t.app.inject(url); // warm-up
-        const times: number[] = [];
-        for (let i = 0; i < requests; i++) {
-          const t0 = performance.now();
-          const res = await t.app.inject(url);
-          times.push(performance.now() - t0);
-          if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
-        }
-        times.sort((a, b) => a - b);
-        p50[name] = times[Math.floor(times.length / 2)]!;
-        p99[name] = times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!;
-      }
-      const bytes = await rollupBytes(store);
-      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.kysely);
-      return { days, sales, rollupCpuMs, fileBytes: fileSize(join(dir, 'skymarket.db')), rollupBytes: bytes, p50, p99 };
-    } finally {
-      await t.close();
-      await store.close();
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+interface Prepared {
+  days: number;
+  sales: number;
+  rollupCpuMs: number;
+  fileBytes: number;
+  rollupBytes: number;
+  app: Awaited<ReturnType<typeof createTestApp>>;
+  close(): Promise<void>;
 }
+
+/** Fills a store with `days` of history, rolls it up (timed), opens the app over it. */
+async function prepare(days: number, perDay: number): Promise<Prepared> {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-prices-'));
+  const store = await Store.open({ dataDir: dir });
+  const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days, sales: perDay * days, seed: 3 });
+  const cpu0 = process.cpuUsage();
+  await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
+  const cpu = process.cpuUsage(cpu0);
+  const listings = Array.from({ length: 300 }, (_, i) => listing(NOW, { tag: HOT, item_name: 'Synth Item 0', starting_bid: 1_000_000 + i * 997, count: 1 + (i % 5), enchantments: {} }));
+  await storeGeneration(store, NOW - 60_000, listings);
+  const bytes = await rollupBytes(store);
+  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.kysely);
+  const fileBytes = fileSize(join(dir, 'skymarket.db'));
+  const app = await createTestApp({ store, env: { FLIPS_POLL_MS: '0' } });
+  app.clock.set(NOW);
+  await app.app.market.activeAuctions.ready();
+  await app.app.market.priceRollups.recordLowestBins(NOW);
+  return {
+    days,
+    sales,
+    rollupCpuMs: (cpu.user + cpu.system) / 1000,
+    fileBytes,
+    rollupBytes: bytes,
+    app,
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Each endpoint asked of both apps in turn (A, B, A, B …), so both see the same JIT state and load. */
+async function measureSideBySide(a: Prepared, b: Prepared, requests: number): Promise<Record<string, { a: number[]; b: number[] }>> {
+  const out: Record<string, { a: number[]; b: number[] }> = {};
+  for (const [name, url] of Object.entries(ENDPOINTS)) {
+    const times = { a: [] as number[], b: [] as number[] };
+    for (let i = 0; i < 5; i++) {
+      await a.app.app.inject(url);
+      await b.app.app.inject(url);
+    }
+    for (let i = 0; i < requests; i++) {
+      for (const [side, p] of [['a', a], ['b', b]] as const) {
+        const t0 = performance.now();
+        const res = await p.app.app.inject(url);
+        times[side].push(performance.now() - t0);
+        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+    }
+    out[name] = times;
+  }
+  return out;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+};
 
 /** The rollup's CPU per minute of sales at `perDay` (hours of history rolled in one catch-up). */
 async function maintenance(perDay: number, hours: number): Promise<{ cpuMsPerMinute: number; sales: number }> {
@@ -132,28 +146,36 @@ async function maintenance(perDay: number, hours: number): Promise<{ cpuMsPerMin
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const perDay = options.quick ? 10_000 : Number(process.env['BENCH_PRICES_PER_DAY'] ?? 50_000);
-  const longDays = options.quick ? 14 : Number(process.env['BENCH_PRICES_DAYS'] ?? 30);
-  const requests = options.quick ? 30 : 200;
-  const short = await measure(7, perDay, requests);
-  const long = await measure(longDays, perDay, requests);
+  const longDays = options.quick ? 14 : Number(process.env['BENCH_PRICES_DAYS'] ?? 90);
+  const requests = options.quick ? 30 : 300;
+  const short = await prepare(7, perDay);
+  const long = await prepare(longDays, perDay);
   const rows: BenchRow[] = [];
-  for (const name of Object.keys(ENDPOINTS)) {
-    rows.push({
-      name: `${name} p50, ${long.days} d vs 7 d of history`,
-      figure: long.p50[name]!,
-      unit: 'ms',
-      ratio: long.p50[name]! / short.p50[name]!,
-      baseline: `7 d: ${short.p50[name]!.toFixed(2)} ms`,
-      notes: `p99 ${long.p99[name]!.toFixed(2)} / ${short.p99[name]!.toFixed(2)} ms; ${long.sales.toLocaleString('en-US')} vs ${short.sales.toLocaleString('en-US')} sales`,
-    });
+  try {
+    const times = await measureSideBySide(short, long, requests);
+    for (const [name, t] of Object.entries(times)) {
+      const s50 = pct(t.a, 0.5);
+      const l50 = pct(t.b, 0.5);
+      rows.push({
+        name: `${name} p50, ${long.days} d vs 7 d of history`,
+        figure: l50,
+        unit: 'ms',
+        ratio: l50 / s50,
+        baseline: `7 d: ${s50.toFixed(2)} ms`,
+        notes: `p99 ${pct(t.b, 0.99).toFixed(2)} / ${pct(t.a, 0.99).toFixed(2)} ms; ${long.sales.toLocaleString('en-US')} vs ${short.sales.toLocaleString('en-US')} sales`,
+      });
+    }
+  } finally {
+    await short.close();
+    await long.close();
   }
   for (const s of [short, long]) {
     rows.push({ name: `rollup catch-up CPU per minute of sales (${s.days} d at ${perDay.toLocaleString('en-US')}/day)`, figure: s.rollupCpuMs / (s.days * 1440), unit: 'ms', notes: `${(s.rollupCpuMs / 1000).toFixed(1)} s CPU for ${s.sales.toLocaleString('en-US')} sales` });
     rows.push({
       name: `disk per million sales (${s.days} d)`,
-      figure: (s.fileBytes / s.sales) * 1e6 / 1e6,
+      figure: s.fileBytes / s.sales,
       unit: 'MB',
-      notes: `price rollup tables ${Number.isFinite(s.rollupBytes) ? ((s.rollupBytes / s.sales) * 1e6 / 1e6).toFixed(1) : '?'} MB of it (synthetic sales carry no item bytes)`,
+      notes: `price rollup tables ${Number.isFinite(s.rollupBytes) ? (s.rollupBytes / s.sales).toFixed(1) : '?'} MB of it (synthetic sales carry no item bytes)`,
     });
   }
   const rate = await maintenance(500_000, options.quick ? 2 : 6);

@@ -160,14 +160,14 @@ export class PriceService {
     const filter = await compileAuctionFilters(this.store, filters);
     await this.knownTags.require(tag);
     const now = this.clock.now();
-    const from = now - SUMMARY_WINDOW_MS;
+    // Whole hours from the one holding now − 2 days: the window is 48 to 49 hours, filtered or not.
+    const from = bucketOf(now - SUMMARY_WINDOW_MS, HOUR_MS);
     if (filter.names.length > 0) {
       const { sales, cut } = await this.filteredSales(tag, from, filter.test);
       const cell = cellOf(sales);
       return { summary: summaryOf(cell ? [cell] : []), cut };
     }
-    // Whole hours from the one holding `from`: the window is 48 to 49 hours.
-    return { summary: summaryOf(await this.cells(tag, ALL_VARIANTS, bucketOf(from, HOUR_MS), now, false)), cut: null };
+    return { summary: summaryOf(await this.cells(tag, ALL_VARIANTS, from, now, false)), cut: null };
   }
 
   /** The cheapest active BIN (whole price) matching the filters, its uuid, and the second cheapest; zeros when none. */
