@@ -24,6 +24,8 @@ export class PriceRollups {
   private catching: Promise<PriceRollupState> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
+  /** set by stop(): a long catch-up ends after the hour it is rolling */
+  private stopped = false;
 
   constructor(
     private readonly store: Store,
@@ -35,6 +37,7 @@ export class PriceRollups {
   /** Starts the periodic catch-up and lowest-BIN recording. */
   start(intervalMs = PRICE_ROLLUP_INTERVAL_MS): void {
     if (this.timer) return;
+    this.stopped = false;
     this.timer = setInterval(() => {
       if (this.ticking) return;
       this.ticking = this.tick()
@@ -48,6 +51,7 @@ export class PriceRollups {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.ticking;
@@ -79,7 +83,7 @@ export class PriceRollups {
       state = await repo.state();
     }
     let rolled = 0;
-    while (state.rolledTo < closedTo) {
+    while (state.rolledTo < closedTo && !this.stopped) {
       const hour = state.rolledTo;
       const first = await this.store.flipInputs.firstSaleFrom(hour);
       const next = first === null ? closedTo : Math.min(closedTo, bucketOf(first, HOUR_MS));
