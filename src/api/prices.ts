@@ -22,7 +22,8 @@ const FILTER_HELP =
   'Any other query parameter is a filter (case-insensitive name → value), e.g. `Rarity=LEGENDARY`, `PetLevel=100`, `Stars=5`; also accepted as a deepObject `query[Rarity]=…`. ' +
   'An unknown filter or a malformed value is a 400 naming the filter. ' +
   `With filters the sales are read one by one (not the rollups) for at most ${FILTERED_DEADLINE_MS / 1000} s, newest first; when that cuts the read, ` +
-  `the answer has the header \`X-Sales-Read-From: <ISO instant>\`: only sales from then on were read.`;
+  `the answer has the header \`X-Sales-Read-From: <ISO instant>\`: only sales from then on were read. Without filters the header appears only while the ` +
+  `rollup catches up after an upgrade: the sales between the last rolled-up hour and that instant are missing.`;
 const filterQuery = <P extends Record<string, ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>>(props: P) =>
   Type.Object(props, { additionalProperties: Type.String(), description: FILTER_HELP });
 const CONTROL = ['token', 'apiKey', 'apikey', 'key'];

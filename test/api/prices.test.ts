@@ -209,8 +209,16 @@ describeEachBackend('prices and price history', (fixture) => {
     assert.equal(cut.source, 'sales');
     assert.equal(cut.cut, now);
     assert.deepEqual(cut.points, []);
+    // Unfiltered: the rollups answer; only the raw tail after the last rolled-up hour is cut.
     const whole = await service.history('HYPERION', 'month');
-    assert.equal(whole.cut, null);
+    assert.equal(whole.cut, now);
+    const complete = await t.app.services.prices.history('HYPERION', 'month');
+    assert.equal(complete.cut, null);
+    const sales = (h: typeof whole) => h.points.reduce((n, p) => n + p.sales, 0);
+    const rolledTo = (await t.store.priceRollups.state()).rolledTo;
+    const unrolled = hyperion.filter((r) => r.sold_at! >= rolledTo).length;
+    assert.ok(unrolled >= 1);
+    assert.equal(sales(whole), sales(complete) - unrolled, 'all but the unrolled sales');
   });
 
   test('summary: the last 2 days (whole hours) against brute force; filters', async () => {
