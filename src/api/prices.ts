@@ -106,7 +106,7 @@ const RANGE_CACHE: Record<HistoryRange, number> = { day: 60, week: 300, month: 6
 const RANGE_TEXT: Record<HistoryRange, string> = {
   day: 'the last 24 hours, one point per hour',
   week: 'the last 7 days, one point per 2 hours',
-  month: 'the last 30 days, one point per 6 hours',
+  month: 'the last 30 days, one point per UTC day',
   full: 'all stored history, one point per UTC day',
 };
 
@@ -194,7 +194,7 @@ export async function priceRoutes(app: FastifyInstance) {
           ...filterMap('query'),
           summary: `Price history: ${RANGE_TEXT[range]}`,
           description:
-            `Points oldest first, one per ${RANGE_BUCKETS[range].bucket / 3_600_000}-hour bucket (UTC-aligned) that had sales or a recorded lowest BIN. ` +
+            `Points oldest first, one per ${RANGE_BUCKETS[range].bucket >= 86_400_000 ? 'UTC day' : `${RANGE_BUCKETS[range].bucket / 3_600_000}-hour bucket (UTC-aligned)`} that had sales or a recorded lowest BIN. ` +
             'Prices per unit. Without filters from the price rollups (hourly and daily), plus the sales after the last rolled-up hour. ' +
             '`variant` picks a price variant of the tag (pets `LEGENDARY`, `LEGENDARY+100`, `LEGENDARY+200`; runes and potions their level); it cannot be combined with filters.',
           params: ItemTagParams,

@@ -151,9 +151,11 @@ export class PriceService {
       return { points: builder.points(), cut, source: 'sales' };
     }
     const variant = options.variant ?? ALL_VARIANTS;
-    const { cells, cut } = await this.cells(tag, variant, from, now, range === 'full');
+    // Daily buckets read the daily rollup for closed days.
+    const days = bucket >= DAY_MS;
+    const { cells, cut } = await this.cells(tag, variant, from, now, days);
     for (const c of cells) builder.addCell(c.at, c);
-    for (const b of await this.bins(tag, variant, from, now, range === 'full')) builder.addLowestBin(b.at, b.lowest);
+    for (const b of await this.bins(tag, variant, from, now, days)) builder.addLowestBin(b.at, b.lowest);
     return { points: builder.points(), cut, source: 'rollups' };
   }
 

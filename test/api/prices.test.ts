@@ -184,7 +184,7 @@ describeEachBackend('prices and price history', (fixture) => {
     const raw = pets.map(rawOf);
     const legendary100 = raw.filter((s) => s.tier === 'LEGENDARY' && s.flat['petInfo.exp'] === '30000000');
     const { body } = await get<PricePoint[]>('/api/item/price/PET_BEE/history/month?variant=LEGENDARY%2B100');
-    assertPoints(body, expectedPoints(legendary100, rangeStart('month', now), 6 * HOUR_MS), 'LEGENDARY+100');
+    assertPoints(body, expectedPoints(legendary100, rangeStart('month', now), DAY_MS), 'LEGENDARY+100');
     // An unencoded + arrives as a space.
     const spaced = (await get<PricePoint[]>('/api/item/price/PET_BEE/history/month?variant=LEGENDARY+100')).body;
     assert.deepEqual(spaced, body);
@@ -200,7 +200,7 @@ describeEachBackend('prices and price history', (fixture) => {
     assertPoints(body, expectedPoints(mythic, rangeStart('week', now), 2 * HOUR_MS), 'MYTHIC week');
     for (const p of body) assert.equal(p.lowestBin, null);
     const pets100 = (await get<PricePoint[]>('/api/item/price/PET_BEE/history/month?PetLevel=100')).body;
-    assertPoints(pets100, expectedPoints(pets.map(rawOf).filter((s) => s.flat['petInfo.exp'] === '30000000'), rangeStart('month', now), 6 * HOUR_MS), 'PetLevel=100');
+    assertPoints(pets100, expectedPoints(pets.map(rawOf).filter((s) => s.flat['petInfo.exp'] === '30000000'), rangeStart('month', now), DAY_MS), 'PetLevel=100');
   });
 
   test('a filtered read cut by its deadline says from when it read (service)', async () => {
