@@ -21,6 +21,7 @@ import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
+import { priceRoutes } from './api/prices.ts';
 import { playerAuctionRoutes } from './api/player-auctions.ts';
 import { mayorRoutes } from './api/mayors.ts';
 import { bulkPriceRoutes } from './api/bulk-prices.ts';
@@ -153,6 +154,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(modSocketRoutes);
     await app.register(flipRoutes);
     await app.register(itemRoutes);
+    await app.register(priceRoutes);
     await app.register(playerAuctionRoutes);
     await app.register(mayorRoutes);
     await app.register(bulkPriceRoutes);

@@ -16,6 +16,7 @@ import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
 import { ItemCatalog } from './item-catalog.ts';
+import { PriceRollups } from './price-rollups.ts';
 
 export interface MarketOptions {
   store: Store;
@@ -41,6 +42,8 @@ export interface Market {
   readonly catalog: ItemCatalog;
   /** the bulk price files (lowest BINs by NEU and Elite id), rebuilt as the listings change */
   readonly bulkPrices: BulkPrices;
+  /** the price rollups: hourly and daily cells per tag and variant, lowest BIN per hour */
+  readonly priceRollups: PriceRollups;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -68,6 +71,7 @@ export function createMarket(options: MarketOptions): Market {
     marketSize: () => activeAuctions.size,
   });
   const bulkPrices = new BulkPrices({ store, view: activeAuctions, clock, logger: logger.child({ component: 'bulk-prices' }) });
+  const priceRollups = new PriceRollups(store, clock, activeAuctions, logger.child({ component: 'price-rollups' }));
   let started = false;
   return {
     game,
@@ -78,6 +82,7 @@ export function createMarket(options: MarketOptions): Market {
     flips,
     catalog,
     bulkPrices,
+    priceRollups,
     async start() {
       if (started) return;
       started = true;
@@ -86,9 +91,11 @@ export function createMarket(options: MarketOptions): Market {
       bulkPrices.start();
       craft.start();
       flips.start();
+      priceRollups.start();
     },
     async close() {
       await flips.stop();
+      await priceRollups.stop();
       craft.stop();
       catalog.close();
       bulkPrices.close();

@@ -18,10 +18,13 @@ import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
 import { BulkPricesService } from './bulk-prices.ts';
 import { MayorsService } from './mayors.ts';
+import { PriceService } from './prices.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
   readonly analysis: PriceAnalysisService;
+  /** prices and price history (summary, lowest BINs, current cost, history at every range, bulk averages) */
+  readonly prices: PriceService;
   readonly archive: AuctionArchive;
   readonly bazaar: BazaarService;
   readonly craft: CraftService;
@@ -52,6 +55,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, sk
   return {
     auctions,
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
+    prices: new PriceService({ store, clock, market, knownTags: auctions.knownTags }),
     archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     bazaar: new BazaarService(store),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
