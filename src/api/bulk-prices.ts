@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { BulkFileName, PreparedFile } from '../market/bulk-prices.ts';
+import { AVERAGE_DAYS, type AverageFileName, type BulkFileName, type PreparedFile } from '../services/bulk-prices.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 
@@ -28,6 +28,14 @@ const Metadata = Type.Object({
   files: Type.Array(
     Type.Object({ name: Type.String(), paths: Type.Array(Type.String()), method: Type.String(), keys: Type.Integer(), bytes: Type.Integer(), gzipBytes: Type.Integer() }),
   ),
+  averages: Type.Union([
+    Type.Object({
+      to: Type.String({ format: 'date-time', description: 'the windows end here: the last rolled-up hour' }),
+      coveredDays: Type.Record(Type.String(), Type.Number(), { description: 'days of history each window actually covers' }),
+      files: Type.Array(Type.Object({ name: Type.String(), path: Type.String(), method: Type.String(), keys: Type.Integer(), bytes: Type.Integer() })),
+    }),
+    Type.Null(),
+  ]),
   bazaar: Type.Union([
     Type.Object({ snapshotAt: Type.String({ format: 'date-time' }), products: Type.Integer(), paths: Type.Array(Type.String()), method: Type.String(), bytes: Type.Integer(), gzipBytes: Type.Integer() }),
     Type.Null(),
@@ -103,6 +111,44 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
         return gz ? sendGzipFile(reply, file) : sendJson(request, reply, file);
       },
     );
+  }
+
+  const SalesAverage = Type.Object({
+    price: Type.Number({ description: 'coins paid for the sales of the window, in all' }),
+    count: Type.Integer({ description: 'items sold' }),
+    sales: Type.Number({ description: 'sales per day' }),
+    clean_price: Type.Number({ description: 'mean price per item of the sales inside the outlier fence' }),
+    clean_sales: Type.Number({ description: 'those sales per day' }),
+  });
+  const noAverages = () => notFound('no_averages', 'No hour of sales has been rolled up yet; the averages appear within an hour of the first sales.');
+  for (const days of AVERAGE_DAYS) {
+    const routes: Array<[string, AverageFileName, boolean, string]> = [
+      [`/neu/auction_averages_lbin/${days}day.json`, `neu/auction_averages_lbin/${days}day`, false, 'the mean hourly lowest BIN per NEU id'],
+      [`/neu/auction_averages_lbin/${days}day.json.gz`, `neu/auction_averages_lbin/${days}day`, true, 'the mean hourly lowest BIN per NEU id, as a gzip file'],
+      [`/neu/auction_averages/${days}day.json`, `neu/auction_averages/${days}day`, false, "NEU's sales figures per NEU id"],
+      [`/neu/auction_averages/${days}day.json.gz`, `neu/auction_averages/${days}day`, true, "NEU's sales figures per NEU id, as a gzip file"],
+      [`/resources/auctions/neu/average-lbin/${days}day`, `elite/average-lbin/${days}day`, false, 'the mean hourly lowest BIN per Elite id'],
+      [`/resources/auctions/neu/average-lbin/${days}day.gz`, `elite/average-lbin/${days}day`, true, 'the mean hourly lowest BIN per Elite id, as a gzip file'],
+    ];
+    for (const [path, name, gz, what] of routes) {
+      const sales = name.startsWith('neu/auction_averages/');
+      app.get(
+        path,
+        {
+          schema: {
+            tags: ['prices'],
+            summary: `${what}, over the last ${days} day${days === 1 ? '' : 's'} of rolled-up hours`,
+            response: { 200: sales ? Type.Record(Type.String(), SalesAverage) : PriceMap, ...problemResponses(404) },
+          },
+          config: { cache: CACHE_SECONDS, rateLimit: false },
+        },
+        async (request, reply) => {
+          const file = await bulk.averagesFile(name);
+          if (!file) throw noAverages();
+          return gz ? sendGzipFile(reply, file) : sendJson(request, reply, file);
+        },
+      );
+    }
   }
 
   app.get<{ Querystring: Static<typeof KeysQuery> }>(

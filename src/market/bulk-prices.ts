@@ -10,11 +10,15 @@
  *   (domain/bulk-prices.ts `smoothLowest`).
  * - `bazaar/hypixel`, `bazaar/neu`: every product's figures in the newest bazaar snapshot, keyed
  *   by product id or by NEU id, rebuilt when a new snapshot is stored.
+ * - the averages over 1, 3 and 7 days, rebuilt when the price rollups (market/price-rollups.ts)
+ *   close an hour: `neu/auction_averages_lbin/Nday` and `elite/average-lbin/Nday` (the mean of the
+ *   hourly lowest BINs), `neu/auction_averages/Nday` (NEU's sales figures).
  */
 import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { coins, eliteIdOf, smoothLowest } from '../domain/bulk-prices.ts';
+import { coins, eliteIdOf, smoothLowest, variantIds } from '../domain/bulk-prices.ts';
+import { DAY_MS, HOUR_MS } from '../domain/prices.ts';
 import { neuIdOf } from '../domain/item-names.ts';
 import type { Store } from '../store/index.ts';
 import type { BazaarQuick } from '../store/repositories/market-prices.ts';
@@ -51,6 +55,36 @@ export interface BazaarBuild {
   files: Record<BazaarFileName, PreparedFile>;
 }
 
+export const AVERAGE_DAYS = [1, 3, 7] as const;
+export type AverageDays = (typeof AVERAGE_DAYS)[number];
+export type AverageKind = 'neu/auction_averages_lbin' | 'elite/average-lbin' | 'neu/auction_averages';
+export type AverageFileName = `${AverageKind}/${AverageDays}day`;
+
+/** NEU's sales figures of one id over a window (`auction_averages/*.json`). */
+export interface NeuSalesAverage {
+  /** coins paid: the sum of the sale prices */
+  price: number;
+  /** items sold (stack sizes summed) */
+  count: number;
+  /** sales per day */
+  sales: number;
+  /** the mean price per item of the sales inside the outlier fence */
+  clean_price: number;
+  /** those sales per day */
+  clean_sales: number;
+}
+
+/** The averages files of one rolled-up hour. */
+export interface AveragesBuild {
+  /** the end of the windows: every hour before it is rolled up (epoch ms) */
+  to: number;
+  /** days of history each window actually covers (a young store covers less than its window) */
+  covered: Record<AverageDays, number>;
+  files: Record<AverageFileName, PreparedFile>;
+  /** the mean hourly lowest BIN of each Elite id over the last day: the smooth price's reference */
+  eliteDayLbin: ReadonlyMap<string, number>;
+}
+
 export interface BulkPricesOptions {
   store: Store;
   view: ActiveAuctionsView;
@@ -76,6 +110,8 @@ export class BulkPrices {
   private current: { version: number; build: BulkBuild } | undefined;
   private bazaar: { feed: number; build: BazaarBuild | undefined } | undefined;
   private bazaarBuilding: Promise<BazaarBuild | undefined> | undefined;
+  private averages: { rolledTo: number; build: AveragesBuild | undefined } | undefined;
+  private averagesBuilding: Promise<AveragesBuild | undefined> | undefined;
   private building: Promise<BulkBuild> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -86,7 +122,10 @@ export class BulkPrices {
     const every = this.options.checkMs ?? 1000;
     if (every <= 0 || this.timer) return;
     this.timer = setInterval(() => {
-      if (!this.building) void this.build().catch((err: unknown) => this.options.logger.warn({ err }, 'bulk price files: build failed'));
+      const failed = (err: unknown) => this.options.logger.warn({ err }, 'bulk price files: build failed');
+      // The averages first: the smooth prices read the last day's lowest BINs from them.
+      if (!this.averagesBuilding) void this.averagesBuild().catch(failed);
+      if (!this.building) void this.build().catch(failed);
     }, every);
     this.timer.unref();
   }
@@ -129,6 +168,60 @@ export class BulkPrices {
     return this.bazaarBuilding;
   }
 
+  /**
+   * The averages files of the last rolled-up hour (undefined before any hour is), rebuilt when the
+   * rollups have closed another: one state lookup per call.
+   */
+  async averagesBuild(): Promise<AveragesBuild | undefined> {
+    const { rolledTo } = await this.options.store.priceRollups.state();
+    if (this.averages?.rolledTo === rolledTo) return this.averages.build;
+    this.averagesBuilding ??= this.computeAverages(rolledTo)
+      .then((build) => {
+        this.averages = { rolledTo, build };
+        return build;
+      })
+      .finally(() => (this.averagesBuilding = undefined));
+    return this.averagesBuilding;
+  }
+
+  private async computeAverages(to: number): Promise<AveragesBuild | undefined> {
+    if (to <= 0) return undefined;
+    const first = (await this.options.store.priceRollups.firstHour()) ?? to;
+    const files = {} as Record<AverageFileName, PreparedFile>;
+    const covered = {} as Record<AverageDays, number>;
+    const eliteDayLbin = new Map<string, number>();
+    for (const days of AVERAGE_DAYS) {
+      const from = to - days * DAY_MS;
+      // Sales per day over the part of the window the store holds (at least an hour).
+      const span = Math.max(HOUR_MS, to - Math.max(from, first)) / DAY_MS;
+      covered[days] = Math.round(span * 1000) / 1000;
+      const neuLbin: Record<string, number> = {};
+      const eliteLbin: Record<string, number> = {};
+      const sales: Record<string, NeuSalesAverage> = {};
+      for (const v of await this.options.store.priceRollups.averages(from, to)) {
+        const ids = variantIds(v.tag, v.variant);
+        if (v.lowestBinAverage !== null) {
+          if (ids.neu) neuLbin[ids.neu] = coins(v.lowestBinAverage);
+          if (ids.elite) eliteLbin[ids.elite] = coins(v.lowestBinAverage);
+          if (ids.elite && days === 1) eliteDayLbin.set(ids.elite, v.lowestBinAverage);
+        }
+        if (ids.neu && v.count > 0) {
+          sales[ids.neu] = {
+            price: coins(v.coins),
+            count: v.items,
+            sales: round2(v.count / span),
+            clean_price: round2(v.clean.mean ?? 0),
+            clean_sales: round2(v.clean.count / span),
+          };
+        }
+      }
+      files[`neu/auction_averages_lbin/${days}day`] = prepareFile(sortedObject(neuLbin), to);
+      files[`elite/average-lbin/${days}day`] = prepareFile(sortedObject(eliteLbin), to);
+      files[`neu/auction_averages/${days}day`] = prepareFile(sortedObject(sales), to);
+    }
+    return { to, covered, files, eliteDayLbin };
+  }
+
   /** The last build without waiting, if any (the hot path). */
   latest(): BulkBuild | undefined {
     return this.current?.build;
@@ -150,10 +243,12 @@ export class BulkPrices {
     for (const [key, prices] of neu) lowest[key] = coins(prices.reduce((a, b) => (b < a ? b : a)));
     const raw: Record<string, number> = {};
     const smooth: Record<string, number> = {};
+    // With few listings, the smooth price believes nothing far under the last day's lowest BINs.
+    const reference = this.averages?.build?.eliteDayLbin;
     for (const [key, prices] of elite) {
       prices.sort((a, b) => a - b);
       raw[key] = coins(prices[0]!);
-      smooth[key] = coins(smoothLowest(prices)!);
+      smooth[key] = coins(smoothLowest(prices, reference?.get(key))!);
     }
     const files: Record<BulkFileName, PreparedFile> = {
       'neu/lowestbin': prepareFile(sortedObject(lowest), now),
@@ -176,9 +271,11 @@ function bazaarFiles(ts: number, products: readonly BazaarQuick[]): BazaarBuild 
   return { snapshotAt: ts, products: products.length, files: { 'bazaar/hypixel': prepareFile(byId, ts), 'bazaar/neu': prepareFile(byNeu, ts) } };
 }
 
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
 /** Keys in order, so equal prices give equal bytes (and ETags) whatever the listing order. */
-function sortedObject(o: Record<string, number>): Record<string, number> {
-  const out: Record<string, number> = {};
+function sortedObject<T>(o: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
   for (const key of Object.keys(o).sort()) out[key] = o[key]!;
   return out;
 }

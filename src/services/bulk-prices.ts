@@ -2,8 +2,11 @@
  * The bulk price files mods poll (NEU's and Elite's formats, Coflnet's `/api/prices/neu`): ready
  * bytes from the market, current with the active listings.
  */
-import type { BazaarFileName, BulkBuild, BulkFileName, BulkPrices, PreparedFile } from '../market/bulk-prices.ts';
-import { FENCE_K, MIN_FENCE_LISTINGS, REFERENCE_SHARE } from '../domain/bulk-prices.ts';
+import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, PreparedFile } from '../market/bulk-prices.ts';
+
+export { AVERAGE_DAYS } from '../market/bulk-prices.ts';
+export type { AverageFileName, BulkFileName, PreparedFile };
+import { CLEAN_K, FENCE_K, MIN_FENCE_LISTINGS, REFERENCE_SHARE } from '../domain/bulk-prices.ts';
 
 export interface BulkFileInfo {
   name: BulkFileName;
@@ -19,6 +22,8 @@ export interface BulkFilesMetadata {
   listings: number;
   buildMs: number;
   files: BulkFileInfo[];
+  /** the averages files' windows, once the price rollups have closed an hour */
+  averages: { to: string; coveredDays: Record<string, number>; files: Array<{ name: string; path: string; method: string; keys: number; bytes: number }> } | null;
   /** the bazaar file's snapshot, when one is stored */
   bazaar: { snapshotAt: string; products: number; paths: string[]; method: string; bytes: number; gzipBytes: number } | null;
 }
@@ -40,7 +45,22 @@ const DESCRIPTIONS: Record<BulkFileName, { paths: string[]; method: string }> = 
   },
   'elite/smooth': {
     paths: ['/resources/auctions/neu?mode=smooth', '/resources/auctions/neu.gz?mode=smooth'],
-    method: `lowest active BIN per Elite id at or above Q1 − ${FENCE_K} × IQR of the id's BIN prices; with fewer than ${MIN_FENCE_LISTINGS} listings, at or above ${REFERENCE_SHARE} × the median hourly lowest BIN of the last day when known, else the lowest`,
+    method: `lowest active BIN per Elite id at or above Q1 − ${FENCE_K} × IQR of the id's BIN prices; with fewer than ${MIN_FENCE_LISTINGS} listings, at or above ${REFERENCE_SHARE} × the mean hourly lowest BIN of the last day when known, else the lowest`,
+  },
+};
+
+const AVERAGES: Record<string, { path: (days: number) => string; method: string }> = {
+  'neu/auction_averages_lbin': {
+    path: (d) => `/neu/auction_averages_lbin/${d}day.json`,
+    method: 'the mean of the hourly lowest BINs over the window, per NEU id (pets: levels 1–99)',
+  },
+  'elite/average-lbin': {
+    path: (d) => `/resources/auctions/neu/average-lbin/${d}day`,
+    method: 'the mean of the hourly lowest BINs over the window, per Elite id (pets at level 100 and 200 apart)',
+  },
+  'neu/auction_averages': {
+    path: (d) => `/neu/auction_averages/${d}day.json`,
+    method: `NEU's sales figures per NEU id: price = coins paid in all, count = items sold, sales = sales per day; clean_price = mean price per item and clean_sales = sales per day of the sales within Q1 − ${CLEAN_K} × IQR … Q3 + ${CLEAN_K} × IQR (from the hourly digests); per day over the part of the window the store holds`,
   },
 };
 
@@ -57,9 +77,15 @@ export class BulkPricesService {
     return (await this.prices.bazaarBuild())?.files[name];
   }
 
+  /** An averages file, or undefined while no hour is rolled up. */
+  async averagesFile(name: AverageFileName): Promise<PreparedFile | undefined> {
+    return (await this.prices.averagesBuild())?.files[name];
+  }
+
   async metadata(): Promise<BulkFilesMetadata> {
     const build: BulkBuild = await this.prices.build();
     const bazaar = await this.prices.bazaarBuild();
+    const averages = await this.prices.averagesBuild();
     return {
       builtAt: new Date(build.builtAt).toISOString(),
       listings: build.listings,
@@ -71,6 +97,16 @@ export class BulkPricesService {
         bytes: build.files[name].json.length,
         gzipBytes: build.files[name].gzip.length,
       })),
+      averages: averages
+        ? {
+            to: new Date(averages.to).toISOString(),
+            coveredDays: Object.fromEntries(Object.entries(averages.covered).map(([d, c]) => [`${d}day`, c])),
+            files: (Object.entries(averages.files) as Array<[AverageFileName, PreparedFile]>).map(([name, file]) => {
+              const [kind, days] = [name.slice(0, name.lastIndexOf('/')), Number.parseInt(name.slice(name.lastIndexOf('/') + 1), 10)];
+              return { name, path: AVERAGES[kind]!.path(days), method: AVERAGES[kind]!.method, keys: file.keys, bytes: file.json.length };
+            }),
+          }
+        : null,
       bazaar: bazaar
         ? {
             snapshotAt: new Date(bazaar.snapshotAt).toISOString(),

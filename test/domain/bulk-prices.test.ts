@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { eliteIdOf, quantile, smoothLowest } from '../../src/domain/bulk-prices.ts';
+import { cleanSales, eliteIdOf, quantile, smoothLowest } from '../../src/domain/bulk-prices.ts';
+import { cellOf } from '../../src/domain/prices.ts';
 import { neuIdOf } from '../../src/domain/item-names.ts';
 import { decodeAuctionItem } from '../../src/domain/nbt.ts';
 import { neuIdToTag } from '../../src/domain/tags.ts';
@@ -101,4 +102,22 @@ test('smooth is one of the prices, never below raw, and equals raw without outli
       }
     }),
   );
+});
+
+test('clean sales leave out a sale far below and one far above the market, exactly for small hours', () => {
+  const market = Array.from({ length: 20 }, (_, i) => ({ price: 1_000_000 + i * 10_000, count: 1, at: 0 }));
+  const hourA = cellOf([...market.slice(0, 10), { price: 1, count: 1, at: 0 }])!;
+  const hourB = cellOf([...market.slice(10), { price: 900_000_000, count: 1, at: 0 }])!;
+  const clean = cleanSales([hourA, hourB]);
+  assert.equal(clean.count, 20);
+  assert.equal(clean.mean, market.reduce((s, m) => s + m.price, 0) / 20);
+  assert.deepEqual(cleanSales([]), { count: 0, mean: null });
+  assert.deepEqual(cleanSales([cellOf([{ price: 5, count: 1, at: 0 }, { price: 500, count: 1, at: 0 }])!]), { count: 2, mean: 252.5 }, 'too few sales to fence');
+});
+
+test('clean sales over large hours (digests) keep nearly every sale of a tight market', () => {
+  const hours = Array.from({ length: 6 }, (_, h) => cellOf(Array.from({ length: 200 }, (_, i) => ({ price: 1_000 + ((i * 37 + h) % 100), count: 1, at: 0 })))!);
+  const clean = cleanSales(hours);
+  assert.ok(Math.abs(clean.count - 1200) < 1e-6, `${clean.count}`);
+  assert.ok(Math.abs(clean.mean! - 1049.5) < 2, `${clean.mean}`);
 });

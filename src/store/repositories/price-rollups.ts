@@ -5,6 +5,7 @@
  * the hour, and `rollDay` moves `days_to` the same way. Every read is bounded by the tag and the
  * time range asked for (the primary keys lead with tag, variant, time).
  */
+import { cleanSales, type CleanSales } from '../../domain/bulk-prices.ts';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database, PriceBinHoursTable, PriceHoursTable } from '../schema.ts';
@@ -49,6 +50,8 @@ export interface VariantAverage {
   lowestBinAverage: number | null;
   /** hours with a lowest BIN recorded */
   lowestBinHours: number;
+  /** the sales inside the outlier fence (domain/bulk-prices.ts `cleanSales`) */
+  clean: CleanSales;
 }
 
 const HOURS: BulkSpec<PriceHoursTable> = {
@@ -219,6 +222,12 @@ export class PriceRollupRepository {
     return rows.map((r) => r.variant).sort();
   }
 
+  /** The first rolled-up hour with a sale (how far back the averages can look), or null. */
+  async firstHour(): Promise<number | null> {
+    const row = await this.db.selectFrom('price_hours').select((eb) => eb.fn.min('hour').as('first')).executeTakeFirst();
+    return row?.first === null || row?.first === undefined ? null : Number(row.first);
+  }
+
   /**
    * Every tag and variant's totals over the rolled-up hours [from, to): count, items, sum, min, max,
    * the median of their digests and the mean of their hourly lowest BINs. Reads every cell of the
@@ -229,7 +238,7 @@ export class PriceRollupRepository {
     const entry = (tag: string, variant: string) => {
       const k = `${tag}\u0000${variant}`;
       let e = out.get(k);
-      if (!e) out.set(k, (e = { cells: [], avg: { tag, variant, count: 0, items: 0, coins: 0, sum: 0, min: Infinity, max: -Infinity, median: null, lowestBinAverage: null, lowestBinHours: 0 } }));
+      if (!e) out.set(k, (e = { cells: [], avg: { tag, variant, count: 0, items: 0, coins: 0, sum: 0, min: Infinity, max: -Infinity, median: null, lowestBinAverage: null, lowestBinHours: 0, clean: { count: 0, mean: null } } }));
       return e;
     };
     // A day at a time: memory bounded by one day's cells plus the groups.
@@ -250,6 +259,7 @@ export class PriceRollupRepository {
       if (m) Object.assign(avg, { count: m.count, items: m.items, coins: m.coins, sum: m.sum, min: m.min, max: m.max });
       else Object.assign(avg, { min: 0, max: 0 });
       avg.median = cells.length > 0 ? medianOfCells(cells) : null;
+      avg.clean = cleanSales(cells);
       result.push(avg);
     }
     return result;
