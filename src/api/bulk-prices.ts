@@ -151,6 +151,38 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
     }
   }
 
+  const TooltipEntry = Type.Object(
+    {
+      lowestBin: Type.Optional(Type.Number({ description: 'the lowest active BIN, per item' })),
+      avgLowestBin1d: Type.Optional(Type.Number({ description: 'the mean hourly lowest BIN over 1 day' })),
+      avgLowestBin3d: Type.Optional(Type.Number()),
+      avgLowestBin7d: Type.Optional(Type.Number()),
+      medianSale3d: Type.Optional(Type.Number({ description: 'the median sale price per item over 3 days' })),
+      salesPerDay3d: Type.Optional(Type.Number({ description: 'sales per day over 3 days' })),
+      bazaarBuy: Type.Optional(Type.Number({ description: 'instant buy on the bazaar (the lowest sell offer)' })),
+      bazaarSell: Type.Optional(Type.Number({ description: 'instant sell on the bazaar (the highest buy order)' })),
+      npcSell: Type.Optional(Type.Number({ description: 'what an NPC pays for one' })),
+      craftCost: Type.Optional(Type.Number({ description: 'crafting one now: ingredients bought instantly, cheaper sub-crafts used' })),
+    },
+    { additionalProperties: false },
+  );
+  const TooltipQuery = Type.Object({
+    keys: Type.Optional(Type.Union([Type.Literal('neu'), Type.Literal('hypixel')], { default: 'neu', description: 'neu: NEU ids; hypixel: tags, with pets, runes and potions as TAG;VARIANT (PET_BEE;LEGENDARY)' })),
+  });
+  app.get<{ Querystring: Static<typeof TooltipQuery> }>(
+    '/api/prices/tooltip',
+    {
+      schema: {
+        tags: ['prices'],
+        summary: 'Everything a tooltip shows, per item, in one file: lowest BIN, its 1/3/7-day averages, 3-day median sale and sales per day, bazaar buy and sell, NPC sell price, craft cost',
+        querystring: TooltipQuery,
+        response: { 200: Type.Record(Type.String(), TooltipEntry), ...problemResponses(400) },
+      },
+      config: { cache: CACHE_SECONDS, rateLimit: false },
+    },
+    async (request, reply) => sendJson(request, reply, await bulk.tooltipFile(request.query.keys === 'hypixel' ? 'tooltip/hypixel' : 'tooltip/neu')),
+  );
+
   app.get<{ Querystring: Static<typeof KeysQuery> }>(
     '/api/bazaar/prices',
     {

@@ -19,7 +19,12 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { coins, eliteIdOf, smoothLowest, variantIds } from '../domain/bulk-prices.ts';
 import { DAY_MS, HOUR_MS } from '../domain/prices.ts';
-import { neuIdOf } from '../domain/item-names.ts';
+import { isPetTag, neuIdOf, PET_RARITY_INDEX } from '../domain/item-names.ts';
+import { craftCostsPerUnit } from '../domain/craft/profit.ts';
+import type { PriceSource } from '../domain/craft/prices.ts';
+import type { GameData } from '../gamedata/types.ts';
+import type { CraftMarket } from './craft.ts';
+import type { ItemCatalog } from './item-catalog.ts';
 import type { Store } from '../store/index.ts';
 import type { BazaarQuick } from '../store/repositories/market-prices.ts';
 import type { ActiveAuctionsView } from './active-auctions.ts';
@@ -43,6 +48,8 @@ export interface BulkBuild {
   listings: number;
   buildMs: number;
   files: Record<BulkFileName, PreparedFile>;
+  /** the lowest BIN per NEU id, and the tag each id came from (the tooltip file) */
+  lowest: ReadonlyMap<string, { price: number; tag: string }>;
 }
 
 export type BazaarFileName = 'bazaar/hypixel' | 'bazaar/neu';
@@ -53,6 +60,30 @@ export interface BazaarBuild {
   snapshotAt: number;
   products: number;
   files: Record<BazaarFileName, PreparedFile>;
+  quick: readonly BazaarQuick[];
+}
+
+export type TooltipFileName = 'tooltip/neu' | 'tooltip/hypixel';
+
+/** One item of the tooltip file: what a tooltip shows, each figure only where known. */
+export interface TooltipEntry {
+  lowestBin?: number;
+  avgLowestBin1d?: number;
+  avgLowestBin3d?: number;
+  avgLowestBin7d?: number;
+  medianSale3d?: number;
+  salesPerDay3d?: number;
+  bazaarBuy?: number;
+  bazaarSell?: number;
+  npcSell?: number;
+  craftCost?: number;
+}
+
+export interface TooltipBuild {
+  builtAt: number;
+  items: number;
+  buildMs: number;
+  files: Record<TooltipFileName, PreparedFile>;
 }
 
 export const AVERAGE_DAYS = [1, 3, 7] as const;
@@ -83,11 +114,26 @@ export interface AveragesBuild {
   files: Record<AverageFileName, PreparedFile>;
   /** the mean hourly lowest BIN of each Elite id over the last day: the smooth price's reference */
   eliteDayLbin: ReadonlyMap<string, number>;
+  /** per NEU id (the tooltip file): its tag and variant, mean hourly lowest BIN per window, 3-day median sale and sales per day */
+  byNeu: ReadonlyMap<string, NeuFigures>;
+}
+
+export interface NeuFigures {
+  tag: string;
+  variant: string;
+  avgLowestBin: Partial<Record<AverageDays, number>>;
+  medianSale3d?: number;
+  salesPerDay3d?: number;
 }
 
 export interface BulkPricesOptions {
   store: Store;
   view: ActiveAuctionsView;
+  /** NPC sell prices for the tooltip file */
+  catalog?: Pick<ItemCatalog, 'entries' | 'size'>;
+  /** craft costs for the tooltip file: the craft view's prices and the game data's recipes */
+  craft?: Pick<CraftMarket, 'current'>;
+  game?: GameData;
   clock: Clock;
   logger: Logger;
   /** how often the background timer looks whether the listings changed (ms); 0: only on request */
@@ -112,6 +158,9 @@ export class BulkPrices {
   private bazaarBuilding: Promise<BazaarBuild | undefined> | undefined;
   private averages: { rolledTo: number; build: AveragesBuild | undefined } | undefined;
   private averagesBuilding: Promise<AveragesBuild | undefined> | undefined;
+  private tooltip: { key: string; build: TooltipBuild } | undefined;
+  private tooltipBuilding: Promise<TooltipBuild> | undefined;
+  private craftCosts: { builtAt: number; costs: Map<string, number> } | undefined;
   private building: Promise<BulkBuild> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -190,6 +239,12 @@ export class BulkPrices {
     const files = {} as Record<AverageFileName, PreparedFile>;
     const covered = {} as Record<AverageDays, number>;
     const eliteDayLbin = new Map<string, number>();
+    const byNeu = new Map<string, NeuFigures>();
+    const figuresOf = (id: string, tag: string, variant: string) => {
+      let f = byNeu.get(id);
+      if (!f) byNeu.set(id, (f = { tag, variant, avgLowestBin: {} }));
+      return f;
+    };
     for (const days of AVERAGE_DAYS) {
       const from = to - days * DAY_MS;
       // Sales per day over the part of the window the store holds (at least an hour).
@@ -204,6 +259,12 @@ export class BulkPrices {
           if (ids.neu) neuLbin[ids.neu] = coins(v.lowestBinAverage);
           if (ids.elite) eliteLbin[ids.elite] = coins(v.lowestBinAverage);
           if (ids.elite && days === 1) eliteDayLbin.set(ids.elite, v.lowestBinAverage);
+          if (ids.neu) figuresOf(ids.neu, v.tag, v.variant).avgLowestBin[days] = coins(v.lowestBinAverage);
+        }
+        if (ids.neu && v.count > 0 && days === 3) {
+          const f = figuresOf(ids.neu, v.tag, v.variant);
+          if (v.median !== null) f.medianSale3d = coins(v.median);
+          f.salesPerDay3d = round2(v.count / span);
         }
         if (ids.neu && v.count > 0) {
           sales[ids.neu] = {
@@ -219,7 +280,75 @@ export class BulkPrices {
       files[`elite/average-lbin/${days}day`] = prepareFile(sortedObject(eliteLbin), to);
       files[`neu/auction_averages/${days}day`] = prepareFile(sortedObject(sales), to);
     }
-    return { to, covered, files, eliteDayLbin };
+    return { to, covered, files, eliteDayLbin, byNeu };
+  }
+
+  /**
+   * The tooltip files: every figure a tooltip shows per item in one map, from the other files, the
+   * craft view and the catalog; rebuilt when any of them changed.
+   */
+  async tooltipBuild(): Promise<TooltipBuild> {
+    const [lbin, averages, bazaar, craft] = await Promise.all([
+      this.build(),
+      this.averagesBuild(),
+      this.bazaarBuild(),
+      this.options.craft && this.options.game ? this.options.craft.current() : undefined,
+    ]);
+    const key = `${lbin.builtAt}|${averages?.to}|${bazaar?.snapshotAt}|${craft?.builtAt}|${this.options.catalog?.size}`;
+    if (this.tooltip?.key === key) return this.tooltip.build;
+    this.tooltipBuilding ??= Promise.resolve()
+      .then(() => {
+        const build = this.computeTooltip(lbin, averages, bazaar, craft?.builtAt, craft?.prices);
+        this.tooltip = { key, build };
+        return build;
+      })
+      .finally(() => (this.tooltipBuilding = undefined));
+    return this.tooltipBuilding;
+  }
+
+  private computeTooltip(lbin: BulkBuild, averages: AveragesBuild | undefined, bazaar: BazaarBuild | undefined, craftBuiltAt: number | undefined, craftPrices: PriceSource | undefined): TooltipBuild {
+    const started = performance.now();
+    const entries = new Map<string, { tag: string; entry: TooltipEntry }>();
+    const entryOf = (id: string, tag: string) => {
+      let e = entries.get(id);
+      if (!e) entries.set(id, (e = { tag, entry: {} }));
+      return e.entry;
+    };
+    for (const [id, { price, tag }] of lbin.lowest) entryOf(id, tag).lowestBin = coins(price);
+    for (const [id, f] of averages?.byNeu ?? []) {
+      const e = entryOf(id, f.tag);
+      if (f.avgLowestBin[1] !== undefined) e.avgLowestBin1d = f.avgLowestBin[1];
+      if (f.avgLowestBin[3] !== undefined) e.avgLowestBin3d = f.avgLowestBin[3];
+      if (f.avgLowestBin[7] !== undefined) e.avgLowestBin7d = f.avgLowestBin[7];
+      if (f.medianSale3d !== undefined) e.medianSale3d = f.medianSale3d;
+      if (f.salesPerDay3d !== undefined) e.salesPerDay3d = f.salesPerDay3d;
+    }
+    for (const q of bazaar?.quick ?? []) {
+      const e = entryOf(neuIdOf({ tag: q.productId, tier: null, flatNbt: {} }), q.productId);
+      e.bazaarBuy = round2(q.buyPrice);
+      e.bazaarSell = round2(q.sellPrice);
+    }
+    for (const item of this.options.catalog?.entries() ?? []) {
+      if (!(item.npcSellPrice !== null && item.npcSellPrice > 0) || hasPriceVariants(item.tag)) continue;
+      entryOf(neuIdOf({ tag: item.tag, tier: null, flatNbt: {} }), item.tag).npcSell = item.npcSellPrice;
+    }
+    if (craftPrices && craftBuiltAt !== undefined && this.options.game) {
+      if (this.craftCosts?.builtAt !== craftBuiltAt) this.craftCosts = { builtAt: craftBuiltAt, costs: craftCostsPerUnit(this.options.game, craftPrices) };
+      for (const [tag, cost] of this.craftCosts.costs) entryOf(neuIdOf({ tag, tier: null, flatNbt: {} }), tag).craftCost = round2(cost);
+    }
+    const byNeu: Record<string, TooltipEntry> = {};
+    const byTag: Record<string, TooltipEntry> = {};
+    for (const [id, { tag, entry }] of entries) {
+      byNeu[id] = entry;
+      byTag[hypixelKeyOf(tag, id)] = entry;
+    }
+    const now = this.options.clock.now();
+    return {
+      builtAt: now,
+      items: entries.size,
+      buildMs: performance.now() - started,
+      files: { 'tooltip/neu': prepareFile(sortedObject(byNeu), now), 'tooltip/hypixel': prepareFile(sortedObject(byTag), now) },
+    };
   }
 
   /** The last build without waiting, if any (the hot path). */
@@ -230,17 +359,19 @@ export class BulkPrices {
   private compute(): BulkBuild {
     const started = performance.now();
     const now = this.options.clock.now();
-    const neu = new Map<string, number[]>();
+    const neu = new Map<string, { price: number; tag: string }>();
     const elite = new Map<string, number[]>();
     let listings = 0;
     for (const l of this.options.view.binListings(now)) {
       const price = l.startingBid / Math.max(1, l.count);
-      addPrice(neu, neuIdOf(l), price);
+      const key = neuIdOf(l);
+      const seen = neu.get(key);
+      if (!seen || price < seen.price) neu.set(key, { price, tag: l.tag });
       addPrice(elite, eliteIdOf(l), price);
       listings++;
     }
     const lowest: Record<string, number> = {};
-    for (const [key, prices] of neu) lowest[key] = coins(prices.reduce((a, b) => (b < a ? b : a)));
+    for (const [key, { price }] of neu) lowest[key] = coins(price);
     const raw: Record<string, number> = {};
     const smooth: Record<string, number> = {};
     // With few listings, the smooth price believes nothing far under the last day's lowest BINs.
@@ -257,7 +388,7 @@ export class BulkPrices {
     };
     const buildMs = performance.now() - started;
     this.options.logger.debug({ listings, keys: neu.size, buildMs: Math.round(buildMs) }, 'bulk price files built');
-    return { builtAt: now, listings, buildMs, files };
+    return { builtAt: now, listings, buildMs, files, lowest: neu };
   }
 }
 
@@ -268,7 +399,27 @@ function bazaarFiles(ts: number, products: readonly BazaarQuick[]): BazaarBuild 
     byId[productId] = figures;
     byNeu[neuIdOf({ tag: productId, tier: null, flatNbt: {} })] = figures;
   }
-  return { snapshotAt: ts, products: products.length, files: { 'bazaar/hypixel': prepareFile(byId, ts), 'bazaar/neu': prepareFile(byNeu, ts) } };
+  return { snapshotAt: ts, products: products.length, files: { 'bazaar/hypixel': prepareFile(byId, ts), 'bazaar/neu': prepareFile(byNeu, ts) }, quick: products };
+}
+
+const PET_RARITY_NAMES = Object.keys(PET_RARITY_INDEX);
+
+/** Pets, runes and potions are priced per variant (rarity, level): their tag alone names no price. */
+function hasPriceVariants(tag: string): boolean {
+  return isPetTag(tag) || tag.startsWith('RUNE_') || tag.startsWith('UNIQUE_RUNE_') || tag.startsWith('POTION_');
+}
+
+/**
+ * The tooltip file's key with `?keys=hypixel`: the tag, where the tag names the item; a pet, rune
+ * or potion as `TAG;VARIANT` (`PET_BEE;LEGENDARY`, `RUNE_MUSIC;3`, the variants of the
+ * price-history routes); anything else the tag cannot tell apart (hat colours, shards) by NEU id.
+ */
+export function hypixelKeyOf(tag: string, neuId: string): string {
+  if (neuIdOf({ tag, tier: null, flatNbt: {} }) === neuId) return tag;
+  const suffix = neuId.slice(neuId.indexOf(';') + 1);
+  if (isPetTag(tag)) return `${tag};${PET_RARITY_NAMES[Number(suffix)] ?? suffix}`;
+  if (hasPriceVariants(tag) && neuId.includes(';')) return `${tag};${suffix}`;
+  return neuId;
 }
 
 const round2 = (n: number) => Math.round(n * 100) / 100;

@@ -70,7 +70,7 @@ export function createMarket(options: MarketOptions): Market {
     activeCounts: () => activeAuctions.supplyByTag(),
     marketSize: () => activeAuctions.size,
   });
-  const bulkPrices = new BulkPrices({ store, view: activeAuctions, clock, logger: logger.child({ component: 'bulk-prices' }) });
+  const bulkPrices = new BulkPrices({ store, view: activeAuctions, catalog, craft, game, clock, logger: logger.child({ component: 'bulk-prices' }) });
   const priceRollups = new PriceRollups(store, clock, activeAuctions, logger.child({ component: 'price-rollups' }));
   let started = false;
   return {

@@ -2,7 +2,7 @@
  * The bulk price files mods poll (NEU's and Elite's formats, Coflnet's `/api/prices/neu`): ready
  * bytes from the market, current with the active listings.
  */
-import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, PreparedFile } from '../market/bulk-prices.ts';
+import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, PreparedFile, TooltipFileName } from '../market/bulk-prices.ts';
 
 export { AVERAGE_DAYS } from '../market/bulk-prices.ts';
 export type { AverageFileName, BulkFileName, PreparedFile };
@@ -75,6 +75,11 @@ export class BulkPricesService {
   /** The newest snapshot's bazaar file, or undefined before the first snapshot. */
   async bazaarFile(name: BazaarFileName): Promise<PreparedFile | undefined> {
     return (await this.prices.bazaarBuild())?.files[name];
+  }
+
+  /** The tooltip file: every figure per item in one map. */
+  async tooltipFile(name: TooltipFileName): Promise<PreparedFile> {
+    return (await this.prices.tooltipBuild()).files[name];
   }
 
   /** An averages file, or undefined while no hour is rolled up. */

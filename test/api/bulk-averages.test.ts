@@ -11,6 +11,7 @@ import type { AuctionsTable } from '../../src/store/schema.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { listing, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
+import { insert, offerRow } from '../helpers/bazaar.ts';
 
 const bee = (lvl100: boolean) => ({ tag: 'PET_BEE', tier: 'LEGENDARY', enchantments: {}, flat_nbt: { 'petInfo.type': 'BEE', 'petInfo.tier': 'LEGENDARY', 'petInfo.exp': lvl100 ? '1e12' : '0' } });
 
@@ -94,5 +95,52 @@ describeEachBackend('bulk averages', (fixture) => {
     const smooth = (await t.app.inject('/resources/auctions/neu?mode=smooth')).json() as Record<string, number>;
     assert.equal(raw['BEE;4+100'], 10);
     assert.equal(smooth['BEE;4+100'], 9_500_000, 'two listings: the reference decides');
+  });
+});
+
+describeEachBackend('the tooltip file', (fixture) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ store: fixture().store });
+  });
+  after(() => t.close());
+
+  test('every figure of an item in one entry, equal to the file it comes from', async () => {
+    const now = t.clock.now();
+    await storeSales(t.store, now, [
+      ...[0, 1, 2].map((i) => sale(now, 2 * HOUR_MS + i * 60_000, { sold_price: 1_000_000 * (i + 1) })),
+      ...[0, 1].map((i) => sale(now, 3 * HOUR_MS + i * 60_000, { ...bee(false), sold_price: 4_000_000 })),
+    ]);
+    await storeGeneration(t.store, now, [listing(now, { starting_bid: 1_500_000 }), listing(now, { ...bee(false), starting_bid: 5_000_000 })]);
+    await insert(t.store, [offerRow('DIAMOND', now - 20_000, 8), offerRow('ENCHANTED_DIAMOND', now - 20_000, 1_400)]);
+    await t.store.items.upsertMany([{ tag: 'HYPERION', name: 'Hyperion', tier: 'LEGENDARY', category: 'SWORD', npcSellPrice: 100_000 }], now);
+    await t.app.market.catalog.refresh();
+    await t.app.market.priceRollups.recordLowestBins(now - 2 * HOUR_MS);
+    await t.app.market.priceRollups.catchUp(now);
+
+    const tooltip = (await t.app.inject('/api/prices/tooltip')).json() as Record<string, Record<string, number>>;
+    const lowest = (await t.app.inject('/neu/lowestbin.json')).json() as Record<string, number>;
+    const lbin1 = (await t.app.inject('/neu/auction_averages_lbin/1day.json')).json() as Record<string, number>;
+    const bazaar = (await t.app.inject('/api/bazaar/prices')).json() as Record<string, { buyPrice: number; sellPrice: number }>;
+    // The store holds three hours of sales: three sales in them are 24 a day.
+    const covered = ((await t.app.inject('/api/prices/files')).json() as { averages: { coveredDays: Record<string, number> } }).averages.coveredDays['3day']!;
+    assert.equal(covered, 0.125);
+    assert.deepEqual(tooltip['HYPERION'], {
+      lowestBin: lowest['HYPERION'],
+      avgLowestBin1d: lbin1['HYPERION'],
+      avgLowestBin3d: lbin1['HYPERION'],
+      avgLowestBin7d: lbin1['HYPERION'],
+      medianSale3d: 2_000_000,
+      salesPerDay3d: 24,
+      npcSell: 100_000,
+    });
+    assert.equal(tooltip['BEE;4']!.lowestBin, 5_000_000);
+    assert.equal(tooltip['BEE;4']!.medianSale3d, 4_000_000);
+    const perCraft = t.app.market.game.recipes.get('ENCHANTED_DIAMOND')![0]!.inputs[0]!.count;
+    assert.deepEqual(tooltip['ENCHANTED_DIAMOND'], { bazaarBuy: bazaar['ENCHANTED_DIAMOND']!.buyPrice, bazaarSell: bazaar['ENCHANTED_DIAMOND']!.sellPrice, craftCost: perCraft * 8 });
+    const byTag = (await t.app.inject('/api/prices/tooltip?keys=hypixel')).json() as Record<string, unknown>;
+    assert.deepEqual(byTag['PET_BEE;LEGENDARY'], tooltip['BEE;4']);
+    assert.deepEqual(byTag['HYPERION'], tooltip['HYPERION']);
+    assert.equal((await t.app.inject('/api/prices/tooltip?keys=elite')).statusCode, 400);
   });
 });

@@ -231,3 +231,20 @@ function formatDuration(seconds: number): string {
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
 }
+
+/**
+ * What crafting one unit of each craftable item costs now (crafting and forge recipes), with
+ * ingredients bought instantly and cheaper sub-crafts used where they beat buying: every item whose
+ * plan is fully priced and available, profitable or not (the bulk tooltip file's `craftCost`).
+ */
+export function craftCostsPerUnit(game: GameData, prices: PriceSource, options: EngineOptions = {}): Map<string, number> {
+  const engine = new CraftEngine(game, prices, { ...options, useOrders: false });
+  const out = new Map<string, number>();
+  for (const [tag, recipes] of game.recipes) {
+    if (!recipes.some((r) => r.type === 'crafting' || r.type === 'forge')) continue;
+    const { plan, recipe, unpriced } = engine.planDetail(tag, 1, true);
+    if (!recipe || unpriced || !plan.enough || (recipe.type !== 'crafting' && recipe.type !== 'forge')) continue;
+    out.set(tag, plan.cost / Math.max(1, plan.craftedQuantity));
+  }
+  return out;
+}
