@@ -8,6 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { BookLevel } from '../domain/bazaar-book.ts';
 import { bucketStart, DAY, historyResolution, HOUR, MAX_HISTORY_RANGE_MS, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
+import { quickStatusWire } from '../domain/bazaar-wire.ts';
+import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { QuickStatusSource } from '../services/bazaar.ts';
 import { zipOne } from '../http/zip-stream.ts';
 import { requireTier } from '../http/access.ts';
@@ -178,8 +180,22 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     },
   );
 
+  const SNAPSHOT_ROUTE = '/api/bazaar/:itemTag/snapshot';
+  const SNAPSHOT_CACHE_SECONDS = 10;
+  const JSON_TYPE = 'application/json; charset=utf-8';
+  // The current snapshot (no timestamp) is prepared once per stored snapshot: requests without a
+  // query string skip Fastify (http/stored-responses.ts) while the handler's hot path would send it.
+  app.storedResponses.add({
+    url: SNAPSHOT_ROUTE,
+    prefix: '/api/bazaar/',
+    suffix: '/snapshot',
+    cacheSeconds: SNAPSHOT_CACHE_SECONDS,
+    contentType: JSON_TYPE,
+    body: (raw) => (isValidTag(raw) ? bazaar.currentSnapshot(normalizeTag(raw)) : undefined),
+  });
+
   app.get(
-    '/api/bazaar/:itemTag/snapshot',
+    SNAPSHOT_ROUTE,
     {
       schema: {
         tags: ['bazaar'],
@@ -188,15 +204,31 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
         querystring: SnapshotQuery,
         response: { 200: Type.Ref('StorageQuickStatus'), ...problemResponses(400, 404) },
       },
-      config: { cache: 10 },
+      config: { cache: SNAPSHOT_CACHE_SECONDS },
     },
-    async (request) => {
-      const at = parseTime(request.query.timestamp, 'timestamp') ?? clock.now();
+    (request, reply) => {
+      const at = parseTime(request.query.timestamp, 'timestamp');
       const id = parseItemTag(request.params.itemTag);
-      const snapshot = await bazaar.snapshotAt(id, at);
-      if (!('miss' in snapshot)) return quickStatus(id, snapshot.row, snapshot.instantBuySide, snapshot.instantSellSide);
-      if (snapshot.miss === 'unknown_product') throw unknownProduct(id);
-      throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(at)}.`);
+      if (at === undefined) {
+        // The hot path, synchronous: the current snapshot's prepared bytes.
+        const current = bazaar.currentSnapshot(id);
+        if (current) {
+          reply.type(JSON_TYPE).send(current);
+          return;
+        }
+        return (async () => {
+          const body = await bazaar.snapshotNow(id);
+          if (!('miss' in body)) return reply.type(JSON_TYPE).send(body);
+          if (body.miss === 'unknown_product') throw unknownProduct(id);
+          throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(clock.now())}.`);
+        })();
+      }
+      return (async () => {
+        const snapshot = await bazaar.snapshotAt(id, at);
+        if (!('miss' in snapshot)) return quickStatus(id, snapshot.row, snapshot.instantBuySide, snapshot.instantSellSide);
+        if (snapshot.miss === 'unknown_product') throw unknownProduct(id);
+        throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(at)}.`);
+      })();
     },
   );
 
@@ -267,18 +299,5 @@ export function quickStatus(
   instantBuySide: BookLevel[] | null,
   instantSellSide: BookLevel[] | null,
 ): Static<typeof StorageQuickStatus> {
-  return {
-    productId: id,
-    buyPrice: r.buy_price,
-    buyVolume: Number(r.buy_volume),
-    buyMovingWeek: Number(r.buy_moving_week),
-    buyOrdersCount: r.buy_orders,
-    sellPrice: r.sell_price,
-    sellVolume: Number(r.sell_volume),
-    sellMovingWeek: Number(r.sell_moving_week),
-    sellOrdersCount: r.sell_orders,
-    timeStamp: isoTime(Number(r.ts)),
-    buyOrders: instantBuySide,
-    sellOrders: instantSellSide,
-  };
+  return quickStatusWire(id, r, instantBuySide, instantSellSide);
 }

@@ -5,6 +5,9 @@
  */
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import type { HistoryPoint, Resolution } from '../domain/bazaar-history.ts';
+import { quickStatusWire } from '../domain/bazaar-wire.ts';
+import type { Clock } from '../clock.ts';
+import type { BazaarSnapshotPages } from '../market/bazaar-snapshot-pages.ts';
 import type { Store } from '../store/index.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { exportJson, type ExportOptions } from './bazaar-export.ts';
@@ -22,13 +25,41 @@ export interface SnapshotAnswer {
   row: QuickStatusSource;
   instantBuySide: BookLevel[] | null;
   instantSellSide: BookLevel[] | null;
+  /** the 20-second rows, or a 5-minute rollup's first values */
+  source: 'rows' | 'rollup';
 }
 
 /** The product was never seen, or was seen but has no snapshot at or before the time asked. */
 export type BazaarMiss = { miss: 'unknown_product' } | { miss: 'no_snapshot' };
 
 export class BazaarService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    /** the prepared current answers; without them every answer is built anew */
+    private readonly pages?: BazaarSnapshotPages,
+  ) {}
+
+  /** The product's current snapshot answer (StorageQuickStatus JSON) while it is prepared; synchronous, for the hot paths. */
+  currentSnapshot(productId: string): Buffer | undefined {
+    return this.pages?.current(productId);
+  }
+
+  /**
+   * The current snapshot answer as JSON bytes (the newest snapshot at or before now), prepared
+   * once per stored snapshot when it comes from the 20-second rows (a rollup's values are not kept).
+   */
+  async snapshotNow(productId: string): Promise<Buffer | BazaarMiss> {
+    const current = this.pages?.current(productId);
+    if (current) return current;
+    // Read before the snapshot: a newer one stored meanwhile makes the page stale at once.
+    const version = this.pages?.version ?? 0;
+    const answer = await this.snapshotAt(productId, this.clock.now());
+    if ('miss' in answer) return answer;
+    const body = Buffer.from(JSON.stringify(quickStatusWire(productId, answer.row, answer.instantBuySide, answer.instantSellSide)));
+    if (answer.source === 'rows') this.pages?.keep(productId, version, Number(answer.row.ts), body);
+    return body;
+  }
 
   /** Points at `resolution` for the buckets starting in [from, to), oldest first; a miss when the product was never seen. */
   async history(productId: string, resolution: Resolution, from: number, to: number): Promise<HistoryPoint[] | BazaarMiss> {
@@ -41,11 +72,11 @@ export class BazaarService {
     const row = await this.store.bazaar.snapshotAt(productId, at);
     if (row) {
       const book = row.book ? decodeBook(row.book) : undefined;
-      return { row, instantBuySide: book?.sellOffers ?? null, instantSellSide: book?.buyOrders ?? null };
+      return { row, instantBuySide: book?.sellOffers ?? null, instantSellSide: book?.buyOrders ?? null, source: 'rows' };
     }
     // Older than the kept 20-second rows: the 5-minute row's first snapshot, without books.
     const rolled = await this.store.bazaarHistory.rollupAt('5m', productId, at);
-    if (rolled) return { row: rolled, instantBuySide: null, instantSellSide: null };
+    if (rolled) return { row: rolled, instantBuySide: null, instantSellSide: null, source: 'rollup' };
     if (!(await this.store.bazaarHistory.productExists(productId))) return { miss: 'unknown_product' };
     return { miss: 'no_snapshot' };
   }

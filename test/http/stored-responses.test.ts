@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { StoredResponses, type StoredResponseContext } from '../../src/http/stored-responses.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { listing, storeGeneration } from '../helpers/auctions.ts';
+import { encodeBook } from '../../src/domain/bazaar-book.ts';
+import type { BazaarSnapshotsTable } from '../../src/store/schema.ts';
 
 interface Answer {
   status: number;
@@ -363,5 +365,97 @@ describe('StoredResponses.serve', () => {
     assert.equal(recorded.length, 0);
     stored.disable();
     assert.equal(stored.serve(fakeRequest('/t/A/end').req, fakeRequest('/t/A/end').res), false);
+  });
+});
+
+describe('stored-response fast path: the bazaar snapshot', () => {
+  const SNAPSHOT = '/api/bazaar/:itemTag/snapshot';
+  const path = '/api/bazaar/BZ_ITEM/snapshot';
+  let fast: Target;
+  let normal: Target;
+  let now = 0;
+  // A deep book: the answer is well over the compression threshold.
+  const levels = (from: number, step: number) => Array.from({ length: 30 }, (_, i) => ({ amount: 64 * (i + 1), pricePerUnit: from + i * step, orders: i + 1 }));
+  const snapshotRow = (ts: number, buy: number): BazaarSnapshotsTable => ({
+    product_id: 'BZ_ITEM', ts, buy_price: buy, sell_price: buy - 1.5, buy_volume: 12_345, sell_volume: 6_789, buy_moving_week: 1_000_000, sell_moving_week: 900_000, buy_orders: 30, sell_orders: 30,
+    book: encodeBook({ buyOrders: levels(buy - 1.5, -0.1), sellOffers: levels(buy, 0.1) }),
+  });
+  const insertRow = (row: BazaarSnapshotsTable) =>
+    fast.t.store.bazaar.insertSnapshot([row], { name: 'bazaar', lastUpdated: row.ts, storedAt: row.ts, records: 1, source: 'simulator' });
+
+  before(async () => {
+    const first = await createTestApp();
+    now = first.clock.now();
+    const second = await createTestApp({ store: first.store, storedResponses: false });
+    fast = await listen(first);
+    normal = await listen(second);
+    await insertRow(snapshotRow(now - 30_000, 100.5));
+    // The first requests build the prepared answer (normal path on both).
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await send(fast, path)).status, 200);
+      assert.equal((await send(normal, path)).status, 200);
+    }
+  });
+  after(async () => {
+    for (const target of [fast, normal]) {
+      target.agent.destroy();
+      await target.t.close();
+    }
+  });
+
+  const cases: Array<{ name: string; path?: string; headers?: Record<string, string>; fastPath: boolean }> = [
+    { name: 'plain GET', fastPath: true },
+    { name: 'lower-case tag', path: '/api/bazaar/bz_item/snapshot', fastPath: true },
+    { name: 'Accept application/json', headers: { accept: 'application/json' }, fastPath: true },
+    { name: 'Accept text/plain', headers: { accept: 'text/plain' }, fastPath: true },
+    { name: 'Accept text/json', headers: { accept: 'text/json' }, fastPath: true },
+    { name: 'gzip', headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'br', headers: { 'accept-encoding': 'gzip, deflate, br, zstd' }, fastPath: true },
+    { name: 'text/plain and br', headers: { accept: 'text/plain', 'accept-encoding': 'br' }, fastPath: true },
+    { name: 'Accept text/html', headers: { accept: 'text/html' }, fastPath: false },
+    { name: 'a timestamp', path: `${path}?timestamp=2026-11-22T11:59:45Z`, fastPath: false },
+    { name: 'a malformed timestamp (400)', path: `${path}?timestamp=yesterday`, fastPath: false },
+    { name: 'gzip and a malformed timestamp (400)', path: `${path}?timestamp=yesterday`, headers: { 'accept-encoding': 'gzip' }, fastPath: false },
+    { name: 'invalid tag (400)', path: '/api/bazaar/BAD%20TAG/snapshot', fastPath: false },
+    { name: 'invalid tag, plain characters (400)', path: '/api/bazaar/-/snapshot', fastPath: false },
+    { name: 'unknown product (404)', path: '/api/bazaar/NO_SUCH_PRODUCT/snapshot', fastPath: false },
+    { name: 'If-None-Match', headers: { 'if-none-match': '"other"' }, fastPath: false },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: same answer from both paths, ${c.fastPath ? 'fast path taken' : 'left to Fastify'}`, async () => {
+      const servedBefore = fast.t.app.storedResponses.served;
+      const a = await send(fast, c.path ?? path, 'GET', c.headers);
+      const b = await send(normal, c.path ?? path, 'GET', c.headers);
+      assert.equal(fast.t.app.storedResponses.served - servedBefore, c.fastPath ? 1 : 0, 'fast path taken or not');
+      assert.deepEqual(a, b);
+    });
+  }
+
+  it('the prepared bytes are what the route serialises for the same snapshot asked by time, and /metrics counts match', async () => {
+    const prepared = await send(fast, path);
+    const byTime = await send(normal, `${path}?timestamp=${new Date(now).toISOString()}`);
+    assert.equal(prepared.body, byTime.body);
+    assert.equal((JSON.parse(prepared.body) as { buyPrice: number }).buyPrice, 100.5);
+    assert.equal(header(prepared, 'vary'), 'Accept-Encoding, Accept');
+    assert.equal(header(prepared, 'cache-control'), 'public, max-age=10');
+    assert.deepEqual(await metricLines(fast, SNAPSHOT), await metricLines(normal, SNAPSHOT));
+  });
+
+  it('a newer snapshot replaces the prepared answer at once', async () => {
+    await insertRow(snapshotRow(now - 10_000, 104.5));
+    const a = await send(fast, path);
+    assert.equal((JSON.parse(a.body) as { buyPrice: number }).buyPrice, 104.5);
+    assert.deepEqual(a, await send(normal, path));
+    // Prepared again from the next request on.
+    const servedBefore = fast.t.app.storedResponses.served;
+    assert.deepEqual(await send(fast, path), await send(normal, path));
+    assert.equal(fast.t.app.storedResponses.served - servedBefore, 1);
+  });
+
+  it('a snapshot stamped after now is not served before its time', async () => {
+    await insertRow(snapshotRow(now + 60_000, 110));
+    const a = await send(fast, path);
+    assert.equal((JSON.parse(a.body) as { buyPrice: number }).buyPrice, 104.5);
+    assert.deepEqual(a, await send(normal, path));
   });
 });
