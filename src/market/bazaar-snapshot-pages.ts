@@ -47,17 +47,20 @@ export class BazaarSnapshotPages {
   current(productId: string): Buffer | undefined {
     if (this.pollMs <= 0) return undefined;
     this.check();
-    if (this.feedSeen === undefined) return undefined;
+    // A snapshot stamped after now (upstream's clock ahead of ours) becomes the answer once now
+    // passes it, without a new event: nothing is served from memory until then.
+    if (this.feedSeen === undefined || this.feedSeen > this.clock.now()) return undefined;
     const page = this.pages.get(productId);
-    return page !== undefined && page.version === this.version && page.ts <= this.clock.now() ? page.body : undefined;
+    return page !== undefined && page.version === this.version ? page.body : undefined;
   }
 
   /**
    * Keeps a product's answer, built from the snapshot stored at `ts` after reading `version`:
-   * dropped when a newer snapshot has been noticed since.
+   * dropped when a newer snapshot has been noticed since (the feed's lastUpdated is the newest
+   * snapshot's time, so every kept answer is at or before it).
    */
   keep(productId: string, version: number, ts: number, body: Buffer): void {
-    if (version !== this.version || this.pollMs <= 0) return;
+    if (version !== this.version || this.pollMs <= 0 || this.feedSeen === undefined || ts > this.feedSeen) return;
     if (this.pages.size >= MAX_PAGES) this.pages.clear();
     this.pages.set(productId, { version, ts, body });
   }

@@ -454,7 +454,10 @@ describe('stored-response fast path: the bazaar snapshot', () => {
 
   it('a snapshot stamped after now is not served before its time', async () => {
     await insertRow(snapshotRow(now + 60_000, 110));
+    const servedBefore = fast.t.app.storedResponses.served;
     const a = await send(fast, path);
+    await send(fast, path);
+    assert.equal(fast.t.app.storedResponses.served, servedBefore, 'not from memory while the newest snapshot is ahead of the clock');
     assert.equal((JSON.parse(a.body) as { buyPrice: number }).buyPrice, 104.5);
     assert.deepEqual(a, await send(normal, path));
   });
