@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { BookLevel } from '../domain/bazaar-book.ts';
 import { bucketStart, DAY, historyResolution, HOUR, MAX_HISTORY_RANGE_MS, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
-import { quickStatusWire } from '../domain/bazaar-wire.ts';
+import { graphResultWire, quickStatusWire } from '../domain/bazaar-wire.ts';
 import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { QuickStatusSource } from '../services/bazaar.ts';
 import { zipOne } from '../http/zip-stream.ts';
@@ -86,19 +86,7 @@ const SnapshotQuery = Type.Object({
 type GraphResultWire = Static<typeof GraphResult>;
 
 export function graphResult(p: HistoryPoint): GraphResultWire {
-  return {
-    minBuy: p.minBuy,
-    maxBuy: p.maxBuy,
-    buy: p.buy,
-    minSell: p.minSell,
-    maxSell: p.maxSell,
-    sell: p.sell,
-    buyVolume: p.buyVolume,
-    sellVolume: p.sellVolume,
-    buyMovingWeek: p.buyMovingWeek,
-    sellMovingWeek: p.sellMovingWeek,
-    timestamp: isoTime(p.ts),
-  };
+  return graphResultWire(p);
 }
 
 const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
@@ -139,18 +127,44 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     { path: 'day', resolution: '5m', spanMs: DAY, cache: 60, summary: 'Price history of the last day in 5-minute intervals, oldest first' },
     { path: 'week', resolution: '2h', spanMs: 7 * DAY, cache: 600, summary: 'Price history of the last week in 2-hour intervals, oldest first' },
   ] as const;
+  const JSON_TYPE = 'application/json; charset=utf-8';
   for (const window of fixedWindows) {
-    app.get(
-      `/api/bazaar/:itemTag/history/${window.path}`,
-      {
-        schema: { tags: ['bazaar'], summary: window.summary, params: ItemTagParams, response: historyResponses },
-        config: { cache: window.cache },
-      },
-      async (request) => {
+    const url = `/api/bazaar/:itemTag/history/${window.path}`;
+    const options = {
+      schema: { tags: ['bazaar'], summary: window.summary, params: ItemTagParams, response: historyResponses },
+      config: { cache: window.cache },
+    };
+    if (window.path !== 'hour') {
+      app.get(url, options, async (request) => {
         const now = clock.now();
         return history(request.params.itemTag, window.resolution, now - window.spanMs, now + 1);
-      },
-    );
+      });
+      continue;
+    }
+    // The last hour is prepared once per stored snapshot (services/bazaar.ts hourNow) and served
+    // ahead of Fastify like the snapshot below.
+    app.storedResponses.add({
+      url,
+      prefix: '/api/bazaar/',
+      suffix: '/history/hour',
+      cacheSeconds: window.cache,
+      contentType: JSON_TYPE,
+      body: (raw) => (isValidTag(raw) ? bazaar.currentHour(normalizeTag(raw)) : undefined),
+    });
+    app.get(url, options, (request, reply) => {
+      const id = parseItemTag(request.params.itemTag);
+      const current = bazaar.currentHour(id);
+      // Prepared JSON bytes: the schema's serialiser is not used for a Buffer.
+      if (current) {
+        reply.type(JSON_TYPE).send(current as never);
+        return;
+      }
+      return (async () => {
+        const body = await bazaar.hourNow(id);
+        if ('miss' in body) throw unknownProduct(id);
+        return reply.type(JSON_TYPE).send(body as never);
+      })();
+    });
   }
 
   app.get(
@@ -182,7 +196,6 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
 
   const SNAPSHOT_ROUTE = '/api/bazaar/:itemTag/snapshot';
   const SNAPSHOT_CACHE_SECONDS = 10;
-  const JSON_TYPE = 'application/json; charset=utf-8';
   // The current snapshot (no timestamp) is prepared once per stored snapshot: requests without a
   // query string skip Fastify (http/stored-responses.ts) while the handler's hot path would send it.
   app.storedResponses.add({

@@ -1,10 +1,11 @@
 /**
- * The bazaar snapshot's wire shape, Coflnet's StorageQuickStatus: `buyOrders` is the instant-buy
- * side (sell offers), `sellOrders` the instant-sell side (buy orders). Shared by the route's
- * answer and the prepared snapshot pages (market/bazaar-snapshot-pages.ts), so both serialise
+ * The bazaar's wire shapes, Coflnet's StorageQuickStatus (`buyOrders` is the instant-buy side,
+ * sell offers; `sellOrders` the instant-sell side, buy orders) and GraphResult. Shared by the
+ * routes' answers and the prepared answers (market/bazaar-snapshot-pages.ts), so both serialise
  * the same fields in the same order.
  */
 import type { BookLevel } from './bazaar-book.ts';
+import type { HistoryPoint } from './bazaar-history.ts';
 
 /** A stored snapshot's quick-status columns (a snapshot row, or a rollup's first values). */
 export interface QuickStatusColumns {
@@ -48,5 +49,35 @@ export function quickStatusWire(id: string, r: QuickStatusColumns, instantBuySid
     timeStamp: new Date(Number(r.ts)).toISOString(),
     buyOrders: instantBuySide,
     sellOrders: instantSellSide,
+  };
+}
+
+export interface GraphResultWire {
+  minBuy: number;
+  maxBuy: number;
+  buy: number;
+  minSell: number;
+  maxSell: number;
+  sell: number;
+  buyVolume: number;
+  sellVolume: number;
+  buyMovingWeek: number;
+  sellMovingWeek: number;
+  timestamp: string;
+}
+
+export function graphResultWire(p: HistoryPoint): GraphResultWire {
+  return {
+    minBuy: p.minBuy,
+    maxBuy: p.maxBuy,
+    buy: p.buy,
+    minSell: p.minSell,
+    maxSell: p.maxSell,
+    sell: p.sell,
+    buyVolume: p.buyVolume,
+    sellVolume: p.sellVolume,
+    buyMovingWeek: p.buyMovingWeek,
+    sellMovingWeek: p.sellMovingWeek,
+    timestamp: new Date(p.ts).toISOString(),
   };
 }

@@ -1,7 +1,8 @@
 /**
- * Each bazaar product's current snapshot answer (`/api/bazaar/{tag}/snapshot` without a
- * timestamp), serialised once per stored snapshot and kept until the next one: the route's hot
- * path and the stored-response fast path (http/stored-responses.ts) send these bytes as they are.
+ * Each bazaar product's current answers (`/api/bazaar/{tag}/snapshot` without a timestamp, and
+ * `/history/hour`), serialised once per stored snapshot and kept until the next one (or until the
+ * hour's oldest point leaves the window): the route's hot path and the stored-response fast path
+ * (http/stored-responses.ts) send these bytes as they are.
  *
  * A new snapshot is noticed at once when it is stored in this process (the repository's change
  * event), and within `pollMs` when another process stores it (the bazaar feed's lastUpdated,
@@ -14,7 +15,7 @@ import type { Store } from '../store/index.ts';
 const MAX_PAGES = 20_000;
 
 export class BazaarSnapshotPages {
-  private readonly pages = new Map<string, { version: number; ts: number; body: Buffer }>();
+  private readonly pages = new Map<string, { version: number; validUntil: number; body: Buffer }>();
   /** bumped whenever a newer snapshot may exist: the key the pages are kept under */
   version = 0;
   private feedSeen: number | undefined;
@@ -44,25 +45,27 @@ export class BazaarSnapshotPages {
    * hot paths call it on every request); starts a due feed check in the background. Nothing is
    * served before the first feed check has completed, nor with pollMs 0 (no background check).
    */
-  current(productId: string): Buffer | undefined {
+  current(key: string): Buffer | undefined {
     if (this.pollMs <= 0) return undefined;
     this.check();
+    const now = this.clock.now();
     // A snapshot stamped after now (upstream's clock ahead of ours) becomes the answer once now
     // passes it, without a new event: nothing is served from memory until then.
-    if (this.feedSeen === undefined || this.feedSeen > this.clock.now()) return undefined;
-    const page = this.pages.get(productId);
-    return page !== undefined && page.version === this.version ? page.body : undefined;
+    if (this.feedSeen === undefined || this.feedSeen > now) return undefined;
+    const page = this.pages.get(key);
+    return page !== undefined && page.version === this.version && now < page.validUntil ? page.body : undefined;
   }
 
   /**
-   * Keeps a product's answer, built from the snapshot stored at `ts` after reading `version`:
-   * dropped when a newer snapshot has been noticed since (the feed's lastUpdated is the newest
-   * snapshot's time, so every kept answer is at or before it).
+   * Keeps an answer (key: the product and what was asked) built from the snapshots stored up to
+   * `builtAt` after reading `version`, valid before `validUntil`: dropped when a newer snapshot has
+   * been noticed since, and not kept when the newest snapshot (the feed's lastUpdated) is after
+   * `builtAt` (it would enter the answer later without an event).
    */
-  keep(productId: string, version: number, ts: number, body: Buffer): void {
-    if (version !== this.version || this.pollMs <= 0 || this.feedSeen === undefined || ts > this.feedSeen) return;
+  keep(key: string, version: number, builtAt: number, body: Buffer, validUntil = Number.POSITIVE_INFINITY): void {
+    if (version !== this.version || this.pollMs <= 0 || this.feedSeen === undefined || this.feedSeen > builtAt) return;
     if (this.pages.size >= MAX_PAGES) this.pages.clear();
-    this.pages.set(productId, { version, ts, body });
+    this.pages.set(key, { version, validUntil, body });
   }
 
   private bump(): void {

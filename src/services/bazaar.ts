@@ -4,8 +4,8 @@
  * was never seen, so each face can answer that its own way.
  */
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
-import type { HistoryPoint, Resolution } from '../domain/bazaar-history.ts';
-import { quickStatusWire } from '../domain/bazaar-wire.ts';
+import { HOUR, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
+import { graphResultWire, quickStatusWire } from '../domain/bazaar-wire.ts';
 import type { Clock } from '../clock.ts';
 import type { BazaarSnapshotPages } from '../market/bazaar-snapshot-pages.ts';
 import type { Store } from '../store/index.ts';
@@ -54,10 +54,34 @@ export class BazaarService {
     if (current) return current;
     // Read before the snapshot: a newer one stored meanwhile makes the page stale at once.
     const version = this.pages?.version ?? 0;
-    const answer = await this.snapshotAt(productId, this.clock.now());
+    const now = this.clock.now();
+    const answer = await this.snapshotAt(productId, now);
     if ('miss' in answer) return answer;
     const body = Buffer.from(JSON.stringify(quickStatusWire(productId, answer.row, answer.instantBuySide, answer.instantSellSide)));
-    if (answer.source === 'rows') this.pages?.keep(productId, version, Number(answer.row.ts), body);
+    if (answer.source === 'rows') this.pages?.keep(productId, version, now, body);
+    return body;
+  }
+
+  /** The product's last-hour history (GraphResult JSON) while it is prepared; synchronous, for the hot paths. */
+  currentHour(productId: string): Buffer | undefined {
+    return this.pages?.current(`${productId}\u0000hour`);
+  }
+
+  /**
+   * The last hour's 20-second points as JSON bytes, prepared once per stored snapshot and kept
+   * until the oldest point leaves the window.
+   */
+  async hourNow(productId: string): Promise<Buffer | BazaarMiss> {
+    const current = this.currentHour(productId);
+    if (current) return current;
+    const version = this.pages?.version ?? 0;
+    const now = this.clock.now();
+    const points = await this.history(productId, '20s', now - HOUR, now + 1);
+    if ('miss' in points) return points;
+    const body = Buffer.from(JSON.stringify(points.map(graphResultWire)));
+    // A point is in the window while now - HOUR <= its time.
+    const validUntil = points.length === 0 ? Number.POSITIVE_INFINITY : points[0]!.ts + HOUR + 1;
+    this.pages?.keep(`${productId}\u0000hour`, version, now, body, validUntil);
     return body;
   }
 

@@ -371,6 +371,7 @@ describe('StoredResponses.serve', () => {
 describe('stored-response fast path: the bazaar snapshot', () => {
   const SNAPSHOT = '/api/bazaar/:itemTag/snapshot';
   const path = '/api/bazaar/BZ_ITEM/snapshot';
+  const hour = '/api/bazaar/BZ_ITEM/history/hour';
   let fast: Target;
   let normal: Target;
   let now = 0;
@@ -389,11 +390,15 @@ describe('stored-response fast path: the bazaar snapshot', () => {
     const second = await createTestApp({ store: first.store, storedResponses: false });
     fast = await listen(first);
     normal = await listen(second);
+    // Ten snapshots over the last hour, the newest 30 s ago.
+    for (let k = 0; k < 10; k++) await insertRow(snapshotRow(now - 55 * 60_000 + k * 5 * 60_000, 90 + k));
     await insertRow(snapshotRow(now - 30_000, 100.5));
     // The first requests build the prepared answer (normal path on both).
     for (let i = 0; i < 2; i++) {
-      assert.equal((await send(fast, path)).status, 200);
-      assert.equal((await send(normal, path)).status, 200);
+      for (const p of [path, hour]) {
+        assert.equal((await send(fast, p)).status, 200);
+        assert.equal((await send(normal, p)).status, 200);
+      }
     }
   });
   after(async () => {
@@ -420,6 +425,14 @@ describe('stored-response fast path: the bazaar snapshot', () => {
     { name: 'invalid tag, plain characters (400)', path: '/api/bazaar/-/snapshot', fastPath: false },
     { name: 'unknown product (404)', path: '/api/bazaar/NO_SUCH_PRODUCT/snapshot', fastPath: false },
     { name: 'If-None-Match', headers: { 'if-none-match': '"other"' }, fastPath: false },
+    { name: 'hour history', path: hour, fastPath: true },
+    { name: 'hour history, lower case', path: '/api/bazaar/bz_item/history/hour', fastPath: true },
+    { name: 'hour history, gzip', path: hour, headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'hour history, br and text/plain', path: hour, headers: { accept: 'text/plain', 'accept-encoding': 'br' }, fastPath: true },
+    { name: 'hour history, a query', path: `${hour}?x=1`, fastPath: false },
+    { name: 'hour history, invalid tag (400)', path: '/api/bazaar/BAD%20TAG/history/hour', fastPath: false },
+    { name: 'hour history, unknown product (404)', path: '/api/bazaar/NO_SUCH_PRODUCT/history/hour', fastPath: false },
+    { name: 'day history (not prepared)', path: '/api/bazaar/BZ_ITEM/history/day', fastPath: false },
   ];
   for (const c of cases) {
     it(`${c.name}: same answer from both paths, ${c.fastPath ? 'fast path taken' : 'left to Fastify'}`, async () => {
@@ -441,11 +454,37 @@ describe('stored-response fast path: the bazaar snapshot', () => {
     assert.deepEqual(await metricLines(fast, SNAPSHOT), await metricLines(normal, SNAPSHOT));
   });
 
+  it('the prepared hour is what the route serialises for the same range asked explicitly', async () => {
+    const prepared = await send(fast, hour);
+    const explicit = await send(normal, `/api/bazaar/BZ_ITEM/history?start=${new Date(now - 3_600_000).toISOString()}&end=${new Date(now).toISOString()}`);
+    assert.equal(explicit.status, 200);
+    assert.equal(prepared.body, explicit.body);
+    assert.equal((JSON.parse(prepared.body) as unknown[]).length, 11);
+    assert.deepEqual(await send(normal, hour), prepared);
+    assert.deepEqual(await metricLines(fast, '/api/bazaar/:itemTag/history/hour'), await metricLines(normal, '/api/bazaar/:itemTag/history/hour'));
+  });
+
+  it('the prepared hour expires when its oldest point leaves the window', async () => {
+    for (const target of [fast, normal]) target.t.clock.advance(5 * 60_000 + 1);
+    try {
+      const servedBefore = fast.t.app.storedResponses.served;
+      const a = await send(fast, hour);
+      assert.equal(fast.t.app.storedResponses.served, servedBefore, 'rebuilt, not sent from memory');
+      assert.deepEqual(a, await send(normal, hour));
+      assert.equal((JSON.parse(a.body) as unknown[]).length, 10);
+    } finally {
+      for (const target of [fast, normal]) target.t.clock.advance(-(5 * 60_000 + 1));
+    }
+  });
+
   it('a newer snapshot replaces the prepared answer at once', async () => {
     await insertRow(snapshotRow(now - 10_000, 104.5));
     const a = await send(fast, path);
     assert.equal((JSON.parse(a.body) as { buyPrice: number }).buyPrice, 104.5);
     assert.deepEqual(a, await send(normal, path));
+    const h = await send(fast, hour);
+    assert.equal((JSON.parse(h.body) as Array<{ buy: number }>).at(-1)?.buy, 104.5);
+    assert.deepEqual(h, await send(normal, hour));
     // Prepared again from the next request on.
     const servedBefore = fast.t.app.storedResponses.served;
     assert.deepEqual(await send(fast, path), await send(normal, path));
