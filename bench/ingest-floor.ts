@@ -72,24 +72,29 @@ async function fetchPages(base: string): Promise<Page[]> {
   return pages;
 }
 
-function decode(itemBytes: string): { tag: string | null; nbt: unknown } {
+function decode(itemBytes: string): { tag: string | null; uid: string | null; nbt: unknown } {
   const raw = gunzipSync(Buffer.from(itemBytes, 'base64'));
   const parsed = nbt.parseUncompressed(raw, 'big');
-  const simple = nbt.simplify(parsed) as { i?: Array<{ tag?: { ExtraAttributes?: { id?: string } } }> };
-  return { tag: simple.i?.[0]?.tag?.ExtraAttributes?.id ?? null, nbt: simple };
+  const simple = nbt.simplify(parsed) as { i?: Array<{ tag?: { ExtraAttributes?: { id?: string; uuid?: string } } }> };
+  const extra = simple.i?.[0]?.tag?.ExtraAttributes;
+  return { tag: extra?.id ?? null, uid: extra?.uuid ?? null, nbt: simple };
 }
 
-/** The naive but complete ingester; `store: false` stops after decoding. Returns the auctions handled. */
-async function naive(base: string, dir: string | undefined): Promise<number> {
+/**
+ * The naive but complete ingester; without `dir` it stops after decoding. `ourIndexes`: the same
+ * with the secondary indexes skymarket keeps on active listings (tag and price, end, seller, item
+ * uid) instead of the one on tag. Returns the auctions handled.
+ */
+async function naive(base: string, dir: string | undefined, ourIndexes = false): Promise<number> {
   const pages = await fetchPages(base);
   const rows: unknown[][] = [];
   for (const page of pages) {
     for (const a of page.auctions) {
-      const { tag, nbt: item } = decode(a.item_bytes);
+      const { tag, uid, nbt: item } = decode(a.item_bytes);
       rows.push([
         a.uuid, a.auctioneer, a.profile_id, JSON.stringify(a.coop), a.start, a.end, a.item_name, a.item_lore, a.extra, a.category, a.tier,
         a.starting_bid, Buffer.from(a.item_bytes, 'base64'), a.claimed ? 1 : 0, a.highest_bid_amount, a.bin ? 1 : 0, JSON.stringify(a.bids),
-        a.last_updated ?? a.start, tag, JSON.stringify(item),
+        a.last_updated ?? a.start, tag, uid, JSON.stringify(item),
       ]);
     }
   }
@@ -99,9 +104,16 @@ async function naive(base: string, dir: string | undefined): Promise<number> {
     db.pragma('journal_mode = WAL');
     db.exec(`create table auctions (uuid text primary key, auctioneer text, profile_id text, coop text, start integer, "end" integer,
       item_name text, item_lore text, extra text, category text, tier text, starting_bid integer, item_bytes blob, claimed integer,
-      highest_bid_amount integer, bin integer, bids text, last_updated integer, tag text, nbt text)`);
-    db.exec('create index auctions_tag on auctions (tag)');
-    const insert = db.prepare(`insert into auctions values (${Array(20).fill('?').join(', ')})`);
+      highest_bid_amount integer, bin integer, bids text, last_updated integer, tag text, uid text, nbt text)`);
+    if (ourIndexes) {
+      db.exec('create index auctions_tag_price on auctions (tag, starting_bid)');
+      db.exec('create index auctions_end on auctions ("end")');
+      db.exec('create index auctions_seller on auctions (auctioneer)');
+      db.exec('create index auctions_uid on auctions (uid)');
+    } else {
+      db.exec('create index auctions_tag on auctions (tag)');
+    }
+    const insert = db.prepare(`insert into auctions values (${Array(21).fill('?').join(', ')})`);
     db.transaction(() => {
       for (const r of rows) insert.run(r);
     })();
@@ -187,19 +199,23 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   try {
     // Warm the simulator's page cache: its serialisation is not ours to measure.
     await fetchPages(sim.url);
-    const results = { ours: [] as Array<Awaited<ReturnType<typeof timed>>>, naive: [] as Array<Awaited<ReturnType<typeof timed>>>, decodeOnly: [] as Array<Awaited<ReturnType<typeof timed>>> };
+    type Timed = Awaited<ReturnType<typeof timed>>;
+    const results = { ours: [] as Timed[], naive: [] as Timed[], decodeOnly: [] as Timed[], naiveOurIndexes: [] as Timed[] };
     for (let i = 0; i < rounds; i++) {
       results.naive.push(await timed((dir) => naive(sim.url, dir)));
       results.ours.push(await timed((dir) => ours(sim.url, dir)));
       results.decodeOnly.push(await timed(() => naive(sim.url, undefined)));
+      results.naiveOurIndexes.push(await timed((dir) => naive(sim.url, dir, true)));
     }
     const median = (xs: Array<{ ms: number; cpuMs: number; n: number }>) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!;
     const o = median(results.ours);
     const n = median(results.naive);
     const d = median(results.decodeOnly);
+    const x = median(results.naiveOurIndexes);
     rows.push(
       { name: `naive complete ingester (fetch ×8, JSON.parse, prismarine-nbt, every field, SQLite one transaction, PK + 1 index), ${n.n.toLocaleString('en-US')} auctions`, figure: Math.round(n.ms), unit: 'ms', notes: `CPU ${Math.round(n.cpuMs)} ms; median of ${rounds}` },
-      { name: 'naive: fetch + parse + decode, no storage', figure: Math.round(d.ms), unit: 'ms', notes: `CPU ${Math.round(d.cpuMs)} ms` },
+      { name: 'naive: fetch + parse + decode, no storage', figure: Math.round(d.ms), unit: 'ms', ratio: d.ms / n.ms, baseline: 'naive complete ingester', notes: `CPU ${Math.round(d.cpuMs)} ms` },
+      { name: 'naive with our secondary indexes (tag+price, end, seller, item uid) instead of one', figure: Math.round(x.ms), unit: 'ms', ratio: x.ms / n.ms, baseline: 'naive complete ingester', notes: `CPU ${Math.round(x.cpuMs)} ms` },
       { name: `skymarket cold generation, SQLite, ${o.n.toLocaleString('en-US')} auctions`, figure: Math.round(o.ms), unit: 'ms', ratio: o.ms / n.ms, baseline: 'naive complete ingester (wall)', notes: `CPU ${Math.round(o.cpuMs)} ms (${(o.cpuMs / n.cpuMs).toFixed(2)}× the naive CPU); rounds ${results.ours.map((r) => Math.round(r.ms)).join(', ')} ms vs naive ${results.naive.map((r) => Math.round(r.ms)).join(', ')} ms` },
     );
 
