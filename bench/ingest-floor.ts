@@ -58,14 +58,25 @@ interface Page {
   auctions: UpstreamAuction[];
 }
 
+/** One page, retried twice on a network error (a kept-alive socket the server closed meanwhile). */
+async function fetchPage(base: string, i: number): Promise<Page> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await (await fetch(`${base}/v2/skyblock/auctions?page=${i}`)).json()) as Page;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+    }
+  }
+}
+
 async function fetchPages(base: string): Promise<Page[]> {
-  const first = (await (await fetch(`${base}/v2/skyblock/auctions?page=0`)).json()) as Page;
+  const first = await fetchPage(base, 0);
   const pages: Page[] = [first];
   let next = 1;
   const worker = async () => {
     while (next < first.totalPages) {
       const i = next++;
-      pages[i] = (await (await fetch(`${base}/v2/skyblock/auctions?page=${i}`)).json()) as Page;
+      pages[i] = await fetchPage(base, i);
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));

@@ -130,41 +130,38 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
   const JSON_TYPE = 'application/json; charset=utf-8';
   for (const window of fixedWindows) {
     const url = `/api/bazaar/:itemTag/history/${window.path}`;
-    const options = {
-      schema: { tags: ['bazaar'], summary: window.summary, params: ItemTagParams, response: historyResponses },
-      config: { cache: window.cache },
-    };
-    if (window.path !== 'hour') {
-      app.get(url, options, async (request) => {
-        const now = clock.now();
-        return history(request.params.itemTag, window.resolution, now - window.spanMs, now + 1);
-      });
-      continue;
-    }
-    // The last hour is prepared once per stored snapshot (services/bazaar.ts hourNow) and served
-    // ahead of Fastify like the snapshot below.
+    const fixed = { name: window.path, resolution: window.resolution, spanMs: window.spanMs };
+    // Prepared once per stored snapshot (services/bazaar.ts windowNow) and served ahead of Fastify
+    // like the snapshot below.
     app.storedResponses.add({
       url,
       prefix: '/api/bazaar/',
-      suffix: '/history/hour',
+      suffix: `/history/${window.path}`,
       cacheSeconds: window.cache,
       contentType: JSON_TYPE,
-      body: (raw) => (isValidTag(raw) ? bazaar.currentHour(normalizeTag(raw)) : undefined),
+      body: (raw) => (isValidTag(raw) ? bazaar.currentWindow(normalizeTag(raw), fixed) : undefined),
     });
-    app.get(url, options, (request, reply) => {
-      const id = parseItemTag(request.params.itemTag);
-      const current = bazaar.currentHour(id);
-      // Prepared JSON bytes: the schema's serialiser is not used for a Buffer.
-      if (current) {
-        reply.type(JSON_TYPE).send(current as never);
-        return;
-      }
-      return (async () => {
-        const body = await bazaar.hourNow(id);
-        if ('miss' in body) throw unknownProduct(id);
-        return reply.type(JSON_TYPE).send(body as never);
-      })();
-    });
+    app.get(
+      url,
+      {
+        schema: { tags: ['bazaar'], summary: window.summary, params: ItemTagParams, response: historyResponses },
+        config: { cache: window.cache },
+      },
+      (request, reply) => {
+        const id = parseItemTag(request.params.itemTag);
+        const current = bazaar.currentWindow(id, fixed);
+        // Prepared JSON bytes: the schema's serialiser is not used for a Buffer.
+        if (current) {
+          reply.type(JSON_TYPE).send(current as never);
+          return;
+        }
+        return (async () => {
+          const body = await bazaar.windowNow(id, fixed);
+          if ('miss' in body) throw unknownProduct(id);
+          return reply.type(JSON_TYPE).send(body as never);
+        })();
+      },
+    );
   }
 
   app.get(

@@ -4,7 +4,7 @@
  * was never seen, so each face can answer that its own way.
  */
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
-import { HOUR, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
+import { RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
 import { graphResultWire, quickStatusWire } from '../domain/bazaar-wire.ts';
 import type { Clock } from '../clock.ts';
 import type { BazaarSnapshotPages } from '../market/bazaar-snapshot-pages.ts';
@@ -27,6 +27,13 @@ export interface SnapshotAnswer {
   instantSellSide: BookLevel[] | null;
   /** the 20-second rows, or a 5-minute rollup's first values */
   source: 'rows' | 'rollup';
+}
+
+/** A history window ending now: `hour` (20-second points), `day` (5-minute), `week` (2-hour). */
+export interface FixedWindow {
+  name: string;
+  resolution: Resolution;
+  spanMs: number;
 }
 
 /** The product was never seen, or was seen but has no snapshot at or before the time asked. */
@@ -62,26 +69,29 @@ export class BazaarService {
     return body;
   }
 
-  /** The product's last-hour history (GraphResult JSON) while it is prepared; synchronous, for the hot paths. */
-  currentHour(productId: string): Buffer | undefined {
-    return this.pages?.current(`${productId}\u0000hour`);
+  /** The product's history over a fixed window ending now (GraphResult JSON) while it is prepared; synchronous, for the hot paths. */
+  currentWindow(productId: string, window: FixedWindow): Buffer | undefined {
+    return this.pages?.current(`${productId}\u0000${window.name}`);
   }
 
   /**
-   * The last hour's 20-second points as JSON bytes, prepared once per stored snapshot and kept
-   * until the oldest point leaves the window.
+   * The points at the window's resolution for the buckets starting in [now - span, now] as JSON
+   * bytes, prepared once per stored snapshot and kept until the oldest point leaves the window.
+   * Rollup rows and the not-yet-rolled tail give the same points (services/bazaar-history.ts), so
+   * the rollup job rolling a bucket does not change the answer.
    */
-  async hourNow(productId: string): Promise<Buffer | BazaarMiss> {
-    const current = this.currentHour(productId);
+  async windowNow(productId: string, window: FixedWindow): Promise<Buffer | BazaarMiss> {
+    const current = this.currentWindow(productId, window);
     if (current) return current;
     const version = this.pages?.version ?? 0;
     const now = this.clock.now();
-    const points = await this.history(productId, '20s', now - HOUR, now + 1);
+    const points = await this.history(productId, window.resolution, now - window.spanMs, now + 1);
     if ('miss' in points) return points;
     const body = Buffer.from(JSON.stringify(points.map(graphResultWire)));
-    // A point is in the window while now - HOUR <= its time.
-    const validUntil = points.length === 0 ? Number.POSITIVE_INFINITY : points[0]!.ts + HOUR + 1;
-    this.pages?.keep(`${productId}\u0000hour`, version, now, body, validUntil);
+    // The oldest point leaves the window once now - span passes its time (20-second points) or the
+    // end of its bucket (whole buckets: readHistory starts at the bucket holding now - span).
+    const validUntil = points.length === 0 ? Number.POSITIVE_INFINITY : points[0]!.ts + window.spanMs + (window.resolution === '20s' ? 1 : RESOLUTION_MS[window.resolution]);
+    this.pages?.keep(`${productId}\u0000${window.name}`, version, now, body, validUntil);
     return body;
   }
 

@@ -395,7 +395,7 @@ describe('stored-response fast path: the bazaar snapshot', () => {
     await insertRow(snapshotRow(now - 30_000, 100.5));
     // The first requests build the prepared answer (normal path on both).
     for (let i = 0; i < 2; i++) {
-      for (const p of [path, hour]) {
+      for (const p of [path, hour, '/api/bazaar/BZ_ITEM/history/day', '/api/bazaar/BZ_ITEM/history/week']) {
         assert.equal((await send(fast, p)).status, 200);
         assert.equal((await send(normal, p)).status, 200);
       }
@@ -432,7 +432,9 @@ describe('stored-response fast path: the bazaar snapshot', () => {
     { name: 'hour history, a query', path: `${hour}?x=1`, fastPath: false },
     { name: 'hour history, invalid tag (400)', path: '/api/bazaar/BAD%20TAG/history/hour', fastPath: false },
     { name: 'hour history, unknown product (404)', path: '/api/bazaar/NO_SUCH_PRODUCT/history/hour', fastPath: false },
-    { name: 'day history (not prepared)', path: '/api/bazaar/BZ_ITEM/history/day', fastPath: false },
+    { name: 'day history', path: '/api/bazaar/BZ_ITEM/history/day', fastPath: true },
+    { name: 'week history, gzip', path: '/api/bazaar/BZ_ITEM/history/week', headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'custom-range history (not prepared)', path: `/api/bazaar/BZ_ITEM/history?start=2026-11-22T11:00:00Z`, fastPath: false },
   ];
   for (const c of cases) {
     it(`${c.name}: same answer from both paths, ${c.fastPath ? 'fast path taken' : 'left to Fastify'}`, async () => {
@@ -462,6 +464,16 @@ describe('stored-response fast path: the bazaar snapshot', () => {
     assert.equal((JSON.parse(prepared.body) as unknown[]).length, 11);
     assert.deepEqual(await send(normal, hour), prepared);
     assert.deepEqual(await metricLines(fast, '/api/bazaar/:itemTag/history/hour'), await metricLines(normal, '/api/bazaar/:itemTag/history/hour'));
+  });
+
+  it('the prepared day is what the route serialises for the same range asked explicitly', async () => {
+    const day = '/api/bazaar/BZ_ITEM/history/day';
+    const prepared = await send(fast, day);
+    const explicit = await send(normal, `/api/bazaar/BZ_ITEM/history?start=${new Date(now - 86_400_000).toISOString()}&end=${new Date(now).toISOString()}`);
+    assert.equal(explicit.status, 200);
+    assert.equal(prepared.body, explicit.body);
+    assert.equal((JSON.parse(prepared.body) as unknown[]).length, 11);
+    assert.deepEqual(await send(normal, day), prepared);
   });
 
   it('the prepared hour expires when its oldest point leaves the window', async () => {
