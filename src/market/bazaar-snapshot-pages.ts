@@ -1,8 +1,8 @@
 /**
  * Each bazaar product's current answers (`/api/bazaar/{tag}/snapshot` without a timestamp, and
- * `/history/hour`), serialised once per stored snapshot and kept until the next one (or until the
- * hour's oldest point leaves the window): the route's hot path and the stored-response fast path
- * (http/stored-responses.ts) send these bytes as they are.
+ * `/history/hour`, `/day`, `/week`), serialised once per stored snapshot (by services/bazaar.ts)
+ * and kept until the next one, or until a history's oldest point leaves its window: the routes'
+ * hot paths and the stored-response fast path (http/stored-responses.ts) send these bytes as they are.
  *
  * A new snapshot is noticed at once when it is stored in this process (the repository's change
  * event), and within `pollMs` when another process stores it (the bazaar feed's lastUpdated,
