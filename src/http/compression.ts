@@ -142,7 +142,8 @@ export const compressionPlugin = fp(
       const encoding = chooseEncoding(request.headers['accept-encoding']);
       const vary = reply.getHeader('vary');
       const headers = compressionHeaders(encoding);
-      if (vary !== undefined && vary !== '') headers.vary = `${String(vary)}, Accept-Encoding`;
+      // A route that varies already (by Origin, or by Accept-Encoding itself) keeps its list.
+      if (vary !== undefined && vary !== '') headers.vary = /accept-encoding/i.test(String(vary)) ? String(vary) : `${String(vary)}, Accept-Encoding`;
       reply.headers(headers);
       if (encoding === undefined) return done(null, payload);
       if (Buffer.isBuffer(payload)) {

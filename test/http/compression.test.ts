@@ -143,6 +143,8 @@ describe('compression plugin, what it leaves alone', () => {
     app.get('/stream', (_req, reply) => reply.type('application/json').send(Readable.from([Buffer.from(big)])));
     // Not a compressible type.
     app.get('/zip', (_req, reply) => reply.type('application/zip').send(Buffer.alloc(4096, 1)));
+    // A route that negotiated Accept-Encoding itself but sent identity (prepared gzip only): brotli is added, Vary is not repeated.
+    app.get('/varies', (_req, reply) => reply.type('application/json').header('vary', 'Accept-Encoding').send(Buffer.from(big)));
     app.get('/json', { config: { cache: 10 } }, (_req, reply) => reply.type('application/json; charset=utf-8').send(big));
     app.get('/buffer', { config: { cache: 10 } }, (_req, reply) => reply.type('application/json; charset=utf-8').send(Buffer.from(big)));
     await app.ready();
@@ -153,6 +155,13 @@ describe('compression plugin, what it leaves alone', () => {
     const res = await app.inject({ url: '/encoded', headers: { 'accept-encoding': 'br' } });
     assert.equal(res.headers['content-encoding'], 'gzip');
     assert.equal(gunzipSync(res.rawPayload).toString(), big);
+  });
+
+  it('a Vary: Accept-Encoding already set is not repeated', async () => {
+    const res = await app.inject({ url: '/varies', headers: { 'accept-encoding': 'br' } });
+    assert.equal(res.headers['content-encoding'], 'br');
+    assert.equal(res.headers.vary, 'Accept-Encoding');
+    assert.equal(brotliDecompressSync(res.rawPayload).toString(), big);
   });
 
   it('streams and non-text types go out as they are', async () => {
