@@ -66,7 +66,7 @@ async function storeSales(dir: string, total: number, hot: number): Promise<void
 }
 
 /** The tag with the most active BIN listings. */
-async function busiestTag(dir: string): Promise<{ tag: string; listings: number; tier: string }> {
+export async function busiestTag(dir: string): Promise<{ tag: string; listings: number; tier: string }> {
   const store = await Store.open({ dataDir: dir });
   try {
     const counts = new Map<string, { n: number; tier: string }>();

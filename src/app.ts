@@ -19,6 +19,7 @@ import { authPlugin } from './http/auth.ts';
 import { limitsPlugin } from './http/limits.ts';
 import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
+import { compressionPlugin } from './http/compression.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
 import { priceRoutes } from './api/prices.ts';
@@ -127,6 +128,8 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   await app.register(errorsPlugin);
   await app.register(shutdownPlugin);
   await app.register(contentTypesPlugin);
+  // Before caching: the ETag is computed over the bytes sent (one per encoding).
+  await app.register(compressionPlugin);
   await app.register(cachingPlugin);
   await app.register(cors, corsOptions(config.corsOrigins));
   await app.register(metricsPlugin, { metrics: context.metrics });

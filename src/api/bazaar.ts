@@ -8,6 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { BookLevel } from '../domain/bazaar-book.ts';
 import { bucketStart, DAY, historyResolution, HOUR, MAX_HISTORY_RANGE_MS, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
+import { graphResultWire, quickStatusWire } from '../domain/bazaar-wire.ts';
+import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { QuickStatusSource } from '../services/bazaar.ts';
 import { zipOne } from '../http/zip-stream.ts';
 import { requireTier } from '../http/access.ts';
@@ -84,19 +86,7 @@ const SnapshotQuery = Type.Object({
 type GraphResultWire = Static<typeof GraphResult>;
 
 export function graphResult(p: HistoryPoint): GraphResultWire {
-  return {
-    minBuy: p.minBuy,
-    maxBuy: p.maxBuy,
-    buy: p.buy,
-    minSell: p.minSell,
-    maxSell: p.maxSell,
-    sell: p.sell,
-    buyVolume: p.buyVolume,
-    sellVolume: p.sellVolume,
-    buyMovingWeek: p.buyMovingWeek,
-    sellMovingWeek: p.sellMovingWeek,
-    timestamp: isoTime(p.ts),
-  };
+  return graphResultWire(p);
 }
 
 export async function bazaarRoutes(fastify: FastifyInstance) {
@@ -123,16 +113,39 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     { path: 'day', resolution: '5m', spanMs: DAY, cache: 60, summary: 'Price history of the last day in 5-minute intervals, oldest first' },
     { path: 'week', resolution: '2h', spanMs: 7 * DAY, cache: 600, summary: 'Price history of the last week in 2-hour intervals, oldest first' },
   ] as const;
+  const JSON_TYPE = 'application/json; charset=utf-8';
   for (const window of fixedWindows) {
+    const url = `/api/bazaar/:itemTag/history/${window.path}`;
+    const fixed = { name: window.path, resolution: window.resolution, spanMs: window.spanMs };
+    // Prepared once per stored snapshot (services/bazaar.ts windowNow) and served ahead of Fastify
+    // like the snapshot below.
+    app.storedResponses.add({
+      url,
+      prefix: '/api/bazaar/',
+      suffix: `/history/${window.path}`,
+      cacheSeconds: window.cache,
+      contentType: JSON_TYPE,
+      body: (raw) => (isValidTag(raw) ? bazaar.currentWindow(normalizeTag(raw), fixed) : undefined),
+    });
     app.get(
-      `/api/bazaar/:itemTag/history/${window.path}`,
+      url,
       {
         schema: { tags: ['bazaar'], summary: window.summary, params: ItemTagParams, response: historyResponses },
         config: { cache: window.cache },
       },
-      async (request) => {
-        const now = clock.now();
-        return history(request.params.itemTag, window.resolution, now - window.spanMs, now + 1);
+      (request, reply) => {
+        const id = parseItemTag(request.params.itemTag);
+        const current = bazaar.currentWindow(id, fixed);
+        // Prepared JSON bytes: the schema's serialiser is not used for a Buffer.
+        if (current) {
+          reply.type(JSON_TYPE).send(current as never);
+          return;
+        }
+        return (async () => {
+          const body = await bazaar.windowNow(id, fixed);
+          if ('miss' in body) throw unknownProduct(id);
+          return reply.type(JSON_TYPE).send(body as never);
+        })();
       },
     );
   }
@@ -164,8 +177,21 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     },
   );
 
+  const SNAPSHOT_ROUTE = '/api/bazaar/:itemTag/snapshot';
+  const SNAPSHOT_CACHE_SECONDS = 10;
+  // The current snapshot (no timestamp) is prepared once per stored snapshot: requests without a
+  // query string skip Fastify (http/stored-responses.ts) while the handler's hot path would send it.
+  app.storedResponses.add({
+    url: SNAPSHOT_ROUTE,
+    prefix: '/api/bazaar/',
+    suffix: '/snapshot',
+    cacheSeconds: SNAPSHOT_CACHE_SECONDS,
+    contentType: JSON_TYPE,
+    body: (raw) => (isValidTag(raw) ? bazaar.currentSnapshot(normalizeTag(raw)) : undefined),
+  });
+
   app.get(
-    '/api/bazaar/:itemTag/snapshot',
+    SNAPSHOT_ROUTE,
     {
       schema: {
         tags: ['bazaar'],
@@ -174,15 +200,31 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
         querystring: SnapshotQuery,
         response: { 200: Type.Ref('StorageQuickStatus'), ...problemResponses(400, 404) },
       },
-      config: { cache: 10 },
+      config: { cache: SNAPSHOT_CACHE_SECONDS },
     },
-    async (request) => {
-      const at = parseTime(request.query.timestamp, 'timestamp') ?? clock.now();
+    (request, reply) => {
+      const at = parseTime(request.query.timestamp, 'timestamp');
       const id = parseItemTag(request.params.itemTag);
-      const snapshot = await bazaar.snapshotAt(id, at);
-      if (!('miss' in snapshot)) return quickStatus(id, snapshot.row, snapshot.instantBuySide, snapshot.instantSellSide);
-      if (snapshot.miss === 'unknown_product') throw unknownProduct(id);
-      throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(at)}.`);
+      if (at === undefined) {
+        // The hot path, synchronous: the current snapshot's prepared bytes.
+        const current = bazaar.currentSnapshot(id);
+        if (current) {
+          reply.type(JSON_TYPE).send(current);
+          return;
+        }
+        return (async () => {
+          const body = await bazaar.snapshotNow(id);
+          if (!('miss' in body)) return reply.type(JSON_TYPE).send(body);
+          if (body.miss === 'unknown_product') throw unknownProduct(id);
+          throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(clock.now())}.`);
+        })();
+      }
+      return (async () => {
+        const snapshot = await bazaar.snapshotAt(id, at);
+        if (!('miss' in snapshot)) return quickStatus(id, snapshot.row, snapshot.instantBuySide, snapshot.instantSellSide);
+        if (snapshot.miss === 'unknown_product') throw unknownProduct(id);
+        throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(at)}.`);
+      })();
     },
   );
 
@@ -253,18 +295,5 @@ export function quickStatus(
   instantBuySide: BookLevel[] | null,
   instantSellSide: BookLevel[] | null,
 ): Static<typeof StorageQuickStatus> {
-  return {
-    productId: id,
-    buyPrice: r.buy_price,
-    buyVolume: Number(r.buy_volume),
-    buyMovingWeek: Number(r.buy_moving_week),
-    buyOrdersCount: r.buy_orders,
-    sellPrice: r.sell_price,
-    sellVolume: Number(r.sell_volume),
-    sellMovingWeek: Number(r.sell_moving_week),
-    sellOrdersCount: r.sell_orders,
-    timeStamp: isoTime(Number(r.ts)),
-    buyOrders: instantBuySide,
-    sellOrders: instantSellSide,
-  };
+  return quickStatusWire(id, r, instantBuySide, instantSellSide);
 }

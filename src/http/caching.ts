@@ -74,6 +74,8 @@ export const cachingPlugin = fp(
       reply.header('etag', etag);
       if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
         reply.code(304);
+        // The ETag is the encoded bytes' (compression.ts runs first); a 304 has no body to decode.
+        reply.removeHeader('content-encoding');
         return done(null, '');
       }
       done(null, payload);

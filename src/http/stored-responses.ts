@@ -1,20 +1,30 @@
 /**
- * A fast path in front of Fastify for GET requests a route answers with a stored Buffer
- * (the unfiltered lowest-BIN page): the bytes and headers are written straight to the
- * node:http response, skipping Fastify's request and reply objects and the hooks.
+ * A fast path in front of Fastify for GET requests a route answers with a prepared body
+ * (the unfiltered lowest-BIN page, a bazaar product's current snapshot): the bytes and headers
+ * are written straight to the node:http response, skipping Fastify's request and reply objects
+ * and the hooks.
+ *
+ * A route hands it a `PreparedBody` (or just the plain Buffer): the plain bytes and, when
+ * prepared with them, their gzip and brotli variants. Variants not given are compressed once
+ * per Buffer and remembered by compression.ts, which the normal path's compression hook reads
+ * too, so both send the same bytes; the ETag is the caching plugin's hash of the bytes sent.
  *
  * It only takes requests whose answer it knows to be exactly the normal path's: same
  * status, body and headers, counted the same in /metrics. Everything else goes to Fastify
- * unchanged: any query string, another method (HEAD, OPTIONS), content negotiation
- * (an Accept other than none, `*\/*` or `application/json`), If-None-Match, account
+ * unchanged: any query string, another method (HEAD, OPTIONS), content negotiation beyond
+ * the plain cases (an Accept other than none, `*\/*`, `application/json`, or exactly `text/json`
+ * or `text/plain` for a JSON body), If-None-Match, account
  * credentials, a request body, any client when a proxy is trusted (the client address then
  * comes from proxy headers), CORS origins other than `*`, request logging (debug/trace),
  * and everything once the app is closing. A rate-limited client is counted here exactly as
  * the limits hook counts it; only an admitted request is answered here (with the same limit
  * headers), a refused one goes to Fastify carrying its count (429/403, counted once).
  *
+ * Any Accept-Encoding is answered here, negotiated by compression.ts chooseEncoding.
+ *
  * The headers and counts come from the functions the plugins use themselves: CORS
- * (cors.ts staticCorsHeaders), caching (caching.ts cacheHeaders and the plugin's ETags), limits
+ * (cors.ts staticCorsHeaders), compression (compression.ts chooseEncoding, compressionHeaders and
+ * the remembered variants), caching (caching.ts cacheHeaders and the plugin's ETags), limits
  * (limits.ts, through countPeerRequest) and metrics (metrics.ts recordResponse).
  * test/http/stored-responses.test.ts compares both paths over a matrix of requests.
  */
@@ -22,9 +32,23 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { FastifyServerOptions } from 'fastify';
 import type { Metrics } from '../metrics.ts';
 import { cacheHeaders } from './caching.ts';
+import { chooseEncoding, compressibleType, compressionHeaders, COMPRESS_MIN_BYTES, rememberVariants, variantOf, type Encoding } from './compression.ts';
 import { recordResponse } from './metrics.ts';
 
-/** A route whose GET answers may be served from a stored Buffer. */
+/**
+ * A body prepared once (per generation, snapshot or file) and sent many times: the plain bytes
+ * and optionally their compressed variants, computed with them (else compressed on first use
+ * and remembered per Buffer). The ETag is derived from the bytes sent (the caching plugin's).
+ */
+export interface PreparedBody {
+  plain: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+  /** default: the route's */
+  contentType?: string;
+}
+
+/** A route whose GET answers may be served from a prepared body. */
 export interface StoredRoute {
   /** the route template, as metrics label it */
   url: string;
@@ -34,8 +58,8 @@ export interface StoredRoute {
   /** `Cache-Control: public, max-age=N`, as the route's `config.cache` */
   cacheSeconds: number;
   contentType: string;
-  /** the stored body for the raw parameter, only when the route's handler would send exactly it */
-  body(param: string): Buffer | undefined;
+  /** the prepared body for the raw parameter, only when the route's handler would send exactly it */
+  body(param: string): PreparedBody | Buffer | undefined;
 }
 
 /** What the fast path needs from the app's plugins, set once they are registered. */
@@ -56,6 +80,15 @@ export interface StoredResponseContext {
   closing(): boolean;
   /** where answered requests are counted (/metrics), as the metrics plugin counts them */
   metrics: Pick<Metrics, 'recordRequest'>;
+}
+
+/** The bytes and type the fast path sends for one request. */
+interface Representation {
+  body: Buffer;
+  contentType: string;
+  /** large and compressible: the answer varies by Accept-Encoding */
+  eligible: boolean;
+  encoding: Encoding | undefined;
 }
 
 /** Only plain tag-like parameters: no percent-encoding, no characters the router treats specially. */
@@ -102,7 +135,7 @@ export class StoredResponses {
       return false;
     }
     const accept = headers.accept;
-    if (accept !== undefined && accept !== '*/*' && accept !== 'application/json') return false;
+    if (accept !== undefined && accept !== '*/*' && accept !== 'application/json' && accept !== 'text/json' && accept !== 'text/plain') return false;
     for (const route of this.routes) {
       if (!url.startsWith(route.prefix) || !url.endsWith(route.suffix)) continue;
       const param = url.slice(route.prefix.length, url.length - route.suffix.length);
@@ -110,20 +143,24 @@ export class StoredResponses {
       if (context.closing()) return false;
       const started = performance.now();
       if (context.exemptPeer(req.socket.remoteAddress)) {
-        const body = route.body(param);
-        if (body === undefined) return false;
-        this.answer(res, route, body, this.headersOf(route, body, context), context, started);
+        const found = route.body(param);
+        if (found === undefined) return false;
+        const chosen = this.representation(route, found, accept, headers['accept-encoding']);
+        if (chosen === undefined) return false;
+        this.answer(res, route, chosen.body, this.headersOf(route, chosen, context), context, started);
         return true;
       }
       const count = context.countPeerRequest;
       // Counting is the one side effect: only once it is sure the route has a stored answer.
-      if (count === null || fallback === undefined || route.body(param) === undefined) return false;
+      const first = count === null || fallback === undefined ? undefined : route.body(param);
+      if (count === null || fallback === undefined || first === undefined || this.representation(route, first, accept, headers['accept-encoding']) === undefined) return false;
       count(req).then(
         (limits) => {
-          const body = limits === null || context.closing() ? undefined : route.body(param);
-          if (limits === null || body === undefined) return fallback(req, res);
+          const found = limits === null || context.closing() ? undefined : route.body(param);
+          const chosen = found === undefined ? undefined : this.representation(route, found, accept, headers['accept-encoding']);
+          if (limits === null || chosen === undefined) return fallback(req, res);
           // The normal path's order: CORS (onRequest), the limits (onRequest), then the rest.
-          this.answer(res, route, body, { ...context.corsHeaders, ...limits, ...this.headersOf(route, body, context) }, context, started);
+          this.answer(res, route, chosen.body, { ...context.corsHeaders, ...limits, ...this.headersOf(route, chosen, context) }, context, started);
         },
         () => fallback(req, res),
       );
@@ -139,24 +176,53 @@ export class StoredResponses {
     recordResponse(context.metrics, 'GET', route.url, 200, performance.now() - started);
   }
 
-  /** Response headers per stored Buffer, built once: a body is served many times until its data changes. */
-  private readonly headers = new WeakMap<Buffer, { route: StoredRoute; context: StoredResponseContext; values: Readonly<Record<string, string>> }>();
+  /**
+   * What the normal path would send for this Accept and Accept-Encoding: the content type (the
+   * content-types plugin's choice for the plain cases), and the plain bytes or the negotiated
+   * variant when the body is large enough to compress (compression.ts). undefined: not a case
+   * the fast path knows.
+   */
+  private representation(route: StoredRoute, found: PreparedBody | Buffer, accept: string | undefined, acceptEncoding: string | undefined): Representation | undefined {
+    const prepared = Buffer.isBuffer(found) ? undefined : found;
+    const plain = prepared ? prepared.plain : (found as Buffer);
+    let contentType = prepared?.contentType ?? route.contentType;
+    if (accept === 'text/json' || accept === 'text/plain') {
+      if (!contentType.startsWith('application/json')) return undefined;
+      contentType = `${accept}; charset=utf-8`;
+    }
+    if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, eligible: false, encoding: undefined };
+    const encoding = chooseEncoding(acceptEncoding);
+    if (encoding === undefined) return { body: plain, contentType, eligible: true, encoding };
+    if (prepared && (prepared.gzip || prepared.br)) rememberVariants(plain, { gzip: prepared.gzip, br: prepared.br });
+    return { body: variantOf(plain, encoding), contentType, eligible: true, encoding };
+  }
 
-  private headersOf(route: StoredRoute, body: Buffer, context: StoredResponseContext): Readonly<Record<string, string>> {
-    const known = this.headers.get(body);
-    if (known !== undefined && known.route === route && known.context === context) return known.values;
-    // In the order the normal path sets them (CORS in onRequest, the type in the handler,
-    // caching in onSend, the length last); Node adds Date and Connection the same way to both.
+  /** Response headers per sent Buffer and content type, built once: a body is served many times until its data changes. */
+  private readonly headers = new WeakMap<Buffer, { route: StoredRoute; context: StoredResponseContext; byType: Map<string, Readonly<Record<string, string>>> }>();
+
+  private headersOf(route: StoredRoute, chosen: Representation, context: StoredResponseContext): Readonly<Record<string, string>> {
+    const { body, contentType } = chosen;
+    let known = this.headers.get(body);
+    if (known === undefined || known.route !== route || known.context !== context) {
+      known = { route, context, byType: new Map() };
+      this.headers.set(body, known);
+    }
+    const values = known.byType.get(contentType);
+    if (values !== undefined) return values;
+    // In the order the normal path sets them (CORS in onRequest, the type in the handler, the
+    // encoding and Vary in the compression hook, caching in onSend, the length last); Node adds
+    // Date and Connection the same way to both.
     // writeHead reads the object without changing it, so one object serves every response.
-    const values = Object.freeze({
+    const built = Object.freeze({
       ...context.corsHeaders,
-      'content-type': route.contentType,
-      ...cacheHeaders(route.cacheSeconds, undefined),
-      etag: context.etagOf(route.contentType, body),
+      'content-type': contentType,
+      ...(chosen.eligible ? compressionHeaders(chosen.encoding) : {}),
+      ...cacheHeaders(route.cacheSeconds, chosen.eligible ? 'Accept-Encoding' : undefined),
+      etag: context.etagOf(contentType, body),
       'content-length': String(body.length),
     });
-    this.headers.set(body, { route, context, values });
-    return values;
+    known.byType.set(contentType, built);
+    return built;
   }
 
   /**

@@ -12,6 +12,7 @@ import { loadUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
 import { ActiveAuctionsView } from './active-auctions.ts';
 import { AuctionNbt } from './auction-nbt.ts';
 import { LowestBinPages } from './lowest-bin-pages.ts';
+import { BazaarSnapshotPages } from './bazaar-snapshot-pages.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
@@ -36,6 +37,8 @@ export interface Market {
   readonly auctionNbt: AuctionNbt;
   /** the unfiltered first lowest-BIN page of each tag, as prepared bytes */
   readonly lowestBinPages: LowestBinPages;
+  /** each bazaar product's current snapshot answer, as prepared bytes */
+  readonly bazaarSnapshots: BazaarSnapshotPages;
   readonly craft: CraftMarket;
   readonly flips: FlipEngine;
   /** every item, its aliases and the search over them */
@@ -55,6 +58,7 @@ export function createMarket(options: MarketOptions): Market {
   const activeAuctions = new ActiveAuctionsView(store, clock, { logger: logger.child({ component: 'active-auctions' }) });
   const auctionNbt = new AuctionNbt(store);
   const lowestBinPages = new LowestBinPages(activeAuctions, auctionNbt, clock);
+  const bazaarSnapshots = new BazaarSnapshotPages(store, clock);
   const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions });
   const flips = new FlipEngine(store, clock, logger.child({ component: 'flips' }), {
     pollMs: config.flipsPollMs,
@@ -78,6 +82,7 @@ export function createMarket(options: MarketOptions): Market {
     activeAuctions,
     auctionNbt,
     lowestBinPages,
+    bazaarSnapshots,
     craft,
     flips,
     catalog,
@@ -100,6 +105,7 @@ export function createMarket(options: MarketOptions): Market {
       catalog.close();
       bulkPrices.close();
       activeAuctions.close();
+      bazaarSnapshots.close();
     },
   };
 }

@@ -4,7 +4,10 @@
  * was never seen, so each face can answer that its own way.
  */
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
-import type { HistoryPoint, Resolution } from '../domain/bazaar-history.ts';
+import { RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
+import { graphResultWire, quickStatusWire } from '../domain/bazaar-wire.ts';
+import type { Clock } from '../clock.ts';
+import type { BazaarSnapshotPages } from '../market/bazaar-snapshot-pages.ts';
 import type { Store } from '../store/index.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { exportJson, type ExportOptions } from './bazaar-export.ts';
@@ -22,13 +25,75 @@ export interface SnapshotAnswer {
   row: QuickStatusSource;
   instantBuySide: BookLevel[] | null;
   instantSellSide: BookLevel[] | null;
+  /** the 20-second rows, or a 5-minute rollup's first values */
+  source: 'rows' | 'rollup';
+}
+
+/** A history window ending now: `hour` (20-second points), `day` (5-minute), `week` (2-hour). */
+export interface FixedWindow {
+  name: string;
+  resolution: Resolution;
+  spanMs: number;
 }
 
 /** The product was never seen, or was seen but has no snapshot at or before the time asked. */
 export type BazaarMiss = { miss: 'unknown_product' } | { miss: 'no_snapshot' };
 
 export class BazaarService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    /** the prepared current answers; without them every answer is built anew */
+    private readonly pages?: BazaarSnapshotPages,
+  ) {}
+
+  /** The product's current snapshot answer (StorageQuickStatus JSON) while it is prepared; synchronous, for the hot paths. */
+  currentSnapshot(productId: string): Buffer | undefined {
+    return this.pages?.current(productId);
+  }
+
+  /**
+   * The current snapshot answer as JSON bytes (the newest snapshot at or before now), prepared
+   * once per stored snapshot when it comes from the 20-second rows (a rollup's values are not kept).
+   */
+  async snapshotNow(productId: string): Promise<Buffer | BazaarMiss> {
+    const current = this.pages?.current(productId);
+    if (current) return current;
+    // Read before the snapshot: a newer one stored meanwhile makes the page stale at once.
+    const version = this.pages?.version ?? 0;
+    const now = this.clock.now();
+    const answer = await this.snapshotAt(productId, now);
+    if ('miss' in answer) return answer;
+    const body = Buffer.from(JSON.stringify(quickStatusWire(productId, answer.row, answer.instantBuySide, answer.instantSellSide)));
+    if (answer.source === 'rows') this.pages?.keep(productId, version, now, body);
+    return body;
+  }
+
+  /** The product's history over a fixed window ending now (GraphResult JSON) while it is prepared; synchronous, for the hot paths. */
+  currentWindow(productId: string, window: FixedWindow): Buffer | undefined {
+    return this.pages?.current(`${productId}\u0000${window.name}`);
+  }
+
+  /**
+   * The points at the window's resolution for the buckets starting in [now - span, now] as JSON
+   * bytes, prepared once per stored snapshot and kept until the oldest point leaves the window.
+   * Rollup rows and the not-yet-rolled tail give the same points (services/bazaar-history.ts), so
+   * the rollup job rolling a bucket does not change the answer.
+   */
+  async windowNow(productId: string, window: FixedWindow): Promise<Buffer | BazaarMiss> {
+    const current = this.currentWindow(productId, window);
+    if (current) return current;
+    const version = this.pages?.version ?? 0;
+    const now = this.clock.now();
+    const points = await this.history(productId, window.resolution, now - window.spanMs, now + 1);
+    if ('miss' in points) return points;
+    const body = Buffer.from(JSON.stringify(points.map(graphResultWire)));
+    // The oldest point leaves the window once now - span passes its time (20-second points) or the
+    // end of its bucket (whole buckets: readHistory starts at the bucket holding now - span).
+    const validUntil = points.length === 0 ? Number.POSITIVE_INFINITY : points[0]!.ts + window.spanMs + (window.resolution === '20s' ? 1 : RESOLUTION_MS[window.resolution]);
+    this.pages?.keep(`${productId}\u0000${window.name}`, version, now, body, validUntil);
+    return body;
+  }
 
   /** Points at `resolution` for the buckets starting in [from, to), oldest first; a miss when the product was never seen. */
   async history(productId: string, resolution: Resolution, from: number, to: number): Promise<HistoryPoint[] | BazaarMiss> {
@@ -41,11 +106,11 @@ export class BazaarService {
     const row = await this.store.bazaar.snapshotAt(productId, at);
     if (row) {
       const book = row.book ? decodeBook(row.book) : undefined;
-      return { row, instantBuySide: book?.sellOffers ?? null, instantSellSide: book?.buyOrders ?? null };
+      return { row, instantBuySide: book?.sellOffers ?? null, instantSellSide: book?.buyOrders ?? null, source: 'rows' };
     }
     // Older than the kept 20-second rows: the 5-minute row's first snapshot, without books.
     const rolled = await this.store.bazaarHistory.rollupAt('5m', productId, at);
-    if (rolled) return { row: rolled, instantBuySide: null, instantSellSide: null };
+    if (rolled) return { row: rolled, instantBuySide: null, instantSellSide: null, source: 'rollup' };
     if (!(await this.store.bazaarHistory.productExists(productId))) return { miss: 'unknown_product' };
     return { miss: 'no_snapshot' };
   }

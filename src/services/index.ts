@@ -57,7 +57,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, sk
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
     prices: new PriceService({ store, clock, market, knownTags: auctions.knownTags }),
     archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
-    bazaar: new BazaarService(store),
+    bazaar: new BazaarService(store, clock, market.bazaarSnapshots),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
     flips: new FlipsService(market.flips),
     players: new PlayersService(store),

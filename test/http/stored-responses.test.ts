@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { StoredResponses, type StoredResponseContext } from '../../src/http/stored-responses.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { listing, storeGeneration } from '../helpers/auctions.ts';
+import { encodeBook } from '../../src/domain/bazaar-book.ts';
+import type { BazaarSnapshotsTable } from '../../src/store/schema.ts';
 
 interface Answer {
   status: number;
@@ -43,7 +45,9 @@ function send(target: Target, path: string, method = 'GET', headers: Record<stri
         for (let i = 0; i < res.rawHeaders.length; i += 2) {
           if (res.rawHeaders[i]?.toLowerCase() !== 'date') lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
         }
-        resolve({ status: res.statusCode ?? 0, headers: lines, body: Buffer.concat(chunks).toString() });
+        // Compressed bodies compared byte for byte (as base64).
+        const bytes = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: lines, body: res.headers['content-encoding'] ? bytes.toString('base64') : bytes.toString() });
       });
     });
     req.on('error', reject);
@@ -126,8 +130,13 @@ describe('stored-response fast path', () => {
     { name: 'Accept */*', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: '*/*' }, fastPath: true },
     { name: 'Accept application/json', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'application/json' }, fastPath: true },
     { name: 'an Origin', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { origin: 'https://example.org' }, fastPath: true },
-    { name: 'Accept text/json', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/json' }, fastPath: false },
-    { name: 'Accept text/plain', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/plain' }, fastPath: false },
+    { name: 'Accept text/json', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/json' }, fastPath: true },
+    { name: 'Accept text/plain', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/plain' }, fastPath: true },
+    { name: 'Accept-Encoding gzip', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'Accept-Encoding br', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { 'accept-encoding': 'gzip, deflate, br' }, fastPath: true },
+    { name: 'Accept-Encoding br;q=0', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { 'accept-encoding': 'br;q=0, gzip;q=0.5' }, fastPath: true },
+    { name: 'Accept-Encoding identity', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { 'accept-encoding': 'identity' }, fastPath: true },
+    { name: 'Accept text/plain and gzip', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/plain', 'accept-encoding': 'gzip' }, fastPath: true },
     { name: 'Accept text/html', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'text/html' }, fastPath: false },
     { name: 'Accept application/json with q', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { accept: 'application/json;q=0.9, text/plain' }, fastPath: false },
     { name: 'matching If-None-Match (304)', path: '/api/auctions/tag/EQ_ITEM/active/bin', headers: { 'if-none-match': 'ETAG' }, fastPath: false },
@@ -166,8 +175,10 @@ describe('stored-response fast path', () => {
     assert.equal(a.status, 200);
     assert.deepEqual(
       a.headers.map((l) => l.split(':')[0]?.toLowerCase()),
-      ['access-control-allow-origin', 'access-control-expose-headers', 'content-type', 'cache-control', 'vary', 'etag', 'content-length', 'connection', 'keep-alive'],
+      // The page is over 1 KB: the compression hook's Vary comes before the caching headers.
+      ['access-control-allow-origin', 'access-control-expose-headers', 'content-type', 'vary', 'cache-control', 'etag', 'content-length', 'connection', 'keep-alive'],
     );
+    assert.equal(header(a, 'vary'), 'Accept-Encoding, Accept');
     assert.equal(header(a, 'etag'), etag);
     assert.deepEqual((JSON.parse(a.body) as Array<{ startingBid: number }>).map((x) => x.startingBid), [100, 300]);
     await send(normal, '/api/auctions/tag/EQ_ITEM/active/bin');
@@ -354,5 +365,151 @@ describe('StoredResponses.serve', () => {
     assert.equal(recorded.length, 0);
     stored.disable();
     assert.equal(stored.serve(fakeRequest('/t/A/end').req, fakeRequest('/t/A/end').res), false);
+  });
+});
+
+describe('stored-response fast path: the bazaar snapshot', () => {
+  const SNAPSHOT = '/api/bazaar/:itemTag/snapshot';
+  const path = '/api/bazaar/BZ_ITEM/snapshot';
+  const hour = '/api/bazaar/BZ_ITEM/history/hour';
+  let fast: Target;
+  let normal: Target;
+  let now = 0;
+  // A deep book: the answer is well over the compression threshold.
+  const levels = (from: number, step: number) => Array.from({ length: 30 }, (_, i) => ({ amount: 64 * (i + 1), pricePerUnit: from + i * step, orders: i + 1 }));
+  const snapshotRow = (ts: number, buy: number): BazaarSnapshotsTable => ({
+    product_id: 'BZ_ITEM', ts, buy_price: buy, sell_price: buy - 1.5, buy_volume: 12_345, sell_volume: 6_789, buy_moving_week: 1_000_000, sell_moving_week: 900_000, buy_orders: 30, sell_orders: 30,
+    book: encodeBook({ buyOrders: levels(buy - 1.5, -0.1), sellOffers: levels(buy, 0.1) }),
+  });
+  const insertRow = (row: BazaarSnapshotsTable) =>
+    fast.t.store.bazaar.insertSnapshot([row], { name: 'bazaar', lastUpdated: row.ts, storedAt: row.ts, records: 1, source: 'simulator' });
+
+  before(async () => {
+    const first = await createTestApp();
+    now = first.clock.now();
+    const second = await createTestApp({ store: first.store, storedResponses: false });
+    fast = await listen(first);
+    normal = await listen(second);
+    // Ten snapshots over the last hour, the newest 30 s ago.
+    for (let k = 0; k < 10; k++) await insertRow(snapshotRow(now - 55 * 60_000 + k * 5 * 60_000, 90 + k));
+    await insertRow(snapshotRow(now - 30_000, 100.5));
+    // The first requests build the prepared answer (normal path on both).
+    for (let i = 0; i < 2; i++) {
+      for (const p of [path, hour, '/api/bazaar/BZ_ITEM/history/day', '/api/bazaar/BZ_ITEM/history/week']) {
+        assert.equal((await send(fast, p)).status, 200);
+        assert.equal((await send(normal, p)).status, 200);
+      }
+    }
+  });
+  after(async () => {
+    for (const target of [fast, normal]) {
+      target.agent.destroy();
+      await target.t.close();
+    }
+  });
+
+  const cases: Array<{ name: string; path?: string; headers?: Record<string, string>; fastPath: boolean }> = [
+    { name: 'plain GET', fastPath: true },
+    { name: 'lower-case tag', path: '/api/bazaar/bz_item/snapshot', fastPath: true },
+    { name: 'Accept application/json', headers: { accept: 'application/json' }, fastPath: true },
+    { name: 'Accept text/plain', headers: { accept: 'text/plain' }, fastPath: true },
+    { name: 'Accept text/json', headers: { accept: 'text/json' }, fastPath: true },
+    { name: 'gzip', headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'br', headers: { 'accept-encoding': 'gzip, deflate, br, zstd' }, fastPath: true },
+    { name: 'text/plain and br', headers: { accept: 'text/plain', 'accept-encoding': 'br' }, fastPath: true },
+    { name: 'Accept text/html', headers: { accept: 'text/html' }, fastPath: false },
+    { name: 'a timestamp', path: `${path}?timestamp=2026-11-22T11:59:45Z`, fastPath: false },
+    { name: 'a malformed timestamp (400)', path: `${path}?timestamp=yesterday`, fastPath: false },
+    { name: 'gzip and a malformed timestamp (400)', path: `${path}?timestamp=yesterday`, headers: { 'accept-encoding': 'gzip' }, fastPath: false },
+    { name: 'invalid tag (400)', path: '/api/bazaar/BAD%20TAG/snapshot', fastPath: false },
+    { name: 'invalid tag, plain characters (400)', path: '/api/bazaar/-/snapshot', fastPath: false },
+    { name: 'unknown product (404)', path: '/api/bazaar/NO_SUCH_PRODUCT/snapshot', fastPath: false },
+    { name: 'If-None-Match', headers: { 'if-none-match': '"other"' }, fastPath: false },
+    { name: 'hour history', path: hour, fastPath: true },
+    { name: 'hour history, lower case', path: '/api/bazaar/bz_item/history/hour', fastPath: true },
+    { name: 'hour history, gzip', path: hour, headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'hour history, br and text/plain', path: hour, headers: { accept: 'text/plain', 'accept-encoding': 'br' }, fastPath: true },
+    { name: 'hour history, a query', path: `${hour}?x=1`, fastPath: false },
+    { name: 'hour history, invalid tag (400)', path: '/api/bazaar/BAD%20TAG/history/hour', fastPath: false },
+    { name: 'hour history, unknown product (404)', path: '/api/bazaar/NO_SUCH_PRODUCT/history/hour', fastPath: false },
+    { name: 'day history', path: '/api/bazaar/BZ_ITEM/history/day', fastPath: true },
+    { name: 'week history, gzip', path: '/api/bazaar/BZ_ITEM/history/week', headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'custom-range history (not prepared)', path: `/api/bazaar/BZ_ITEM/history?start=2026-11-22T11:00:00Z`, fastPath: false },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: same answer from both paths, ${c.fastPath ? 'fast path taken' : 'left to Fastify'}`, async () => {
+      const servedBefore = fast.t.app.storedResponses.served;
+      const a = await send(fast, c.path ?? path, 'GET', c.headers);
+      const b = await send(normal, c.path ?? path, 'GET', c.headers);
+      assert.equal(fast.t.app.storedResponses.served - servedBefore, c.fastPath ? 1 : 0, 'fast path taken or not');
+      assert.deepEqual(a, b);
+    });
+  }
+
+  it('the prepared bytes are what the route serialises for the same snapshot asked by time, and /metrics counts match', async () => {
+    const prepared = await send(fast, path);
+    const byTime = await send(normal, `${path}?timestamp=${new Date(now).toISOString()}`);
+    assert.equal(prepared.body, byTime.body);
+    assert.equal((JSON.parse(prepared.body) as { buyPrice: number }).buyPrice, 100.5);
+    assert.equal(header(prepared, 'vary'), 'Accept-Encoding, Accept');
+    assert.equal(header(prepared, 'cache-control'), 'public, max-age=10');
+    assert.deepEqual(await metricLines(fast, SNAPSHOT), await metricLines(normal, SNAPSHOT));
+  });
+
+  it('the prepared hour is what the route serialises for the same range asked explicitly', async () => {
+    const prepared = await send(fast, hour);
+    const explicit = await send(normal, `/api/bazaar/BZ_ITEM/history?start=${new Date(now - 3_600_000).toISOString()}&end=${new Date(now).toISOString()}`);
+    assert.equal(explicit.status, 200);
+    assert.equal(prepared.body, explicit.body);
+    assert.equal((JSON.parse(prepared.body) as unknown[]).length, 11);
+    assert.deepEqual(await send(normal, hour), prepared);
+    assert.deepEqual(await metricLines(fast, '/api/bazaar/:itemTag/history/hour'), await metricLines(normal, '/api/bazaar/:itemTag/history/hour'));
+  });
+
+  it('the prepared day is what the route serialises for the same range asked explicitly', async () => {
+    const day = '/api/bazaar/BZ_ITEM/history/day';
+    const prepared = await send(fast, day);
+    const explicit = await send(normal, `/api/bazaar/BZ_ITEM/history?start=${new Date(now - 86_400_000).toISOString()}&end=${new Date(now).toISOString()}`);
+    assert.equal(explicit.status, 200);
+    assert.equal(prepared.body, explicit.body);
+    assert.equal((JSON.parse(prepared.body) as unknown[]).length, 11);
+    assert.deepEqual(await send(normal, day), prepared);
+  });
+
+  it('the prepared hour expires when its oldest point leaves the window', async () => {
+    for (const target of [fast, normal]) target.t.clock.advance(5 * 60_000 + 1);
+    try {
+      const servedBefore = fast.t.app.storedResponses.served;
+      const a = await send(fast, hour);
+      assert.equal(fast.t.app.storedResponses.served, servedBefore, 'rebuilt, not sent from memory');
+      assert.deepEqual(a, await send(normal, hour));
+      assert.equal((JSON.parse(a.body) as unknown[]).length, 10);
+    } finally {
+      for (const target of [fast, normal]) target.t.clock.advance(-(5 * 60_000 + 1));
+    }
+  });
+
+  it('a newer snapshot replaces the prepared answer at once', async () => {
+    await insertRow(snapshotRow(now - 10_000, 104.5));
+    const a = await send(fast, path);
+    assert.equal((JSON.parse(a.body) as { buyPrice: number }).buyPrice, 104.5);
+    assert.deepEqual(a, await send(normal, path));
+    const h = await send(fast, hour);
+    assert.equal((JSON.parse(h.body) as Array<{ buy: number }>).at(-1)?.buy, 104.5);
+    assert.deepEqual(h, await send(normal, hour));
+    // Prepared again from the next request on.
+    const servedBefore = fast.t.app.storedResponses.served;
+    assert.deepEqual(await send(fast, path), await send(normal, path));
+    assert.equal(fast.t.app.storedResponses.served - servedBefore, 1);
+  });
+
+  it('a snapshot stamped after now is not served before its time', async () => {
+    await insertRow(snapshotRow(now + 60_000, 110));
+    const servedBefore = fast.t.app.storedResponses.served;
+    const a = await send(fast, path);
+    await send(fast, path);
+    assert.equal(fast.t.app.storedResponses.served, servedBefore, 'not from memory while the newest snapshot is ahead of the clock');
+    assert.equal((JSON.parse(a.body) as { buyPrice: number }).buyPrice, 104.5);
+    assert.deepEqual(a, await send(normal, path));
   });
 });

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
@@ -13,6 +14,8 @@ const KEYFRAMES: BulkSpec<BazaarBookKeyframesTable> = {
 };
 
 export class BazaarRepository {
+  /** `snapshot` (the feed's lastUpdated) after each stored snapshot has committed */
+  readonly changes = new EventEmitter<{ snapshot: [number] }>();
   /** where the rows live: recent rows and chunks (migration 011) */
   readonly rows: BazaarRows;
 
@@ -53,6 +56,7 @@ export class BazaarRepository {
       await this.rows.insert(trx, stored);
       await this.feeds.record(feed, trx);
     });
+    this.changes.emit('snapshot', feed.lastUpdated);
     for (const k of keyframes) if (k.decoded) this.books.remember(numbers.get(k.product_id)!, k.ts, k.decoded);
   }
 

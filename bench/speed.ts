@@ -1,0 +1,212 @@
+/**
+ * Speed where users feel it (issue 28), each against a floor measured in the same run:
+ *
+ * - hot reads of the compiled-in app (60,000 simulated auctions, quick: 10,000; the bazaar's
+ *   products with 7 days of 5-minute snapshots and the last hour at 20 seconds) against a bare
+ *   node:http server returning the same bytes (the same compressed bytes with gzip): the lowest-BIN
+ *   page, the bazaar snapshot, the bazaar histories and a flip feed; requests per second and the
+ *   server's CPU per request (from /proc), alternated rounds, the median round.
+ * - compression: bytes on the wire and CPU per answer (gzip, brotli) of the large answers: sold
+ *   page 0 (1,000 sales), a uid's sales (1,000), the histories.
+ *
+ * `npm run bench -- speed` (or `--quick`). The cold-ingest floor is bench/ingest-floor.ts.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import { Registry } from 'prom-client';
+import { systemClock } from '../src/clock.ts';
+import { compressSync, type Encoding } from '../src/http/compression.ts';
+import { BazaarIngester } from '../src/ingest/bazaar.ts';
+import type { IngestContext } from '../src/ingest/context.ts';
+import { IngestMetrics } from '../src/ingest/metrics.ts';
+import { BazaarHistoryJobs } from '../src/jobs/bazaar-history.ts';
+import { createLogger } from '../src/logger.ts';
+import { Market } from '../src/simulator/market.ts';
+import { Store } from '../src/store/index.ts';
+import type { AuctionsTable } from '../src/store/schema.ts';
+import { busiestTag, ingestSimulator } from './auctions.ts';
+import { startServer, type ServerProcess } from './harness.ts';
+import type { BenchOptions, BenchRow } from './lib.ts';
+import { syntheticSale } from './servers/synthetic-sale.ts';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** Products of the bazaar kept (history reads are key-range scans per product: their cost does not depend on the count). */
+const BAZAAR_PRODUCTS = 8;
+const UID = 'abcdef123456';
+
+/** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Measured {
+  rps: number;
+  cpuUsPerRequest: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** One load run: requests per second and the server's CPU per request. */
+async function measure(server: ServerProcess, url: string, seconds: number, headers: Record<string, string>): Promise<Measured> {
+  const before = cpuSeconds(server.child.pid!);
+  const result = await autocannon({ url, connections: 50, duration: seconds, pipelining: 1, headers });
+  const used = cpuSeconds(server.child.pid!) - before;
+  return { rps: result.requests.average, cpuUsPerRequest: (used * 1e6) / Math.max(1, result.requests.total), p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+/** Alternated rounds of ours and the floor; the median round of each. */
+async function sideBySide(ours: { server: ServerProcess; url: string }, floor: { server: ServerProcess; url: string }, headers: Record<string, string>, rounds: number, seconds: number): Promise<{ ours: Measured; floor: Measured }> {
+  await measure(ours.server, ours.url, 1, headers);
+  await measure(floor.server, floor.url, 1, headers);
+  const a: Measured[] = [];
+  const b: Measured[] = [];
+  for (let i = 0; i < rounds; i++) {
+    a.push(await measure(ours.server, ours.url, seconds, headers));
+    b.push(await measure(floor.server, floor.url, seconds, headers));
+  }
+  const median = (xs: Measured[]) => [...xs].sort((x, y) => x.rps - y.rps)[Math.floor(xs.length / 2)]!;
+  return { ours: median(a), floor: median(b) };
+}
+
+/** 7 days of 5-minute snapshots and the last hour's 20-second ones, a few products, rolled up. */
+async function fillBazaar(dir: string, now: number): Promise<string[]> {
+  const store = await Store.open({ dataDir: dir });
+  try {
+    const start = now - 7 * DAY;
+    const market = new Market({ seed: 42, auctions: 100, generationSeconds: 60, bazaarSeconds: 20 }, start);
+    const ctx = { client: undefined as never, store, clock: systemClock, logger: createLogger('silent'), metrics: new IngestMetrics(new Registry()), source: 'simulator' } satisfies IngestContext;
+    const ingester = new BazaarIngester(ctx, { fresh: true });
+    let kept: string[] | undefined;
+    const apply = async (ms: number) => {
+      const payload = market.bazaarAt(ms);
+      kept ??= Object.keys(payload.products).sort().slice(0, BAZAAR_PRODUCTS);
+      const products = Object.fromEntries(kept.map((id) => [id, payload.products[id]]));
+      await ingester.apply({ ...payload, products });
+    };
+    for (let ms = start; ms < now - HOUR; ms += 5 * MINUTE) await apply(ms);
+    for (let ms = now - HOUR; ms <= now - 5_000; ms += 20_000) await apply(ms);
+    const jobs = new BazaarHistoryJobs({ store, clock: systemClock, logger: createLogger('silent') });
+    for (let i = 0; i < 50; i++) {
+      const report = await jobs.runOnce();
+      if (report.rows['5m'] + report.rows['2h'] + report.rows['1d'] === 0) break;
+    }
+    return kept!;
+  } finally {
+    await store.close();
+  }
+}
+
+/** 1,000 sales of HOT_ITEM and 1,000 of one item uid (sold page 0 and the uid's history). */
+async function fillSales(dir: string, now: number): Promise<void> {
+  const store = await Store.open({ dataDir: dir });
+  try {
+    const rows: AuctionsTable[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const soldAt = now - (i + 1) * 60_000;
+      const row = syntheticSale(i, { uuid: `c${i.toString(16).padStart(31, '0')}`, tag: 'HOT_ITEM', soldAt, price: 1_000_000 + i * 37, count: 1, startAt: soldAt - 3_600_000 });
+      rows.push(i >= 1000 ? { ...row, tag: 'UID_ITEM', item_uid: UID } : row);
+    }
+    await store.auctions.recordSales(rows, [], { name: 'auctions_ended', lastUpdated: now, storedAt: now, records: rows.length, source: 'simulator' });
+  } finally {
+    await store.close();
+  }
+}
+
+export async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const auctions = options.quick ? 10_000 : 60_000;
+  const rounds = options.quick ? 1 : 3;
+  const seconds = options.quick ? 2 : 5;
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-speed-'));
+  const rows: BenchRow[] = [];
+  const servers: ServerProcess[] = [];
+  try {
+    let t = performance.now();
+    await ingestSimulator(dir, auctions);
+    const { tag } = await busiestTag(dir);
+    const now = Date.now();
+    const products = await fillBazaar(dir, now);
+    await fillSales(dir, now);
+    process.stderr.write(`  store filled in ${Math.round(performance.now() - t)} ms\n`);
+    const app = await startServer('auctions-app', [dir]);
+    servers.push(app);
+    const product = products[0]!;
+
+    const floorOf = async (bytes: Buffer, encoding?: Encoding) => {
+      const file = join(dir, `floor-${servers.length}.bin`);
+      writeFileSync(file, bytes);
+      const floor = await startServer('bare-bytes', encoding ? [file, encoding] : [file]);
+      servers.push(floor);
+      return floor;
+    };
+    const hot: Array<{ name: string; path: string; encoding?: Encoding }> = [
+      { name: `lowest BIN (${tag})`, path: `/api/auctions/tag/${tag}/active/bin` },
+      { name: `lowest BIN (${tag}), gzip`, path: `/api/auctions/tag/${tag}/active/bin`, encoding: 'gzip' },
+      { name: `bazaar snapshot (${product})`, path: `/api/bazaar/${product}/snapshot` },
+      { name: `bazaar snapshot (${product}), gzip`, path: `/api/bazaar/${product}/snapshot`, encoding: 'gzip' },
+      { name: 'bazaar history/hour (180 points)', path: `/api/bazaar/${product}/history/hour` },
+      { name: 'bazaar history/day (288 points)', path: `/api/bazaar/${product}/history/day` },
+      { name: 'bazaar history/week (84 points)', path: `/api/bazaar/${product}/history/week` },
+      { name: 'flip feed /api/flip/bazaar/spread', path: '/api/flip/bazaar/spread' },
+    ];
+    for (const h of hot) {
+      const headers: Record<string, string> = h.encoding ? { 'accept-encoding': h.encoding } : {};
+      const url = `${app.url}${h.path}`;
+      // Twice: the first request prepares what is prepared.
+      await (await fetch(url, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer();
+      const res = await fetch(url, { headers: { ...headers } });
+      if (res.status !== 200) throw new Error(`${h.path}: ${res.status}`);
+      // fetch decodes: take the encoded bytes from a raw request instead.
+      const plain = Buffer.from(await res.arrayBuffer());
+      const sent = h.encoding && res.headers.get('content-encoding') === h.encoding ? compressSync(plain, h.encoding) : plain;
+      const floor = await floorOf(sent, h.encoding && res.headers.get('content-encoding') === h.encoding ? h.encoding : undefined);
+      const { ours, floor: base } = await sideBySide({ server: app, url }, { server: floor, url: floor.url }, headers, rounds, seconds);
+      await floor.stop();
+      rows.push({
+        name: `${h.name}, ${sent.length} bytes`,
+        figure: ours.rps,
+        unit: 'req/s',
+        ratio: ours.rps / base.rps,
+        baseline: 'bare node:http, same bytes',
+        notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs vs ${Math.round(base.cpuUsPerRequest)} µs bare; p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
+      });
+      process.stderr.write(`  ${rows[rows.length - 1]!.name}: ${rows[rows.length - 1]!.ratio!.toFixed(2)}×\n`);
+    }
+
+    // Compression: bytes and CPU per answer.
+    for (const [name, path] of [
+      ['sold page 0 (1,000 sales)', '/api/auctions/tag/HOT_ITEM/sold'],
+      ['uid history (1,000 sales)', `/api/auctions/uid/${UID}/sold?pageSize=1000`],
+      ['bazaar history/day', `/api/bazaar/${product}/history/day`],
+      ['lowest BIN page', `/api/auctions/tag/${tag}/active/bin`],
+    ] as const) {
+      const res = await fetch(`${app.url}${path}`, { headers: { 'accept-encoding': 'identity' } });
+      if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+      const plain = Buffer.from(await res.arrayBuffer());
+      const cells: string[] = [];
+      for (const encoding of ['gzip', 'br'] as const) {
+        const n = options.quick ? 5 : 20;
+        const c0 = process.cpuUsage();
+        let out: Buffer = Buffer.alloc(0);
+        for (let i = 0; i < n; i++) out = compressSync(plain, encoding);
+        const used = process.cpuUsage(c0);
+        cells.push(`${encoding} ${out.length.toLocaleString('en-US')} B (${(plain.length / out.length).toFixed(1)}× smaller, ${Math.round((used.user + used.system) / n)} µs CPU)`);
+      }
+      rows.push({ name: `compression: ${name}`, figure: plain.length, unit: 'bytes plain', notes: cells.join('; ') });
+    }
+  } finally {
+    for (const s of servers) await s.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.table(await run({ quick: process.argv.includes('--quick') }));
+}
