@@ -4,7 +4,9 @@
  * Coflnet's `/api/prices/neu`. Each answer is ready bytes: gzip-encoded when the client accepts it,
  * the gzip file itself at `.gz` paths; ETag and 304 from http/caching.ts.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { rememberVariants } from '../http/compression.ts';
+import type { PreparedBody } from '../http/stored-responses.ts';
 import { Type, type Static } from 'typebox';
 import { AVERAGE_DAYS, type AverageFileName, type BulkFileName, type PreparedFile } from '../services/bulk-prices.ts';
 import { notFound } from '../http/problem.ts';
@@ -16,6 +18,7 @@ import { problemResponses } from '../http/schemas.ts';
  */
 const CACHE_SECONDS = 60;
 const JSON_TYPE = 'application/json; charset=utf-8';
+const GZIP_TYPE = 'application/gzip';
 
 const PriceMap = Type.Record(Type.String(), Type.Number(), { examples: [{ HYPERION: 801_000_000, 'BEE;4': 3_950_000, 'ULTIMATE_WISE;5': 1_150_000 }] });
 const ModeQuery = Type.Object({
@@ -55,20 +58,51 @@ const KeysQuery = Type.Object({
   keys: Type.Optional(Type.Union([Type.Literal('hypixel'), Type.Literal('neu')], { default: 'hypixel', description: "hypixel: the bazaar's product ids; neu: NEU ids (ULTIMATE_WISE;5, INK_SACK-3)" })),
 });
 
-/** The JSON, gzip-encoded when the client takes gzip. */
-function sendJson(request: FastifyRequest, reply: FastifyReply, file: PreparedFile): FastifyReply {
-  reply.header('vary', 'Accept-Encoding').header('last-modified', new Date(file.builtAt).toUTCString()).type(JSON_TYPE);
-  if (request.accepts().encoding(['gzip', 'identity']) === 'gzip') return reply.header('content-encoding', 'gzip').send(file.gzip);
-  return reply.send(file.json);
+/** How a file is sent: the JSON (compressed by http/compression.ts from its prepared gzip), or the `.gz` file itself. */
+const bodies = new WeakMap<PreparedFile, { json: PreparedBody; gz: PreparedBody }>();
+function bodiesOf(file: PreparedFile): { json: PreparedBody; gz: PreparedBody } {
+  let b = bodies.get(file);
+  if (!b) {
+    const lastModified = new Date(file.builtAt).toUTCString();
+    // The gzip computed with the file is the variant the compression hook and the fast path send.
+    rememberVariants(file.json, { gzip: file.gzip });
+    b = { json: { plain: file.json, gzip: file.gzip, lastModified }, gz: { plain: file.gzip, contentType: GZIP_TYPE, lastModified } };
+    bodies.set(file, b);
+  }
+  return b;
 }
 
-/** The `.gz` file itself (mods gunzip it), whatever the client's Accept-Encoding. */
-function sendGzipFile(reply: FastifyReply, file: PreparedFile): FastifyReply {
-  return reply.header('last-modified', new Date(file.builtAt).toUTCString()).type('application/gzip').send(file.gzip);
+/** The JSON (the compression hook encodes it as the client accepts), or the `.gz` file itself whatever the client's Accept-Encoding. */
+function sendFile(reply: FastifyReply, file: PreparedFile, gz = false): FastifyReply {
+  const body = gz ? bodiesOf(file).gz : bodiesOf(file).json;
+  // Headers in the fast path's order (http/stored-responses.ts): the type, then Last-Modified.
+  return reply.type(body.contentType ?? JSON_TYPE).header('last-modified', body.lastModified).send(body.plain);
 }
 
 export async function bulkPriceRoutes(app: FastifyInstance) {
   const bulk = app.services.bulkPrices;
+  // The lowest-BIN files without a query string skip Fastify (http/stored-responses.ts) while current.
+  for (const [path, name, gz] of [
+    ['/neu/lowestbin.json', 'neu/lowestbin', false],
+    ['/neu/lowestbin.json.gz', 'neu/lowestbin', true],
+    ['/api/prices/neu', 'neu/lowestbin', false],
+    ['/resources/auctions/neu', 'elite/raw', false],
+    ['/resources/auctions/neu.gz', 'elite/raw', true],
+  ] as const) {
+    app.storedResponses.add({
+      url: path,
+      prefix: path,
+      suffix: '',
+      exact: true,
+      rateLimited: false,
+      cacheSeconds: CACHE_SECONDS,
+      contentType: gz ? GZIP_TYPE : JSON_TYPE,
+      body: () => {
+        const file = bulk.currentFile(name);
+        return file && (gz ? bodiesOf(file).gz : bodiesOf(file).json);
+      },
+    });
+  }
   const common = { tags: ['prices'], response: { 200: PriceMap, ...problemResponses(400) } };
 
   for (const [path, gz] of [['/neu/lowestbin.json', false], ['/neu/lowestbin.json.gz', true]] as const) {
@@ -80,7 +114,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       },
       async (request, reply) => {
         const file = await bulk.file('neu/lowestbin');
-        return gz ? sendGzipFile(reply, file) : sendJson(request, reply, file);
+        return sendFile(reply, file, gz);
       },
     );
   }
@@ -91,7 +125,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       schema: { ...common, summary: 'The lowest active BIN of each NEU id (Coflnet-compatible; the same map as /neu/lowestbin.json)' },
       config: { cache: CACHE_SECONDS, rateLimit: false },
     },
-    async (request, reply) => sendJson(request, reply, await bulk.file('neu/lowestbin')),
+    async (_request, reply) => sendFile(reply, await bulk.file('neu/lowestbin')),
   );
 
   for (const [path, gz] of [['/resources/auctions/neu', false], ['/resources/auctions/neu.gz', true]] as const) {
@@ -108,7 +142,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       async (request, reply) => {
         const name: BulkFileName = request.query.mode === 'smooth' ? 'elite/smooth' : 'elite/raw';
         const file = await bulk.file(name);
-        return gz ? sendGzipFile(reply, file) : sendJson(request, reply, file);
+        return sendFile(reply, file, gz);
       },
     );
   }
@@ -145,7 +179,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
         async (request, reply) => {
           const file = await bulk.averagesFile(name);
           if (!file) throw noAverages();
-          return gz ? sendGzipFile(reply, file) : sendJson(request, reply, file);
+          return sendFile(reply, file, gz);
         },
       );
     }
@@ -180,7 +214,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       },
       config: { cache: CACHE_SECONDS, rateLimit: false },
     },
-    async (request, reply) => sendJson(request, reply, await bulk.tooltipFile(request.query.keys === 'hypixel' ? 'tooltip/hypixel' : 'tooltip/neu')),
+    async (request, reply) => sendFile(reply, await bulk.tooltipFile(request.query.keys === 'hypixel' ? 'tooltip/hypixel' : 'tooltip/neu')),
   );
 
   app.get<{ Querystring: Static<typeof KeysQuery> }>(
@@ -197,7 +231,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const file = await bulk.bazaarFile(request.query.keys === 'neu' ? 'bazaar/neu' : 'bazaar/hypixel');
       if (!file) throw notFound('no_snapshot', 'No bazaar snapshot is stored yet.');
-      return sendJson(request, reply, file);
+      return sendFile(reply, file);
     },
   );
 

@@ -44,6 +44,8 @@ export interface PreparedBody {
   plain: Buffer;
   gzip?: Buffer;
   br?: Buffer;
+  /** a `Last-Modified` value (HTTP date), sent after the content type as the route's handler sends it */
+  lastModified?: string;
   /** default: the route's */
   contentType?: string;
 }
@@ -55,6 +57,10 @@ export interface StoredRoute {
   /** the path before and after the one parameter: `/api/auctions/tag/` + tag + `/active/bin` */
   prefix: string;
   suffix: string;
+  /** the route has no parameter: the path is exactly `prefix` (body() gets '') */
+  exact?: boolean;
+  /** false: the route is exempt from the per-IP limits (`config.rateLimit: false`), so nothing is counted */
+  rateLimited?: boolean;
   /** `Cache-Control: public, max-age=N`, as the route's `config.cache` */
   cacheSeconds: number;
   contentType: string;
@@ -86,6 +92,7 @@ export interface StoredResponseContext {
 interface Representation {
   body: Buffer;
   contentType: string;
+  lastModified: string | undefined;
   /** large and compressible: the answer varies by Accept-Encoding */
   eligible: boolean;
   encoding: Encoding | undefined;
@@ -137,12 +144,17 @@ export class StoredResponses {
     const accept = headers.accept;
     if (accept !== undefined && accept !== '*/*' && accept !== 'application/json' && accept !== 'text/json' && accept !== 'text/plain') return false;
     for (const route of this.routes) {
-      if (!url.startsWith(route.prefix) || !url.endsWith(route.suffix)) continue;
-      const param = url.slice(route.prefix.length, url.length - route.suffix.length);
-      if (!PARAM.test(param)) return false;
+      let param = '';
+      if (route.exact) {
+        if (url !== route.prefix) continue;
+      } else {
+        if (!url.startsWith(route.prefix) || !url.endsWith(route.suffix)) continue;
+        param = url.slice(route.prefix.length, url.length - route.suffix.length);
+        if (!PARAM.test(param)) return false;
+      }
       if (context.closing()) return false;
       const started = performance.now();
-      if (context.exemptPeer(req.socket.remoteAddress)) {
+      if (route.rateLimited === false || context.exemptPeer(req.socket.remoteAddress)) {
         const found = route.body(param);
         if (found === undefined) return false;
         const chosen = this.representation(route, found, accept, headers['accept-encoding']);
@@ -185,16 +197,17 @@ export class StoredResponses {
   private representation(route: StoredRoute, found: PreparedBody | Buffer, accept: string | undefined, acceptEncoding: string | undefined): Representation | undefined {
     const prepared = Buffer.isBuffer(found) ? undefined : found;
     const plain = prepared ? prepared.plain : (found as Buffer);
+    const lastModified = prepared?.lastModified;
     let contentType = prepared?.contentType ?? route.contentType;
     if (accept === 'text/json' || accept === 'text/plain') {
       if (!contentType.startsWith('application/json')) return undefined;
       contentType = `${accept}; charset=utf-8`;
     }
-    if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, eligible: false, encoding: undefined };
+    if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, lastModified, eligible: false, encoding: undefined };
     const encoding = chooseEncoding(acceptEncoding);
-    if (encoding === undefined) return { body: plain, contentType, eligible: true, encoding };
+    if (encoding === undefined) return { body: plain, contentType, lastModified, eligible: true, encoding };
     if (prepared && (prepared.gzip || prepared.br)) rememberVariants(plain, { gzip: prepared.gzip, br: prepared.br });
-    return { body: variantOf(plain, encoding), contentType, eligible: true, encoding };
+    return { body: variantOf(plain, encoding), contentType, lastModified, eligible: true, encoding };
   }
 
   /** Response headers per sent Buffer and content type, built once: a body is served many times until its data changes. */
@@ -216,6 +229,7 @@ export class StoredResponses {
     const built = Object.freeze({
       ...context.corsHeaders,
       'content-type': contentType,
+      ...(chosen.lastModified !== undefined ? { 'last-modified': chosen.lastModified } : {}),
       ...(chosen.eligible ? compressionHeaders(chosen.encoding) : {}),
       ...cacheHeaders(route.cacheSeconds, chosen.eligible ? 'Accept-Encoding' : undefined),
       etag: context.etagOf(contentType, body),

@@ -351,9 +351,15 @@ export class BulkPrices {
     };
   }
 
-  /** The last build without waiting, if any (the hot path). */
+  /** The last build without waiting, if any. */
   latest(): BulkBuild | undefined {
     return this.current?.build;
+  }
+
+  /** The build while it is current with the listings, else undefined: synchronous, for the hot path. */
+  currentBuild(): BulkBuild | undefined {
+    const view = this.options.view;
+    return view.isReady() && this.current?.version === view.version ? this.current.build : undefined;
   }
 
   private compute(): BulkBuild {

@@ -67,6 +67,11 @@ const AVERAGES: Record<string, { path: (days: number) => string; method: string 
 export class BulkPricesService {
   constructor(private readonly prices: BulkPrices) {}
 
+  /** A file's ready bytes while they are current with the listings, else undefined (synchronous: the fast path). */
+  currentFile(name: BulkFileName): PreparedFile | undefined {
+    return this.prices.currentBuild()?.files[name];
+  }
+
   /** A file's ready bytes, current with the listings. */
   async file(name: BulkFileName): Promise<PreparedFile> {
     return (await this.prices.build()).files[name];
