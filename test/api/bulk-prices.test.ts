@@ -211,6 +211,28 @@ describeEachBackend('bulk price files on the real 2022 pages', (fixture) => {
     assert.ok(Object.keys(elite).some((k) => k.endsWith('+100')), 'level-100 pets in the real data');
     for (const [key, price] of Object.entries(elite)) assert.ok(price >= (file[key.replace(/\+.*$/, '')] ?? 0), `${key}: smooth never below the lowest`);
   });
+
+  test('the averages files on the real pages: a recorded hour of lowest BINs, parsed as the mods parse them', async () => {
+    const now = t.clock.now();
+    await t.app.market.priceRollups.recordLowestBins(now - 2 * HOUR);
+    await t.app.market.priceRollups.catchUp(now);
+    const lowest = (await t.app.inject('/neu/lowestbin.json')).json() as Record<string, number>;
+    const neu = (await t.app.inject('/neu/auction_averages_lbin/1day.json')).json() as Record<string, number>;
+    const elite = (await t.app.inject('/resources/auctions/neu/average-lbin/1day')).json() as Record<string, number>;
+    assert.ok(Object.keys(neu).length > 300, `${Object.keys(neu).length} ids`);
+    for (const [key, value] of Object.entries(neu)) {
+      assert.ok(Number.isInteger(value) && value > 0, `${key}: ${value}`);
+      // One recorded hour: its average is that hour's lowest BIN, the current one; a pet's `TYPE;N`
+      // reads levels 1–99 only, never cheaper than every level.
+      if (lowest[key] === undefined) continue;
+      if (key.includes(';')) assert.ok(value >= lowest[key]!, key);
+      else assert.equal(value, lowest[key], key);
+    }
+    for (const [key, value] of Object.entries(elite)) assert.ok(Number.isInteger(value) && value > 0, `${key}: a long`);
+    assert.ok(Object.keys(elite).some((k) => k.endsWith('+100')));
+    // No sales in the real pages: the sales averages are an empty map, not an error.
+    assert.deepEqual((await t.app.inject('/neu/auction_averages/1day.json')).json(), {});
+  });
 });
 
 test('bulk files are exempt from the per-IP limits, other routes are not', async () => {
