@@ -17,6 +17,8 @@ import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
 import { PriceService } from './prices.ts';
+import { BulkPricesService } from './bulk-prices.ts';
+import { MayorsService } from './mayors.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -32,6 +34,8 @@ export interface Services {
   readonly uploads: UploadsService;
   readonly items: ItemsService;
   readonly playerAuctions: PlayerAuctionsService;
+  readonly mayors: MayorsService;
+  readonly bulkPrices: BulkPricesService;
 }
 
 export interface ServiceOptions {
@@ -42,9 +46,11 @@ export interface ServiceOptions {
   fetchProfiles: boolean;
   /** how long an archive export job holds its lease */
   config: { exportLeaseSeconds: number };
+  /** the SkyBlock year's length: 124 h, or the demo simulator's compressed year */
+  skyblockYearMs: number;
 }
 
-export function createServices({ store, clock, market, fetchProfiles, config }: ServiceOptions): Services {
+export function createServices({ store, clock, market, fetchProfiles, config, skyblockYearMs }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
   return {
     auctions,
@@ -59,5 +65,7 @@ export function createServices({ store, clock, market, fetchProfiles, config }: 
     uploads: new UploadsService(store, clock),
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
+    mayors: new MayorsService(store, clock, skyblockYearMs),
+    bulkPrices: new BulkPricesService(market.bulkPrices),
   };
 }
