@@ -128,7 +128,7 @@ export function initials(name: string): string {
 }
 
 /** The rarity index NEU writes after a pet's type (`BEE;4` is a legendary Bee). */
-export const PET_RARITY_INDEX: Readonly<Record<string, number>> = { COMMON: 0, UNCOMMON: 1, RARE: 2, EPIC: 3, LEGENDARY: 4, MYTHIC: 5 };
+export const PET_RARITY_INDEX: Readonly<Record<string, number>> = Object.fromEntries(PET_RARITIES.map((r, i) => [r, i]));
 
 /** What an item's NEU id is computed from: its tag, rarity and flattened ExtraAttributes. */
 export interface NeuIdSubject {

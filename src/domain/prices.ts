@@ -14,7 +14,6 @@
  * one 1/DIGEST_SIZE slice of the cell's prices).
  */
 import { petLevelOf } from './filters.ts';
-import { PET_RARITIES } from './item-names.ts';
 import { DIGEST_SIZE, digestPoints, priceDigest, weightedMedian, type WeightedPrice } from './sales-rollup.ts';
 
 export const MINUTE_MS = 60_000;
@@ -61,23 +60,6 @@ export function priceVariantKey(item: PriceVariantSource): string {
 function levelKey(raw: string | undefined): string {
   const n = Number(raw);
   return Number.isInteger(n) && n > 0 ? String(n) : '';
-}
-
-/**
- * The NEU id of a tag's price variant, where NEU's id form names it (pets `TYPE;N`, with Elite's
- * `+100`/`+200` for level bands; runes `TYPE_RUNE;LEVEL`; potions `POTION_TYPE;LEVEL`); null for
- * the whole tag of a variant-keyed item and for variants NEU has no id for.
- */
-export function priceVariantNeuId(tag: string, variant: string): string | null {
-  if (variant === ALL_VARIANTS) return tag.startsWith('PET_') || tag.startsWith('RUNE_') || tag.startsWith('POTION_') ? null : tag;
-  if (tag.startsWith('PET_')) {
-    const m = /^([A-Z_]+?)(\+100|\+200)?$/.exec(variant);
-    const idx = m ? PET_RARITIES.indexOf(m[1] as (typeof PET_RARITIES)[number]) : -1;
-    return idx < 0 ? null : `${tag.slice(4)};${idx}${m![2] ?? ''}`;
-  }
-  if (tag.startsWith('RUNE_')) return `${tag.slice(5)}_RUNE;${variant}`;
-  if (tag.startsWith('POTION_')) return `${tag};${variant}`;
-  return null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { coins, eliteIdOf, smoothLowest, variantIds } from '../domain/bulk-prices.ts';
 import { DAY_MS, HOUR_MS } from '../domain/prices.ts';
-import { isPetTag, neuIdOf, PET_RARITY_INDEX } from '../domain/item-names.ts';
+import { isPetTag, neuIdOf, PET_RARITIES } from '../domain/item-names.ts';
 import { craftCostsPerUnit } from '../domain/craft/profit.ts';
 import type { PriceSource } from '../domain/craft/prices.ts';
 import type { GameData } from '../gamedata/types.ts';
@@ -408,8 +408,6 @@ function bazaarFiles(ts: number, products: readonly BazaarQuick[]): BazaarBuild 
   return { snapshotAt: ts, products: products.length, files: { 'bazaar/hypixel': prepareFile(byId, ts), 'bazaar/neu': prepareFile(byNeu, ts) }, quick: products };
 }
 
-const PET_RARITY_NAMES = Object.keys(PET_RARITY_INDEX);
-
 /** Pets, runes and potions are priced per variant (rarity, level): their tag alone names no price. */
 function hasPriceVariants(tag: string): boolean {
   return isPetTag(tag) || tag.startsWith('RUNE_') || tag.startsWith('UNIQUE_RUNE_') || tag.startsWith('POTION_');
@@ -423,7 +421,7 @@ function hasPriceVariants(tag: string): boolean {
 export function hypixelKeyOf(tag: string, neuId: string): string {
   if (neuIdOf({ tag, tier: null, flatNbt: {} }) === neuId) return tag;
   const suffix = neuId.slice(neuId.indexOf(';') + 1);
-  if (isPetTag(tag)) return `${tag};${PET_RARITY_NAMES[Number(suffix)] ?? suffix}`;
+  if (isPetTag(tag)) return `${tag};${PET_RARITIES[Number(suffix)] ?? suffix}`;
   if (hasPriceVariants(tag) && neuId.includes(';')) return `${tag};${suffix}`;
   return neuId;
 }

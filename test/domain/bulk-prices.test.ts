@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { cleanSales, eliteIdOf, quantile, smoothLowest } from '../../src/domain/bulk-prices.ts';
+import { cleanSales, eliteIdOf, quantile, smoothLowest, variantIds } from '../../src/domain/bulk-prices.ts';
 import { cellOf } from '../../src/domain/prices.ts';
 import { neuIdOf } from '../../src/domain/item-names.ts';
 import { decodeAuctionItem } from '../../src/domain/nbt.ts';
@@ -120,4 +120,16 @@ test('clean sales over large hours (digests) keep nearly every sale of a tight m
   const clean = cleanSales(hours);
   assert.ok(Math.abs(clean.count - 1200) < 1e-6, `${clean.count}`);
   assert.ok(Math.abs(clean.mean! - 1049.5) < 2, `${clean.mean}`);
+});
+
+test('NEU and Elite ids of the price rollups\' variants', () => {
+  assert.deepEqual(variantIds('PET_BEE', 'LEGENDARY'), { neu: 'BEE;4', elite: 'BEE;4' });
+  assert.deepEqual(variantIds('PET_BEE', 'LEGENDARY+100'), { neu: null, elite: 'BEE;4+100' });
+  assert.deepEqual(variantIds('PET_GOLDEN_DRAGON', 'LEGENDARY+200'), { neu: null, elite: 'GOLDEN_DRAGON;4+200' });
+  assert.deepEqual(variantIds('PET_BEE', ''), { neu: null, elite: null }, 'the whole tag of a pet names no price');
+  assert.deepEqual(variantIds('RUNE_BLOOD_2', '3'), { neu: 'BLOOD_2_RUNE;3', elite: 'BLOOD_2_RUNE;3' });
+  assert.deepEqual(variantIds('UNIQUE_RUNE_RAINBOW', '1'), { neu: 'RAINBOW_RUNE;1', elite: 'RAINBOW_RUNE;1' });
+  assert.deepEqual(variantIds('POTION_SPEED', '5'), { neu: 'POTION_SPEED;5', elite: 'POTION_SPEED;5' });
+  assert.deepEqual(variantIds('ENCHANTMENT_ULTIMATE_WISE_5', ''), { neu: 'ULTIMATE_WISE;5', elite: 'ULTIMATE_WISE;5' });
+  assert.deepEqual(variantIds('HYPERION', ''), { neu: 'HYPERION', elite: 'HYPERION' });
 });

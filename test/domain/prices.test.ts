@@ -16,7 +16,6 @@ import {
   petLevelBand,
   PointBuilder,
   priceVariantKey,
-  priceVariantNeuId,
   RANGE_BUCKETS,
   rangeStart,
   summaryOf,
@@ -50,14 +49,6 @@ describe('price variant key', () => {
     assert.equal(priceVariantKey({ tag: 'ENCHANTMENT_ULTIMATE_WISE_5', tier: 'COMMON', flatNbt: {} }), '');
   });
 
-  test('NEU ids of variants', () => {
-    assert.equal(priceVariantNeuId('PET_BEE', 'LEGENDARY'), 'BEE;4');
-    assert.equal(priceVariantNeuId('PET_BEE', 'LEGENDARY+100'), 'BEE;4+100');
-    assert.equal(priceVariantNeuId('PET_BEE', ''), null);
-    assert.equal(priceVariantNeuId('RUNE_BLOOD_2', '3'), 'BLOOD_2_RUNE;3');
-    assert.equal(priceVariantNeuId('POTION_SPEED', '5'), 'POTION_SPEED;5');
-    assert.equal(priceVariantNeuId('HYPERION', ''), 'HYPERION');
-  });
 });
 
 describe('ranges and buckets', () => {
