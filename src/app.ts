@@ -34,6 +34,7 @@ import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
 import { modSocketRoutes } from './mod/socket.ts';
 import { flipRoutes } from './api/flips.ts';
+import { webRoutes } from './web/pages.ts';
 import type { Duty, LeaderState } from './leadership.ts';
 
 /** Everything the HTTP layer needs from the running process. */
@@ -152,6 +153,8 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(flipRoutes);
     await app.register(itemRoutes);
     await app.register(playerAuctionRoutes);
+    // The pages (web/): server-rendered HTML over the same services.
+    await app.register(webRoutes);
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them

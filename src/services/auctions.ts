@@ -193,6 +193,11 @@ export class AuctionService {
     return found ? found.record.itemUid : undefined;
   }
 
+  /** How many listings of a tag are active now (its supply). */
+  supplyOf(tag: string): number {
+    return this.view.activeOf(tag, () => true).length;
+  }
+
   /** Sold auctions of a known tag, newest first: SOLD_WINDOW_DAYS back, SOLD_PARTNER_WINDOW_DAYS for partners. */
   async sold(tag: string, partner: boolean, page: number, pageSize: number): Promise<AuctionRecord[]> {
     await this.knownTags.require(tag);

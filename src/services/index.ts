@@ -16,6 +16,7 @@ import { PlayerAuctionsService } from './player-auctions.ts';
 import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
+import { ItemChartService } from './item-chart.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -29,6 +30,8 @@ export interface Services {
   readonly uploads: UploadsService;
   readonly items: ItemsService;
   readonly playerAuctions: PlayerAuctionsService;
+  /** an auction item's price chart from its sales (the web item page) */
+  readonly itemChart: ItemChartService;
 }
 
 export interface ServiceOptions {
@@ -55,5 +58,6 @@ export function createServices({ store, clock, market, fetchProfiles, config }: 
     uploads: new UploadsService(store, clock),
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
+    itemChart: new ItemChartService({ store, clock, auctions }),
   };
 }

@@ -1,0 +1,278 @@
+/**
+ * The pages (issue 26): `/`, `/item/{tag}`, `/bazaar/{tag}`, `/flips`, `/data`, their JSON for the
+ * charts' range and variant switches, and the fingerprinted assets. Server-rendered from Eta
+ * templates; the first view's chart data is embedded in the page. A handler parses, calls the
+ * services, renders. Rendered pages are kept briefly (PAGE_TTL_MS) per URL and data generation.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { itemNotFound, parseItemTag } from '../http/params.ts';
+import { badRequest } from '../http/problem.ts';
+import { isPetTag } from '../domain/item-names.ts';
+import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
+import { ITEM_RANGES, type ItemRange } from '../services/item-chart.ts';
+import { iconPath } from '../services/items.ts';
+import { loadAssets, type AssetSet } from './assets.ts';
+import { FLIP_TABS, flipRows } from './flip-tabs.ts';
+import { PageCache } from './page-cache.ts';
+import { renderPage, type PageMeta, type RenderContext } from './render.ts';
+
+/** Rendered pages are reused this long (and only while the data generation is the same). */
+export const PAGE_TTL_MS = 5_000;
+const HTML = 'text/html; charset=utf-8';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** Filters the item page's variant selector offers, where the item's listings show values for them. */
+const VARIANT_FILTERS = ['Rarity', 'PetLevel'] as const;
+const PET_LEVEL_BANDS = ['1-99', '100', '101-200'];
+
+const TagParams = Type.Object({ tag: Type.String({ description: 'item tag or alias' }) });
+const ItemQuery = Type.Object(
+  {
+    range: Type.Optional(Type.Union(ITEM_RANGES.map((r) => Type.Literal(r)))),
+    Rarity: Type.Optional(Type.String({ maxLength: 32 })),
+    PetLevel: Type.Optional(Type.String({ maxLength: 16 })),
+  },
+  { additionalProperties: false },
+);
+const BazaarQuery = Type.Object({ range: Type.Optional(Type.Union(CANDLE_RANGES.map((r) => Type.Literal(r)))) }, { additionalProperties: false });
+const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,80}$' }) });
+
+interface ItemQueryT {
+  range?: ItemRange;
+  Rarity?: string;
+  PetLevel?: string;
+}
+
+export async function webRoutes(app: FastifyInstance): Promise<void> {
+  const services = app.services;
+  let assets: AssetSet | undefined;
+  app.addHook('onReady', async () => {
+    assets = await loadAssets();
+  });
+  const cache = new PageCache(PAGE_TTL_MS, 500);
+  const hide = { hide: true } as const;
+
+  function context(request: FastifyRequest): RenderContext {
+    const a = assets!;
+    return {
+      assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}` },
+      origin: `${request.protocol}://${request.host}`,
+      simulated: app.context.dataSource === 'simulator',
+    };
+  }
+  /** what a page's cache entry is valid for: the last market update the flips were computed from and the clock's minute */
+  const generation = () => `${services.flips.lastUpdate() ?? 0}`;
+
+  async function page(request: FastifyRequest, reply: FastifyReply, build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }>) {
+    const key = request.url;
+    const now = app.clock.now();
+    const hit = cache.get(key, generation(), now);
+    reply.type(HTML);
+    if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit);
+    const { template, meta, data } = await build();
+    const html = renderPage(template, context(request), meta, { ...data, now });
+    cache.set(key, generation(), now, html);
+    return reply.send(html);
+  }
+
+  /** The tag of a page: an alias redirects (301) to the canonical tag's page; a malformed tag is 400, an unknown one 404. */
+  function canonical(raw: string, reply: FastifyReply, prefix: string, request: FastifyRequest): string | undefined {
+    const resolved = services.items.resolve(raw);
+    const tag = parseItemTag(resolved ?? raw);
+    if (tag !== raw) {
+      const q = request.url.indexOf('?');
+      void reply.redirect(`${prefix}${encodeURIComponent(tag)}${q >= 0 ? request.url.slice(q) : ''}`, 301);
+      return undefined;
+    }
+    return tag;
+  }
+
+  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { ...hide, params: AssetParams }, config: { rateLimit: false } }, async (request, reply) => {
+    const asset = assets?.byName.get(request.params.file);
+    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    const accept = String(request.headers['accept-encoding'] ?? '');
+    reply.header('cache-control', IMMUTABLE).header('vary', 'accept-encoding').type(asset.type);
+    if (/\bbr\b/.test(accept)) return reply.header('content-encoding', 'br').send(asset.brotli);
+    if (/\bgzip\b/.test(accept)) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+    return reply.send(asset.raw);
+  });
+
+  app.get('/', { schema: hide, config: { cache: 5 } }, (request, reply) =>
+    page(request, reply, async () => {
+      const spread = services.flips.bazaar('spread');
+      const flips = flipRows('spread', spread.flips).slice(0, 8);
+      const movers = moversOf(spread.flips as Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, 8);
+      return {
+        template: 'home',
+        meta: { title: 'skymarket: Hypixel SkyBlock prices', description: 'Auction house and bazaar prices, charts and flips for Hypixel SkyBlock, open and self-hostable.', path: '/', nav: 'home' },
+        data: { flips, flipColumns: FLIP_TABS.spread.columns, movers },
+      };
+    }),
+  );
+
+  app.get('/data', { schema: hide, config: { cache: 60 } }, (request, reply) =>
+    page(request, reply, async () => ({
+      template: 'data',
+      meta: { title: 'Data and attribution · skymarket', description: 'What skymarket serves, how to credit it, the terms, the bulk files and the API.', path: '/data', nav: 'data' },
+      data: {},
+    })),
+  );
+
+  app.get('/flips', { schema: hide, config: { cache: 10 } }, (request, reply) =>
+    page(request, reply, async () => {
+      const tabs = Object.entries(FLIP_TABS).map(([id, tab]) => {
+        const feed = tab.feed(services.flips);
+        return { id, label: tab.label, api: tab.api, note: tab.note, columns: tab.columns, rows: flipRows(id as keyof typeof FLIP_TABS, feed.flips).slice(0, 200), computedAt: feed.computedAt };
+      });
+      return {
+        template: 'flips',
+        meta: { title: 'Flips · skymarket', description: `Bazaar, NPC, book, fusion and copper flips, updated with every market snapshot.`, path: '/flips', nav: 'flips' },
+        data: { tabs },
+      };
+    }),
+  );
+
+  // ----- item pages -----
+
+  function variantFilters(query: ItemQueryT): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of VARIANT_FILTERS) {
+      const v = query[name];
+      if (v !== undefined && v !== '' && v.toLowerCase() !== 'any') out[name] = v;
+    }
+    return out;
+  }
+
+  app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
+    '/item/:tag',
+    { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 5 } },
+    async (request, reply) => {
+      const tag = canonical(request.params.tag, reply, '/item/', request);
+      if (tag === undefined) return reply;
+      const details = services.items.details(tag);
+      if (!details) throw itemNotFound(tag);
+      if (services.items.bazaarTags().includes(tag)) return reply.redirect(`/bazaar/${encodeURIComponent(tag)}`, 302);
+      const range: ItemRange = request.query.range ?? 'week';
+      const filters = variantFilters(request.query);
+      return page(request, reply, async () => {
+        const now = app.clock.now();
+        const [chart, active, recent] = await Promise.all([
+          services.itemChart.history(tag, range, filters),
+          services.auctions.activeOverview(tag, filters, 'LOWEST_PRICE', 0, 12),
+          services.auctions.recentSales(tag, filters, 12),
+        ]);
+        const supply = services.auctions.supplyOf(tag);
+        const lowest = active.records.find((r) => r.bin);
+        const variants = variantChoices(tag);
+        const craft = await services.craft.costOf(tag);
+        const last = chart.points.at(-1);
+        const priceLine = lowest ? `lowest BIN ${fmt(lowest.startingBid)}` : last ? `median ${fmt(last.median)}` : 'no recent sales';
+        return {
+          template: 'item',
+          meta: {
+            title: `${details.name} price · skymarket`,
+            description: `${details.name}: ${priceLine}; ${chart.sales} sales in the last ${range}, ${supply} listed. Charts, lowest BINs and recent sales.`,
+            path: `/item/${tag}`,
+            image: iconPath(tag),
+            data: { kind: 'item', tag, chart, lowestBin: lowest?.startingBid ?? null, variants, filters },
+          },
+          data: { tag, details, chart, range, ranges: ITEM_RANGES, active: active.records, names: active.names, recent: recent.records, recentNames: recent.names, supply, variants, filters, craft, lowest: lowest?.startingBid ?? null, now },
+        };
+      });
+    },
+  );
+
+  function variantChoices(tag: string): Array<{ name: string; options: string[] }> {
+    const options = services.items.filterOptions(tag);
+    const out: Array<{ name: string; options: string[] }> = [];
+    for (const name of VARIANT_FILTERS) {
+      if (name === 'PetLevel') {
+        if (isPetTag(tag)) out.push({ name, options: PET_LEVEL_BANDS });
+        continue;
+      }
+      const o = options.find((f) => f.name === name);
+      if (o && o.options.length > 1) out.push({ name, options: o.options.slice(0, 12) });
+    }
+    return out;
+  }
+
+  app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
+    '/item/:tag/chart.json',
+    { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 30 } },
+    async (request) => {
+      const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+      return services.itemChart.history(tag, request.query.range ?? 'week', variantFilters(request.query));
+    },
+  );
+
+  // ----- bazaar pages -----
+
+  app.get<{ Params: { tag: string }; Querystring: { range?: CandleRange } }>(
+    '/bazaar/:tag',
+    { schema: { ...hide, params: TagParams, querystring: BazaarQuery }, config: { cache: 5 } },
+    async (request, reply) => {
+      const tag = canonical(request.params.tag, reply, '/bazaar/', request);
+      if (tag === undefined) return reply;
+      const range: CandleRange = request.query.range ?? 'day';
+      return page(request, reply, async () => {
+        const now = app.clock.now();
+        const [candles, snapshot] = await Promise.all([services.bazaar.candles(tag, range, now), services.bazaar.snapshotAt(tag, now)]);
+        if ('miss' in candles) throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
+        const snap = 'miss' in snapshot ? null : snapshot;
+        const name = services.items.details(tag)?.name ?? tag;
+        const row = snap?.row;
+        return {
+          template: 'bazaar',
+          meta: {
+            title: `${name} bazaar price · skymarket`,
+            description: row ? `${name}: instant buy ${fmt(row.buy_price)}, instant sell ${fmt(row.sell_price)}. Candles, volume and the live order book.` : `${name} on the bazaar.`,
+            path: `/bazaar/${tag}`,
+            image: iconPath(tag),
+            data: { kind: 'bazaar', tag, range, candles, book: bookOf(snap) },
+          },
+          data: { tag, name, range, ranges: CANDLE_RANGES, candles, row: row ?? null, book: bookOf(snap), now },
+        };
+      });
+    },
+  );
+
+  app.get<{ Params: { tag: string }; Querystring: { range?: CandleRange } }>(
+    '/bazaar/:tag/candles.json',
+    { schema: { ...hide, params: TagParams, querystring: BazaarQuery }, config: { cache: 20 } },
+    async (request) => {
+      const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+      const candles = await services.bazaar.candles(tag, request.query.range ?? 'day', app.clock.now());
+      if ('miss' in candles) throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
+      return { tag, range: request.query.range ?? 'day', candles };
+    },
+  );
+
+  app.get<{ Params: { tag: string } }>('/bazaar/:tag/book.json', { schema: { ...hide, params: TagParams }, config: { cache: 10 } }, async (request) => {
+    const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+    const snapshot = await services.bazaar.snapshotAt(tag, app.clock.now());
+    if ('miss' in snapshot) {
+      if (snapshot.miss === 'unknown_product') throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
+      throw badRequest('no_snapshot', 'no snapshot yet');
+    }
+    return bookOf(snapshot);
+  });
+}
+
+/** Products whose instant-buy price is furthest from its 7-day median (the spread feed's own figures). */
+function moversOf(flips: Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, n: number) {
+  return flips
+    .filter((f) => f.flip.medianBuyPrice > 0 && f.flip.buyPrice > 0)
+    .map((f) => ({ tag: f.flip.itemTag, name: f.itemName, price: f.flip.buyPrice, median: f.flip.medianBuyPrice, change: f.flip.buyPrice / f.flip.medianBuyPrice - 1 }))
+    .sort((a, b) => Math.abs(b.change) - Math.abs(a.change))
+    .slice(0, n);
+}
+
+function bookOf(snap: { row: { ts: number; buy_price: number; sell_price: number }; instantBuySide: unknown[] | null; instantSellSide: unknown[] | null } | null) {
+  if (!snap) return null;
+  return { ts: snap.row.ts, buyPrice: snap.row.buy_price, sellPrice: snap.row.sell_price, sellOffers: (snap.instantBuySide ?? []).slice(0, 15), buyOrders: (snap.instantSellSide ?? []).slice(0, 15) };
+}
+
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
+function fmt(n: number): string {
+  return `${compact.format(n)} coins`;
+}
