@@ -75,9 +75,18 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     return reply.send(html);
   }
 
+  let bazaarTags: readonly string[] = [];
+  let bazaarTagSet = new Set<string>();
+  const bazaarSet = () => {
+    const tags = services.items.bazaarTags();
+    if (tags !== bazaarTags) [bazaarTags, bazaarTagSet] = [tags, new Set(tags)];
+    return bazaarTagSet;
+  };
+
   /** The tag of a page: an alias redirects (301) to the canonical tag's page; a malformed tag is 400, an unknown one 404. */
   function canonical(raw: string, reply: FastifyReply, prefix: string, request: FastifyRequest): string | undefined {
-    const resolved = services.items.resolve(raw);
+    // A bazaar product id is its own canonical name on its page, even where the catalog maps it to an item.
+    const resolved = prefix === '/bazaar/' && bazaarSet().has(raw) ? raw : services.items.resolve(raw);
     const tag = parseItemTag(resolved ?? raw);
     if (tag !== raw) {
       const q = request.url.indexOf('?');
@@ -151,7 +160,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       if (tag === undefined) return reply;
       const details = services.items.details(tag);
       if (!details) throw itemNotFound(tag);
-      if (services.items.bazaarTags().includes(tag)) return reply.redirect(`/bazaar/${encodeURIComponent(tag)}`, 302);
+      if (bazaarSet().has(tag)) return reply.redirect(`/bazaar/${encodeURIComponent(tag)}`, 302);
       const range: ItemRange = request.query.range ?? 'week';
       const filters = variantFilters(request.query);
       return page(request, reply, async () => {
@@ -240,7 +249,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     '/bazaar/:tag/candles.json',
     { schema: { ...hide, params: TagParams, querystring: BazaarQuery }, config: { cache: 20 } },
     async (request) => {
-      const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+      const raw = request.params.tag;
+      const tag = parseItemTag(bazaarSet().has(raw) ? raw : (services.items.resolve(raw) ?? raw));
       const candles = await services.bazaar.candles(tag, request.query.range ?? 'day', app.clock.now());
       if ('miss' in candles) throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
       return { tag, range: request.query.range ?? 'day', candles };
@@ -248,7 +258,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   );
 
   app.get<{ Params: { tag: string } }>('/bazaar/:tag/book.json', { schema: { ...hide, params: TagParams }, config: { cache: 10 } }, async (request) => {
-    const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+    const raw = request.params.tag;
+    const tag = parseItemTag(bazaarSet().has(raw) ? raw : (services.items.resolve(raw) ?? raw));
     const snapshot = await services.bazaar.snapshotAt(tag, app.clock.now());
     if ('miss' in snapshot) {
       if (snapshot.miss === 'unknown_product') throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
