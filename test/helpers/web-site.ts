@@ -24,6 +24,8 @@ export async function startWebSite(options: { store?: Store; listen?: boolean; a
   const sim = await fillFromSimulator(t.store, { historyHours: options.historyHours ?? 6, detailedMinutes: 60, generations: 3, auctions: options.auctions ?? 1500 });
   t.clock.set(sim.clock.now());
   await t.app.market.flips.refresh();
+  // The catalog refreshes on store events in the background: read it once it has the ingested items.
+  await t.app.market.catalog.refresh();
   const origin = options.listen === false ? '' : await t.app.listen({ host: '127.0.0.1', port: 0 });
   // The item with the most sales in the last week that has a BIN listed; a pet likewise.
   const since = t.clock.now() - 7 * 86_400_000;
@@ -37,7 +39,8 @@ export async function startWebSite(options: { store?: Store; listen?: boolean; a
   const ranked = tags.filter((tag) => t.app.market.activeAuctions.lowestBin(tag, () => true, 1).length > 0).sort((a, b) => counts.get(b)! - counts.get(a)!);
   const item = ranked.find((tag) => !tag.startsWith('PET_'))!;
   const pet = ranked.find((tag) => tag.startsWith('PET_'));
-  const product = t.app.services.items.bazaarTags().find((tag) => tag.startsWith('ENCHANTED_')) ?? t.app.services.items.bazaarTags()[0]!;
+  const product = t.app.services.items.bazaarTags().find((tag) => tag.startsWith('ENCHANTED_')) ?? t.app.services.items.bazaarTags()[0];
+  if (item === undefined || product === undefined) throw new Error(`simulator site: no item (${item}) or bazaar product (${product}) to show`);
   return {
     t,
     sim,
