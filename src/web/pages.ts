@@ -44,7 +44,7 @@ interface ItemQueryT {
 }
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
-  const services = app.services;
+  const { services, clock } = app;
   let assets: AssetSet | undefined;
   app.addHook('onReady', async () => {
     assets = await loadAssets();
@@ -65,7 +65,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
 
   async function page(request: FastifyRequest, reply: FastifyReply, build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }>) {
     const key = request.url;
-    const now = app.clock.now();
+    const now = clock.now();
     const hit = cache.get(key, generation(), now);
     reply.type(HTML);
     if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit);
@@ -164,7 +164,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       const range: ItemRange = request.query.range ?? 'week';
       const filters = variantFilters(request.query);
       return page(request, reply, async () => {
-        const now = app.clock.now();
+        const now = clock.now();
         const [chart, active, recent] = await Promise.all([
           services.itemChart.history(tag, range, filters),
           services.auctions.activeOverview(tag, filters, 'LOWEST_PRICE', 0, 12),
@@ -224,7 +224,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       if (tag === undefined) return reply;
       const range: CandleRange = request.query.range ?? 'day';
       return page(request, reply, async () => {
-        const now = app.clock.now();
+        const now = clock.now();
         const [candles, snapshot] = await Promise.all([services.bazaar.candles(tag, range, now), services.bazaar.snapshotAt(tag, now)]);
         if ('miss' in candles) throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
         const snap = 'miss' in snapshot ? null : snapshot;
@@ -251,7 +251,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const raw = request.params.tag;
       const tag = parseItemTag(bazaarSet().has(raw) ? raw : (services.items.resolve(raw) ?? raw));
-      const candles = await services.bazaar.candles(tag, request.query.range ?? 'day', app.clock.now());
+      const candles = await services.bazaar.candles(tag, request.query.range ?? 'day', clock.now());
       if ('miss' in candles) throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
       return { tag, range: request.query.range ?? 'day', candles };
     },
@@ -260,7 +260,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.get<{ Params: { tag: string } }>('/bazaar/:tag/book.json', { schema: { ...hide, params: TagParams }, config: { cache: 10 } }, async (request) => {
     const raw = request.params.tag;
     const tag = parseItemTag(bazaarSet().has(raw) ? raw : (services.items.resolve(raw) ?? raw));
-    const snapshot = await services.bazaar.snapshotAt(tag, app.clock.now());
+    const snapshot = await services.bazaar.snapshotAt(tag, clock.now());
     if ('miss' in snapshot) {
       if (snapshot.miss === 'unknown_product') throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
       throw badRequest('no_snapshot', 'no snapshot yet');
