@@ -74,6 +74,8 @@ export interface Config {
   exportWebhookHosts: string[];
   /** ms between the flip engine's looks at the feed state (0 = never; tests refresh by hand) */
   flipsPollMs: number;
+  /** ms a rendered web page is reused for the same URL and data generation (0 = render every request) */
+  webPageCacheMs: number;
   /** ms between a standby's attempts at the ingest/jobs leader lock, and a leader's checks of it (PostgreSQL) */
   leaderRetryMs: number;
   /** worker threads that decode a cold auctions sweep beside the ingest thread (0: none) */
@@ -151,6 +153,7 @@ export const ENV_NAMES = {
   gameDataUrl: 'GAME_DATA_URL',
   exportWebhookHosts: 'EXPORT_WEBHOOK_HOSTS',
   flipsPollMs: 'FLIPS_POLL_MS',
+  webPageCacheMs: 'WEB_PAGE_CACHE_MS',
   leaderRetryMs: 'LEADER_RETRY_MS',
   npcUploadQuorum: 'NPC_UPLOAD_QUORUM',
   ingestDecodeWorkers: 'INGEST_DECODE_WORKERS',
@@ -239,6 +242,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     gameDataUrl: parseUrl(ENV_NAMES.gameDataUrl, raw('gameDataUrl'), ['http:', 'https:']) ?? DEFAULTS.gameDataUrl,
     exportWebhookHosts: parseWebhookHosts(raw('exportWebhookHosts') ?? DEFAULTS.exportWebhookHosts),
     flipsPollMs: parseInteger(ENV_NAMES.flipsPollMs, raw('flipsPollMs'), 2000, 0, 600_000),
+    webPageCacheMs: parseInteger(ENV_NAMES.webPageCacheMs, raw('webPageCacheMs'), 5000, 0, 600_000),
     leaderRetryMs: parseInteger(ENV_NAMES.leaderRetryMs, raw('leaderRetryMs'), 2000, 100, 60_000),
     ingestDecodeWorkers: parseInteger(ENV_NAMES.ingestDecodeWorkers, raw('ingestDecodeWorkers'), 0, 0, 8),
     npcUploadQuorum: parseInteger(ENV_NAMES.npcUploadQuorum, raw('npcUploadQuorum'), 2, 1, 1000),

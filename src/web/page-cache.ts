@@ -18,6 +18,7 @@ export class PageCache {
   }
 
   set(key: string, generation: string, now: number, html: string): void {
+    if (this.ttlMs <= 0) return;
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, { generation, at: now, html });

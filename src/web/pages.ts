@@ -2,7 +2,7 @@
  * The pages (issue 26): `/`, `/item/{tag}`, `/bazaar/{tag}`, `/flips`, `/data`, their JSON for the
  * charts' range and variant switches, and the fingerprinted assets. Server-rendered from Eta
  * templates; the first view's chart data is embedded in the page. A handler parses, calls the
- * services, renders. Rendered pages are kept briefly (PAGE_TTL_MS) per URL and data generation.
+ * services, renders. Rendered pages are kept briefly (WEB_PAGE_CACHE_MS) per URL and data generation.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -17,8 +17,6 @@ import { FLIP_TABS, flipRows } from './flip-tabs.ts';
 import { PageCache } from './page-cache.ts';
 import { renderPage, type PageMeta, type RenderContext } from './render.ts';
 
-/** Rendered pages are reused this long (and only while the data generation is the same). */
-export const PAGE_TTL_MS = 5_000;
 const HTML = 'text/html; charset=utf-8';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** Filters the item page's variant selector offers, where the item's listings show values for them. */
@@ -49,7 +47,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('onReady', async () => {
     assets = await loadAssets();
   });
-  const cache = new PageCache(PAGE_TTL_MS, 500);
+  const cache = new PageCache(app.context.config.webPageCacheMs, 500);
   const hide = { hide: true } as const;
 
   function context(request: FastifyRequest): RenderContext {
