@@ -5,8 +5,10 @@
  * fingerprinted and immutable; the bazaar candles are real OHLC of the stored snapshots.
  */
 import assert from 'node:assert/strict';
-import { after, before, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { realRows, storeGeneration } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { startWebSite, type WebSite } from '../helpers/web-site.ts';
 import { HOUR, MINUTE } from '../../src/domain/bazaar-history.ts';
@@ -165,5 +167,40 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.equal((await get('/assets/..%2Fpages.ts')).statusCode, 400);
     const again = await get('/data');
     assert.equal(again.headers['x-page-cache'], 'hit');
+  });
+});
+
+describe('web pages on the real 2022 auction pages', () => {
+  let t: TestApp;
+  let rows: ReturnType<typeof realRows>;
+  before(async () => {
+    t = await createTestApp();
+    rows = realRows(t.clock.now());
+    await storeGeneration(t.store, t.clock.now(), rows.listings, rows.bids);
+    await t.app.market.catalog.refresh();
+  });
+  after(() => t?.close());
+
+  it('the most listed tags render, their lowest BINs as the raw pages have them', async () => {
+    const now = t.clock.now();
+    const counts = new Map<string, number>();
+    for (const l of rows.listings) if (l.bin) counts.set(l.tag, (counts.get(l.tag) ?? 0) + 1);
+    const top = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15).map(([tag]) => tag);
+    const tagOf = new Map(rows.listings.map((l) => [l.uuid, l.tag]));
+    let rendered = 0;
+    for (const tag of top) {
+      const res = await t.app.inject(`/item/${encodeURIComponent(tag)}`);
+      if (res.statusCode === 302) continue; // a bazaar product
+      assert.equal(res.statusCode, 200, `${tag}: ${res.body.slice(0, 200)}`);
+      rendered++;
+      const data = pageData(res.body);
+      const cheapest = rows.raw
+        .filter((a) => tagOf.get(a.uuid.toLowerCase()) === tag && a.bin === true && !(a.bids ?? []).length && a.end > now)
+        .map((a) => a.starting_bid)
+        .sort((a, b) => a - b)[0];
+      assert.equal(data.lowestBin, cheapest, tag);
+      assert.match(res.body, /<meta property="og:description" content="[^"]*lowest BIN [0-9.]+[KMB]? coins/);
+    }
+    assert.ok(rendered >= 10, `${rendered} item pages rendered`);
   });
 });
