@@ -21,6 +21,7 @@ import { shutdownPlugin } from './http/shutdown.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
+import { priceRoutes } from './api/prices.ts';
 import { playerAuctionRoutes } from './api/player-auctions.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
@@ -152,6 +153,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(modSocketRoutes);
     await app.register(flipRoutes);
     await app.register(itemRoutes);
+    await app.register(priceRoutes);
     await app.register(playerAuctionRoutes);
     // The pages (web/): server-rendered HTML over the same services.
     await app.register(webRoutes);

@@ -219,6 +219,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             .then(async (r) => {
               // The history is older than what the rollup jobs may have done meanwhile: redo it.
               await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
+              await store.priceRollups.rewind(clock.now() - backfillMs - 3_600_000);
               // Older snapshots and past elections arrived after the flip engine's first load.
               await market?.flips.historyReplayed();
               logger.info({ ...r, ms: clock.now() - started }, 'demo history loaded');

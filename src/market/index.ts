@@ -15,6 +15,7 @@ import { LowestBinPages } from './lowest-bin-pages.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
 import { ItemCatalog } from './item-catalog.ts';
+import { PriceRollups } from './price-rollups.ts';
 
 export interface MarketOptions {
   store: Store;
@@ -38,6 +39,8 @@ export interface Market {
   readonly flips: FlipEngine;
   /** every item, its aliases and the search over them */
   readonly catalog: ItemCatalog;
+  /** the price rollups: hourly and daily cells per tag and variant, lowest BIN per hour */
+  readonly priceRollups: PriceRollups;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -64,6 +67,7 @@ export function createMarket(options: MarketOptions): Market {
     activeCounts: () => activeAuctions.supplyByTag(),
     marketSize: () => activeAuctions.size,
   });
+  const priceRollups = new PriceRollups(store, clock, activeAuctions, logger.child({ component: 'price-rollups' }));
   let started = false;
   return {
     game,
@@ -73,6 +77,7 @@ export function createMarket(options: MarketOptions): Market {
     craft,
     flips,
     catalog,
+    priceRollups,
     async start() {
       if (started) return;
       started = true;
@@ -80,9 +85,11 @@ export function createMarket(options: MarketOptions): Market {
       await catalog.start();
       craft.start();
       flips.start();
+      priceRollups.start();
     },
     async close() {
       await flips.stop();
+      await priceRollups.stop();
       craft.stop();
       catalog.close();
       activeAuctions.close();

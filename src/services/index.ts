@@ -16,11 +16,13 @@ import { PlayerAuctionsService } from './player-auctions.ts';
 import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
-import { ItemChartService } from './item-chart.ts';
+import { PriceService } from './prices.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
   readonly analysis: PriceAnalysisService;
+  /** prices and price history (summary, lowest BINs, current cost, history at every range, bulk averages) */
+  readonly prices: PriceService;
   readonly archive: AuctionArchive;
   readonly bazaar: BazaarService;
   readonly craft: CraftService;
@@ -30,8 +32,6 @@ export interface Services {
   readonly uploads: UploadsService;
   readonly items: ItemsService;
   readonly playerAuctions: PlayerAuctionsService;
-  /** an auction item's price chart from its sales (the web item page) */
-  readonly itemChart: ItemChartService;
 }
 
 export interface ServiceOptions {
@@ -49,6 +49,7 @@ export function createServices({ store, clock, market, fetchProfiles, config }: 
   return {
     auctions,
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
+    prices: new PriceService({ store, clock, market, knownTags: auctions.knownTags }),
     archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     bazaar: new BazaarService(store),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
@@ -58,6 +59,5 @@ export function createServices({ store, clock, market, fetchProfiles, config }: 
     uploads: new UploadsService(store, clock),
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
-    itemChart: new ItemChartService({ store, clock, auctions }),
   };
 }

@@ -19,6 +19,11 @@ export interface SimulatorOptions {
   bazaarSeconds: number;
   /** how much history a consumer should backfill at start, ms (0 = none) */
   backfillMs: number;
+  /**
+   * sold auctions per day in the backfilled history (auctions_ended); absent: 2 % of the book per
+   * minute (`auctions` × 28.8 a day). Hypixel sells on the order of 500,000 a day.
+   */
+  salesPerDay?: number;
   /** fault injection settings */
   faults: Partial<FaultOptions>;
   /** listen address */
@@ -70,7 +75,7 @@ function numVar(env: Readonly<Record<string, string | undefined>>, name: string,
 
 /**
  * Reads SIM_SEED (1), SIM_AUCTIONS (2000), SIM_PRODUCTS (all), SIM_GENERATION_SECONDS (60),
- * SIM_BAZAAR_SECONDS (20), SIM_BACKFILL (1d), SIM_FAULTS (none), SIM_HOST (127.0.0.1),
+ * SIM_BAZAAR_SECONDS (20), SIM_BACKFILL (1d), SIM_SALES_PER_DAY (auctions × 28.8), SIM_FAULTS (none), SIM_HOST (127.0.0.1),
  * SIM_PORT (0) and SIM_YEAR_HOURS (124).
  */
 export function simulatorOptionsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): SimulatorOptions {
@@ -90,6 +95,7 @@ export function simulatorOptionsFromEnv(env: Readonly<Record<string, string | un
     opts.backfillMs = parseDuration(env.SIM_BACKFILL, 'SIM_BACKFILL');
     if (opts.backfillMs > 90 * 86_400_000) throw new Error(`SIM_BACKFILL must be at most 90d, got "${env.SIM_BACKFILL}"`);
   }
+  if (env.SIM_SALES_PER_DAY !== undefined && env.SIM_SALES_PER_DAY.trim() !== '') opts.salesPerDay = intVar(env, 'SIM_SALES_PER_DAY', 0, 1, 5_000_000);
   if (env.SIM_FAULTS !== undefined) opts.faults = parseFaultSpec(env.SIM_FAULTS, 'SIM_FAULTS');
   if (env.SIM_HOST !== undefined && env.SIM_HOST.trim() !== '') {
     if (!/^[A-Za-z0-9.:\-[\]]+$/.test(env.SIM_HOST.trim())) throw new Error(`SIM_HOST must be a host name or address, got "${env.SIM_HOST}"`);

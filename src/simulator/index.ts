@@ -55,6 +55,7 @@ export async function startSimulator(options: SimulatorOptions, deps: StartSimul
       bazaarSeconds: options.bazaarSeconds,
       ...(options.products !== undefined ? { products: options.products } : {}),
       ...(options.yearMs !== undefined ? { yearMs: options.yearMs } : {}),
+      ...(options.salesPerDay !== undefined ? { salesPerDay: options.salesPerDay } : {}),
     },
     clock.now(),
   );

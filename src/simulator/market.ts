@@ -52,6 +52,8 @@ export interface MarketOptions {
   yearMs?: number;
   /** longer gaps are compressed instead of replayed (default 30) */
   maxCatchUpGenerations?: number;
+  /** sold auctions per day in backfilled history; absent: 2 % of the book per minute */
+  salesPerDay?: number;
 }
 
 /** One consistent auction generation, as served on all pages at once. */
@@ -160,7 +162,7 @@ interface Live {
 
 /** The simulated market. */
 export class Market {
-  readonly options: Required<Omit<MarketOptions, 'products'>> & { products?: number };
+  readonly options: Required<Omit<MarketOptions, 'products' | 'salesPerDay'>> & { products?: number; salesPerDay?: number };
   /** start instant aligned to the generation grid */
   readonly startMs: number;
   readonly products: readonly BazaarProductDef[];
@@ -623,8 +625,9 @@ export class Market {
   private endedWindow(end: number, pool: Map<number, string[]>): AuctionsEndedResponse {
     const w = end / PAGE_WINDOW_MS;
     const rng = new Rng(this.options.seed, 'ended', w);
-    // Sales per minute scale with the book: about 2 % of it.
-    const mean = Math.max(1, this.options.auctions * 0.02) * (1 + 0.3 * valueNoise(this.options.seed, 'sales', end, 6 * HOUR));
+    // Sales per minute: SIM_SALES_PER_DAY's share of a day, else scaled with the book (about 2 % of it).
+    const perMinute = this.options.salesPerDay !== undefined ? this.options.salesPerDay / 1440 : this.options.auctions * 0.02;
+    const mean = Math.max(1, perMinute) * (1 + 0.3 * valueNoise(this.options.seed, 'sales', end, 6 * HOUR));
     const count = Math.max(0, Math.round(mean + Math.sqrt(mean) * rng.normal()));
     const auctions: HypixelEndedAuction[] = [];
     // Listing starts from a stream of their own: the sales themselves stay what they were.

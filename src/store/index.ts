@@ -26,6 +26,7 @@ import { DataUploadRepository } from './repositories/data-uploads.ts';
 import { ProfileRequestRepository } from './repositories/profile-requests.ts';
 import { FlipInputRepository } from './repositories/flip-inputs.ts';
 import { BazaarBooks } from './repositories/bazaar-books.ts';
+import { PriceRollupRepository } from './repositories/price-rollups.ts';
 import { SaleRollupRepository } from './repositories/sale-rollups.ts';
 import { PlayerAuctionRepository } from './repositories/player-auctions.ts';
 import { StatisticsRepository } from './repositories/statistics.ts';
@@ -60,6 +61,8 @@ export class Store {
   readonly profileRequests: ProfileRequestRepository;
   readonly flipInputs: FlipInputRepository;
   readonly saleRollups: SaleRollupRepository;
+  /** price rollups per tag, variant, hour and day (price history, summaries, bulk averages) */
+  readonly priceRollups: PriceRollupRepository;
   readonly playerAuctions: PlayerAuctionRepository;
   /** planner statistics (PostgreSQL): analyze after bulk loads, find stale tables */
   readonly statistics: StatisticsRepository;
@@ -90,6 +93,7 @@ export class Store {
     this.profileRequests = new ProfileRequestRepository(handle.db);
     this.flipInputs = new FlipInputRepository(handle.db, handle.dialect, this.bazaar);
     this.saleRollups = new SaleRollupRepository(handle.db, handle.dialect);
+    this.priceRollups = new PriceRollupRepository(handle.db, handle.dialect);
     this.playerAuctions = new PlayerAuctionRepository(handle.db);
   }
 

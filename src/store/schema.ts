@@ -386,6 +386,47 @@ export interface SaleRollupStateTable {
   aged_14d: number;
 }
 
+/** Sales of one tag and price variant in one hour (`price_hours`, migration 017) or day (`price_days`, with `day`). */
+export interface PriceHoursTable {
+  tag: string;
+  /** domain/prices.ts priceVariantKey; '' = the whole tag */
+  variant: string;
+  /** hour start, epoch ms */
+  hour: number;
+  count: number;
+  items: number;
+  /** sum of whole sale prices */
+  coins: number;
+  /** sum of prices per unit */
+  sum: number;
+  min: number;
+  max: number;
+  /** price digest: float64 little-endian, ascending */
+  prices: Uint8Array;
+}
+
+export type PriceDaysTable = Omit<PriceHoursTable, 'hour'> & { day: number };
+
+/** The lowest BIN seen per tag, variant and hour (`price_bin_hours`) or day (`price_bin_days`, with `day`). */
+export interface PriceBinHoursTable {
+  tag: string;
+  variant: string;
+  hour: number;
+  /** price per unit */
+  lowest: number;
+  uuid: string;
+}
+
+export type PriceBinDaysTable = Omit<PriceBinHoursTable, 'hour'> & { day: number };
+
+export interface PriceRollupStateTable {
+  id: number;
+  /** every hour before this one is rolled up; 0 = not started */
+  rolled_to: number;
+  /** every day before this one is in price_days / price_bin_days */
+  days_to: number;
+}
+
 export interface Database {
   feeds: FeedsTable;
   items: ItemsTable;
@@ -419,4 +460,9 @@ export interface Database {
   sale_variants: SaleVariantsTable;
   sale_hours: SaleHoursTable;
   sale_rollup_state: SaleRollupStateTable;
+  price_hours: PriceHoursTable;
+  price_days: PriceDaysTable;
+  price_bin_hours: PriceBinHoursTable;
+  price_bin_days: PriceBinDaysTable;
+  price_rollup_state: PriceRollupStateTable;
 }

@@ -8,10 +8,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { itemNotFound, parseItemTag } from '../http/params.ts';
 import { badRequest } from '../http/problem.ts';
-import { isPetTag } from '../domain/item-names.ts';
 import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
-import { ITEM_RANGES, type ItemRange } from '../services/item-chart.ts';
+import { HISTORY_RANGES, type HistoryRange } from '../domain/prices.ts';
+import type { PriceHistory } from '../services/prices.ts';
 import { iconPath } from '../services/items.ts';
+import { priceVariantKey } from '../domain/prices.ts';
 import { loadAssets, type AssetSet } from './assets.ts';
 import { FLIP_TABS, flipRows } from './flip-tabs.ts';
 import { PageCache } from './page-cache.ts';
@@ -19,16 +20,16 @@ import { renderPage, type PageMeta, type RenderContext } from './render.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-/** Filters the item page's variant selector offers, where the item's listings show values for them. */
-const VARIANT_FILTERS = ['Rarity', 'PetLevel'] as const;
-const PET_LEVEL_BANDS = ['1-99', '100', '101-200'];
+/** The item page's ranges (the price history's), as the page names them. */
+const ITEM_RANGES = HISTORY_RANGES;
+type ItemRange = HistoryRange;
 
 const TagParams = Type.Object({ tag: Type.String({ description: 'item tag or alias' }) });
 const ItemQuery = Type.Object(
   {
     range: Type.Optional(Type.Union(ITEM_RANGES.map((r) => Type.Literal(r)))),
+    variant: Type.Optional(Type.String({ maxLength: 32, pattern: '^[A-Za-z0-9_+]*$', description: 'a price variant (pets: rarity and level band; runes and potions: level)' })),
     Rarity: Type.Optional(Type.String({ maxLength: 32 })),
-    PetLevel: Type.Optional(Type.String({ maxLength: 16 })),
   },
   { additionalProperties: false },
 );
@@ -37,8 +38,22 @@ const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9_.-]{
 
 interface ItemQueryT {
   range?: ItemRange;
+  variant?: string;
   Rarity?: string;
-  PetLevel?: string;
+}
+
+/** What the item chart draws: the price history of a range, times in epoch ms. */
+export interface ItemChart {
+  tag: string;
+  range: ItemRange;
+  variant: string;
+  filters: Record<string, string>;
+  points: Array<{ time: number; min: number; max: number; avg: number; median: number; volume: number; lowestBin: number | null }>;
+  /** items sold in the range */
+  sales: number;
+  /** the filtered read stopped at its deadline: buckets before `cut` are missing or partial */
+  cut: number | null;
+  source: PriceHistory['source'];
 }
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
@@ -142,12 +157,17 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   // ----- item pages -----
 
   function variantFilters(query: ItemQueryT): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const name of VARIANT_FILTERS) {
-      const v = query[name];
-      if (v !== undefined && v !== '' && v.toLowerCase() !== 'any') out[name] = v;
-    }
-    return out;
+    const v = query.Rarity;
+    return v !== undefined && v !== '' && v.toLowerCase() !== 'any' ? { Rarity: v } : {};
+  }
+
+  /** The chart of a range: the price history service (rollups; raw sales with a filter). */
+  async function itemChart(tag: string, range: ItemRange, query: ItemQueryT): Promise<ItemChart> {
+    const filters = variantFilters(query);
+    const variant = query.variant ?? '';
+    const history = await services.prices.history(tag, range, { filters, variant });
+    const points = history.points.map((p) => ({ time: Date.parse(p.time), min: p.min, max: p.max, avg: p.avg, median: p.median ?? p.avg, volume: p.volume, lowestBin: p.lowestBin }));
+    return { tag, range, variant, filters, points, sales: points.reduce((n, p) => n + p.volume, 0), cut: history.cut, source: history.source };
   }
 
   app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
@@ -161,46 +181,46 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       if (bazaarSet().has(tag)) return reply.redirect(`/bazaar/${encodeURIComponent(tag)}`, 302);
       const range: ItemRange = request.query.range ?? 'week';
       const filters = variantFilters(request.query);
+      const variant = request.query.variant ?? '';
       return page(request, reply, async () => {
         const now = clock.now();
         const [chart, active, recent] = await Promise.all([
-          services.itemChart.history(tag, range, filters),
+          itemChart(tag, range, request.query),
           services.auctions.activeOverview(tag, filters, 'LOWEST_PRICE', 0, 12),
-          services.auctions.recentSales(tag, filters, 12),
+          // Unfiltered: the newest sales (a page of 12); with a filter: the newest matching ones.
+          Object.keys(filters).length === 0 ? services.auctions.sold(tag, false, 0, 12).then((records) => ({ records })) : services.auctions.recentSales(tag, filters, 12),
         ]);
         const supply = services.auctions.supplyOf(tag);
-        const lowest = active.records.find((r) => r.bin);
+        const lowest = active.records.find((r) => r.bin && (variant === '' || priceVariantKey(r) === variant));
         const variants = variantChoices(tag);
         const craft = await services.craft.costOf(tag);
         const last = chart.points.at(-1);
         const priceLine = lowest ? `lowest BIN ${fmt(lowest.startingBid)}` : last ? `median ${fmt(last.median)}` : 'no recent sales';
+        const sold = `${chart.sales} sold in the last ${range === 'full' ? 'recorded history' : range}`;
         return {
           template: 'item',
           meta: {
             title: `${details.name} price · skymarket`,
-            description: `${details.name}: ${priceLine}; ${chart.sales} sales in the last ${range}, ${supply} listed. Charts, lowest BINs and recent sales.`,
+            description: `${details.name}: ${priceLine}; ${sold}, ${supply} listed. Charts, lowest BINs and recent sales.`,
             path: `/item/${tag}`,
             image: iconPath(tag),
-            data: { kind: 'item', tag, chart, lowestBin: lowest?.startingBid ?? null, variants, filters },
+            data: { kind: 'item', tag, chart, lowestBin: lowest?.startingBid ?? null },
           },
-          data: { tag, details, chart, range, ranges: ITEM_RANGES, active: active.records, names: active.names, recent: recent.records, recentNames: recent.names, supply, variants, filters, craft, lowest: lowest?.startingBid ?? null, now },
+          data: { tag, details, chart, range, ranges: ITEM_RANGES, active: active.records, names: active.names, recent: recent.records, supply, variants, filters, variant, craft, lowest: lowest?.startingBid ?? null, now },
         };
       });
     },
   );
 
-  function variantChoices(tag: string): Array<{ name: string; options: string[] }> {
-    const options = services.items.filterOptions(tag);
-    const out: Array<{ name: string; options: string[] }> = [];
-    for (const name of VARIANT_FILTERS) {
-      if (name === 'PetLevel') {
-        if (isPetTag(tag)) out.push({ name, options: PET_LEVEL_BANDS });
-        continue;
-      }
-      const o = options.find((f) => f.name === name);
-      if (o && o.options.length > 1) out.push({ name, options: o.options.slice(0, 12) });
-    }
-    return out;
+  /**
+   * The variant selector: the price variants (pets: rarity and level band; runes and potions: level)
+   * the item's active listings show, read from the rollups; else its rarities, as a filter over raw sales.
+   */
+  function variantChoices(tag: string): Array<{ name: 'variant' | 'Rarity'; label: string; options: string[] }> {
+    const variants = services.auctions.variantsOf(tag);
+    if (variants.length > 1) return [{ name: 'variant', label: tag.startsWith('PET_') ? 'Rarity and level' : 'Level', options: variants }];
+    const rarity = services.items.filterOptions(tag).find((f) => f.name === 'Rarity');
+    return rarity && rarity.options.length > 1 ? [{ name: 'Rarity', label: 'Rarity', options: rarity.options.slice(0, 12) }] : [];
   }
 
   app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
@@ -208,7 +228,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 30 } },
     async (request) => {
       const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
-      return services.itemChart.history(tag, request.query.range ?? 'week', variantFilters(request.query));
+      return itemChart(tag, request.query.range ?? 'week', request.query);
     },
   );
 

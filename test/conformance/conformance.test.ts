@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, it } from 'node:test';
+import { sql } from 'kysely';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { LightMyRequestResponse as InjectResponse } from 'fastify';
@@ -267,6 +268,39 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     await check(`/api/filter/options?itemTag=${listed}`, 'FilterOptions', { list: true });
   });
 
+  it('prices: summary, lowest BINs, current (bazaar and auction house), history at every range, year', async () => {
+    await t.app.market.priceRollups.tick(t.clock.now());
+    const sold = await t.store.kysely.selectFrom('auctions').select(['tag']).where('state', '=', 'sold').groupBy('tag').orderBy(sql`count(*)`, 'desc').limit(1).executeTakeFirst();
+    const tag = sold!.tag;
+    await check(`/api/item/price/${tag}`, 'PriceSumary');
+    await check(`/api/item/price/${tag}?Bin=true`, 'PriceSumary');
+    await check(`/api/item/price/${tag}/bin`, 'BinResponse');
+    await check(`/api/item/price/${tag}/current?count=3`, 'CurrentPrice');
+    for (const range of ['day', 'week', 'month', 'full']) {
+      const points = await check<Array<{ sales: number }>>(`/api/item/price/${tag}/history/${range}`, 'AveragePrice', { list: true });
+      assert.ok(points.some((p) => p.sales > 0), `${range}: a point with sales`);
+    }
+    await check(`/api/item/price/${tag}/history/week?Bin=true`, 'AveragePrice', { list: true });
+    await check(`/api/item/price/${tag}/history/year`, 'PriceStatistics');
+    // A bazaar product: the book walked for 64 items.
+    const product = Object.keys(sim.sim.market.bazaar().products)[0]!;
+    const current = await check<{ buy: number; sell: number; available: number; isAh: boolean }>(`/api/item/price/${product}/current?count=64`, 'CurrentPrice');
+    const snap = await t.app.services.bazaar.snapshotAt(product, t.clock.now());
+    assert.ok(!('miss' in snap) && snap.instantBuySide && snap.instantSellSide);
+    let left = 64;
+    let buy = 0;
+    for (const l of snap.instantBuySide) {
+      const take = Math.min(left, l.amount);
+      buy += take * l.pricePerUnit;
+      left -= take;
+    }
+    assert.equal(current.isAh, false);
+    assert.ok(Math.abs(current.buy - buy) < 1e-6, `${current.buy} vs ${buy}`);
+    assert.equal(current.available, snap.instantBuySide.reduce((a, l) => a + l.amount, 0));
+    const neu = ok(await get(`/api/pricehistory?item=${product}`), 'pricehistory') as Record<string, { b: number; s?: number }>;
+    for (const [k, v] of Object.entries(neu)) assert.ok(!Number.isNaN(Date.parse(k)) && typeof v.b === 'number' && typeof v.s === 'number');
+  });
+
   it('covers every endpoint of the spec', () => {
     const spec = [
       '/api/auction/random', '/api/auctions/active/filter', '/api/auctions/supply/low',
@@ -276,7 +310,7 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     ];
     for (const path of spec) assert.ok(checked.has(path), `${path} checked`);
     const templates = [...checked.keys()].map((p) => p.replace(/\/api\/(auction|bazaar|craft|item\/price|auctions\/tag|auctions\/uid)\/[^/]+/, '/api/$1/{}'));
-    for (const path of ['/api/auctions/tag/{}/active/bin', '/api/auctions/tag/{}/sold', '/api/auctions/tag/{}/recent/overview', '/api/auctions/tag/{}/active/overview', '/api/auctions/tag/{}/archive/overview', '/api/auctions/uid/{}/sold', '/api/auction/{}', '/api/bazaar/{}/snapshot', '/api/bazaar/{}/history/hour', '/api/craft/{}/instructions', '/api/item/price/{}/analysis']) {
+    for (const path of ['/api/auctions/tag/{}/active/bin', '/api/auctions/tag/{}/sold', '/api/auctions/tag/{}/recent/overview', '/api/auctions/tag/{}/active/overview', '/api/auctions/tag/{}/archive/overview', '/api/auctions/uid/{}/sold', '/api/auction/{}', '/api/bazaar/{}/snapshot', '/api/bazaar/{}/history/hour', '/api/craft/{}/instructions', '/api/item/price/{}/analysis', '/api/item/price/{}', '/api/item/price/{}/bin', '/api/item/price/{}/current', '/api/item/price/{}/history/day', '/api/item/price/{}/history/week', '/api/item/price/{}/history/month', '/api/item/price/{}/history/full', '/api/item/price/{}/history/year']) {
       assert.ok(templates.includes(path), `${path} checked`);
     }
   });

@@ -13,6 +13,7 @@ test('defaults from an empty environment', () => {
   assert.equal(o.backfillMs, 86_400_000);
   assert.deepEqual(o.faults, {});
   assert.equal(o.port, DEFAULT_SIMULATOR_OPTIONS.port);
+  assert.equal(o.salesPerDay, undefined);
 });
 
 test('reads every variable', () => {
@@ -26,6 +27,7 @@ test('reads every variable', () => {
     SIM_FAULTS: 'error=0.05,slow=0.1,truncate=0.02,corruptNbt=0.01,mixed=0.05',
     SIM_PORT: '8090',
     SIM_YEAR_HOURS: '2',
+    SIM_SALES_PER_DAY: '500000',
   });
   assert.equal(o.seed, 42);
   assert.equal(o.auctions, 100_000);
@@ -36,6 +38,7 @@ test('reads every variable', () => {
   assert.deepEqual(o.faults, { error: 0.05, slow: 0.1, truncate: 0.02, corruptNbt: 0.01, mixed: 0.05 });
   assert.equal(o.port, 8090);
   assert.equal(o.yearMs, 7_200_000);
+  assert.equal(o.salesPerDay, 500_000);
 });
 
 test('durations', () => {
@@ -61,6 +64,8 @@ test('invalid values throw one-line errors naming the variable', () => {
     [{ SIM_FAULTS: 'explode=0.1' }, /^SIM_FAULTS: unknown fault "explode"/],
     [{ SIM_FAULTS: 'slowMs=abc' }, /^SIM_FAULTS: "slowMs"/],
     [{ SIM_PORT: '70000' }, /^SIM_PORT /],
+    [{ SIM_SALES_PER_DAY: '0' }, /^SIM_SALES_PER_DAY /],
+    [{ SIM_SALES_PER_DAY: '1e7' }, /^SIM_SALES_PER_DAY /],
     [{ SIM_HOST: 'bad host!' }, /^SIM_HOST /],
   ];
   for (const [env, re] of cases) {

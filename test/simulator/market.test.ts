@@ -296,3 +296,16 @@ test('backfill of 2 days keeps memory bounded while consuming', () => {
   assert.ok(n > 500);
   assert.ok(peak < 300 * 1024 * 1024, `heap growth ${Math.round(peak / 1e6)} MB`);
 });
+
+test('backfill volume: SIM_SALES_PER_DAY sets the sold auctions per day (realistic ~500,000), else 2 % of the book per minute', () => {
+  const count = (m: Market) => {
+    let n = 0;
+    for (const b of m.backfill(T0 - 3_600_000, T0, { bazaar: false, elections: false })) for (const e of b.auctionsEnded) n += e.auctions.length;
+    return n;
+  };
+  const realistic = count(new Market({ ...opts, salesPerDay: 500_000 }, T0));
+  // An hour of a 500,000-a-day market, within the ±30 % slow noise of the simulated day.
+  assert.ok(realistic > (500_000 / 24) * 0.65 && realistic < (500_000 / 24) * 1.35, `${realistic} sales in an hour`);
+  const byBook = count(new Market(opts, T0));
+  assert.ok(byBook > opts.auctions * 0.02 * 60 * 0.65 && byBook < opts.auctions * 0.02 * 60 * 1.35, `${byBook} sales in an hour`);
+});

@@ -57,6 +57,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.equal(data.tag, s.item);
     assert.ok(data.chart.points.length > 0, 'chart points');
     for (const p of data.chart.points) assert.ok(p.min <= p.median && p.median <= p.max && p.min <= p.avg && p.avg <= p.max && p.volume > 0, JSON.stringify(p));
+    assert.equal(data.chart.source, 'rollups');
     const lowest = s.t.app.market.activeAuctions.lowestBin(s.item, () => true, 1)[0]!;
     assert.equal(data.lowestBin, lowest.startingBid);
     assert.match(res.body, /Lowest BINs/);
@@ -65,22 +66,34 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.match(res.body, /<meta property="og:image" content="http:\/\/[^"]+\/api\/item\/[A-Z_0-9]+\/icon">/);
   });
 
-  it('/item: the chart JSON changes with the range and the variant', async () => {
+  it('/item: the chart JSON is the price history, and changes with the range and the variant', async () => {
     const day = (await get(`/item/${s.item}/chart.json?range=day`)).json();
     const week = (await get(`/item/${s.item}/chart.json?range=week`)).json();
     assert.equal(day.range, 'day');
-    assert.equal(week.bucketMs, 4 * HOUR);
-    assert.equal(day.bucketMs, HOUR);
-    const sales = day.points.reduce((n: number, p: { volume: number }) => n + p.volume, 0);
-    assert.equal(sales, day.sales, 'every sale read lands in one bucket');
-    const recent = (await get(`/api/auctions/tag/${s.item}/sold`)).json() as Array<{ end: string; highestBidAmount: number }>;
-    assert.ok(recent.length > 0);
-    const rarity = pageData((await get(`/item/${s.item}`)).body);
-    void rarity;
-    const all = (await get(`/item/${s.item}/chart.json?range=month`)).json();
+    assert.equal(week.range, 'week');
+    assert.ok(day.points.length > 0 && week.points.length > 0);
+    for (const p of day.points) assert.equal(p.time % HOUR, 0);
+    for (const p of week.points) assert.equal(p.time % (2 * HOUR), 0);
+    assert.notDeepEqual(day.points.map((p: { time: number }) => p.time), week.points.map((p: { time: number }) => p.time));
+    // the same numbers as the price history API
+    const api = (await get(`/api/item/price/${s.item}/history/day`)).json() as Array<{ time: string; avg: number; min: number; max: number; volume: number }>;
+    assert.deepEqual(day.points.map((p: { time: number; avg: number; min: number; max: number; volume: number }) => [p.time, p.avg, p.min, p.max, p.volume]), api.map((p) => [Date.parse(p.time), p.avg, p.min, p.max, p.volume]));
+    assert.equal(day.sales, api.reduce((n, p) => n + p.volume, 0));
+    // a variant: a part of the sales
+    const petPage = s.pet ? pageData((await get(`/item/${s.pet}`)).body) : undefined;
+    if (s.pet && petPage) {
+      const all = (await get(`/item/${s.pet}/chart.json?range=full`)).json();
+      const variants = s.t.app.services.auctions.variantsOf(s.pet).filter((v) => v !== '');
+      assert.ok(variants.length > 0, 'the pet has variants');
+      const one = (await get(`/item/${s.pet}/chart.json?range=full&variant=${encodeURIComponent(variants[0]!)}`)).json();
+      assert.equal(one.variant, variants[0]);
+      assert.ok(one.sales <= all.sales, `${one.sales} of ${all.sales}`);
+    }
     const filtered = (await get(`/item/${s.item}/chart.json?range=month&Rarity=MYTHIC`)).json();
     assert.deepEqual(filtered.filters, { Rarity: 'MYTHIC' });
-    assert.ok(filtered.sales < all.sales || all.sales === 0, `a variant's sales are a subset: ${filtered.sales} of ${all.sales}`);
+    assert.equal(filtered.source, 'sales');
+    const month = (await get(`/item/${s.item}/chart.json?range=month`)).json();
+    assert.ok(filtered.sales <= month.sales);
   });
 
   it('/item: an alias redirects to the canonical tag, keeping the query', async () => {
@@ -99,7 +112,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const range = await get(`/item/${s.item}?range=decade`);
     assert.equal(range.statusCode, 400);
     assert.match(range.headers['content-type'] as string, /application\/problem\+json/);
-    const filter = await get(`/item/${s.item}/chart.json?Rarity=${'X'.repeat(40)}`);
+    const filter = await get(`/item/${s.item}/chart.json?variant=${'X'.repeat(40)}`);
     assert.equal(filter.statusCode, 400);
   });
 

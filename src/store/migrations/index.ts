@@ -20,6 +20,7 @@ import { m013AuctionStorage } from './013-auction-storage.ts';
 import { m014UploadBytes } from './014-upload-bytes.ts';
 import { m015ExportLease } from './015-export-lease.ts';
 import { m016ProfileRequests } from './016-profile-requests.ts';
+import { m017PriceRollups } from './017-price-rollups.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -38,6 +39,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['014-upload-bytes', m014UploadBytes],
   ['015-export-lease', m015ExportLease],
   ['016-profile-requests', m016ProfileRequests],
+  ['017-price-rollups', m017PriceRollups],
 ];
 
 /** The migration that creates a database's first tables: it runs only on an empty database. */

@@ -18,8 +18,8 @@ import {
   type UTCTimestamp,
 } from 'lightweight-charts';
 
-interface ItemPoint { time: number; min: number; max: number; avg: number; median: number; volume: number }
-interface ItemChart { points: ItemPoint[]; range: string; sales: number; capped: boolean }
+interface ItemPoint { time: number; min: number; max: number; avg: number; median: number; volume: number; lowestBin: number | null }
+interface ItemChart { points: ItemPoint[]; range: string; variant: string; filters: Record<string, string>; sales: number; cut: number | null }
 interface Ohlc { open: number; high: number; low: number; close: number }
 interface Candle { time: number; buy: Ohlc; sell: Ohlc; buyMovingWeek: number; sellMovingWeek: number }
 interface BookLevel { amount: number; pricePerUnit: number; orders: number }
@@ -123,6 +123,7 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   const median = chart.addSeries(LineSeries, { color: c.median, lineWidth: 1, title: 'median', priceLineVisible: false, lastValueVisible: false });
   const band = new Band(c.band);
   avg.attachPrimitive(band);
+  const lbin = chart.addSeries(LineSeries, { color: c.down, lineWidth: 1, title: 'lowest BIN', priceLineVisible: false, lastValueVisible: false });
   const volume = chart.addSeries(HistogramSeries, { color: c.volume, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
   chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
   chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.25 } });
@@ -138,17 +139,19 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
     hi.setData(pts.map((p) => ({ time: sec(p.time), value: p.max })));
     lo.setData(pts.map((p) => ({ time: sec(p.time), value: p.min })));
     volume.setData(pts.map((p) => ({ time: sec(p.time), value: p.volume })));
+    const bins = pts.filter((p) => p.lowestBin !== null);
+    lbin.setData(bins.map((p) => ({ time: sec(p.time), value: p.lowestBin! })));
     band.set(pts);
     chart.timeScale().fitContent();
-    state.series = { average: pts.length, median: pts.length, band: pts.length, volume: pts.length };
+    state.series = { average: pts.length, median: pts.length, band: pts.length, volume: pts.length, lowestBin: bins.length };
     state.range = chartData.range;
+    state.variant = [chartData.variant, ...Object.values(chartData.filters)].filter(Boolean).join(',');
     state.updates++;
     el.dataset.points = String(pts.length);
     el.dataset.first = pts[0] ? String(pts[0].time) : '';
   };
   draw(data.chart);
   controls(async (params) => {
-    state.variant = [...params.entries()].filter(([k]) => k !== 'range').map(([k, v]) => `${k}=${v}`).join('&');
     const res = await fetch(`/item/${encodeURIComponent(data.tag)}/chart.json?${params}`);
     if (res.ok) draw((await res.json()) as ItemChart);
   });

@@ -1,0 +1,188 @@
+/**
+ * Prices and price history (issue 24): the price endpoints at a short and a long stored history,
+ * side by side in one run, on SQLite. Each history is synthetic sales (test/helpers/sales-history.ts:
+ * 400 tags, Zipf-like popularity, pets with rarities and levels) at SALES_PER_DAY, ending now; a
+ * few hundred active BINs of the most sold tag. The rollups are built by the market's own
+ * catch-up (timed: CPU per minute of sales), then each endpoint is asked of both apps in turn
+ * (inject: routing, validation, serialisation included; A, B, A, B … so both share JIT state and
+ * load) and its p50 compared (ratio long / short: 1 means the cost does not grow with the history). Disk: the
+ * database file per million sales, and the price rollup tables' share of it (SQLite dbstat).
+ *
+ * A third store holds 6 hours at Hypixel's rate (500,000 sales a day): the rollup's CPU per minute
+ * of sales at that rate.
+ *
+ * `npm run bench -- prices` (`--quick`: smaller histories); standalone
+ * `node --import tsx bench/prices.ts [--quick]`.
+ */
+import { mkdtempSync, rmSync, statSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { sql } from 'kysely';
+import { ManualClock } from '../src/clock.ts';
+import { PriceRollups } from '../src/market/price-rollups.ts';
+import { Store } from '../src/store/index.ts';
+import { createTestApp } from '../test/helpers/app.ts';
+import { listing, storeGeneration } from '../test/helpers/auctions.ts';
+import { storeManySales } from '../test/helpers/sales-history.ts';
+import type { BenchOptions, BenchRow } from './lib.ts';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const DAY = 86_400_000;
+const HOT = 'SYNTH_ITEM_0';
+
+const ENDPOINTS: Record<string, string> = {
+  'history/month': `/api/item/price/${HOT}/history/month`,
+  'history/full': `/api/item/price/${HOT}/history/full`,
+  summary: `/api/item/price/${HOT}`,
+  bin: `/api/item/price/${HOT}/bin`,
+  'current?count=64': `/api/item/price/${HOT}/current?count=64`,
+  'history/week': `/api/item/price/${HOT}/history/week`,
+};
+
+function fileSize(path: string): number {
+  let n = 0;
+  for (const p of [path, `${path}-wal`]) if (existsSync(p)) n += statSync(p).size;
+  return n;
+}
+
+async function rollupBytes(store: Store): Promise<number> {
+  try {
+    const { rows } = await sql<{ n: number }>`select sum(pgsize) as n from dbstat where name like 'price_%' or name like 'sqlite_autoindex_price_%'`.execute(store.kysely);
+    return Number(rows[0]?.n ?? 0);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface Prepared {
+  days: number;
+  sales: number;
+  rollupCpuMs: number;
+  fileBytes: number;
+  rollupBytes: number;
+  app: Awaited<ReturnType<typeof createTestApp>>;
+  close(): Promise<void>;
+}
+
+/** Fills a store with `days` of history, rolls it up (timed), opens the app over it. */
+async function prepare(days: number, perDay: number): Promise<Prepared> {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-prices-'));
+  const store = await Store.open({ dataDir: dir });
+  const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days, sales: perDay * days, seed: 3 });
+  const cpu0 = process.cpuUsage();
+  await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
+  const cpu = process.cpuUsage(cpu0);
+  const listings = Array.from({ length: 300 }, (_, i) => listing(NOW, { tag: HOT, item_name: 'Synth Item 0', starting_bid: 1_000_000 + i * 997, count: 1 + (i % 5), enchantments: {} }));
+  await storeGeneration(store, NOW - 60_000, listings);
+  const bytes = await rollupBytes(store);
+  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.kysely);
+  const fileBytes = fileSize(join(dir, 'skymarket.db'));
+  const app = await createTestApp({ store, env: { FLIPS_POLL_MS: '0' } });
+  app.clock.set(NOW);
+  await app.app.market.activeAuctions.ready();
+  await app.app.market.priceRollups.recordLowestBins(NOW);
+  return {
+    days,
+    sales,
+    rollupCpuMs: (cpu.user + cpu.system) / 1000,
+    fileBytes,
+    rollupBytes: bytes,
+    app,
+    async close() {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Each endpoint asked of both apps in turn (A, B, A, B …), so both see the same JIT state and load. */
+async function measureSideBySide(a: Prepared, b: Prepared, requests: number): Promise<Record<string, { a: number[]; b: number[] }>> {
+  const out: Record<string, { a: number[]; b: number[] }> = {};
+  for (const [name, url] of Object.entries(ENDPOINTS)) {
+    const times = { a: [] as number[], b: [] as number[] };
+    for (let i = 0; i < 5; i++) {
+      await a.app.app.inject(url);
+      await b.app.app.inject(url);
+    }
+    for (let i = 0; i < requests; i++) {
+      for (const [side, p] of [['a', a], ['b', b]] as const) {
+        const t0 = performance.now();
+        const res = await p.app.app.inject(url);
+        times[side].push(performance.now() - t0);
+        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+      }
+    }
+    out[name] = times;
+  }
+  return out;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
+};
+
+/** The rollup's CPU per minute of sales at `perDay` (hours of history rolled in one catch-up). */
+async function maintenance(perDay: number, hours: number): Promise<{ cpuMsPerMinute: number; sales: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-prices-rate-'));
+  try {
+    const store = await Store.open({ dataDir: dir });
+    try {
+      const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days: hours / 24, sales: Math.round((perDay * hours) / 24), seed: 5 });
+      const cpu0 = process.cpuUsage();
+      await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
+      const cpu = process.cpuUsage(cpu0);
+      const minutes = (await store.priceRollups.state()).rolledTo - (NOW - hours * 3_600_000 - 20 * 60_000);
+      return { cpuMsPerMinute: (cpu.user + cpu.system) / 1000 / Math.max(1, minutes / 60_000), sales };
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(options: BenchOptions): Promise<BenchRow[]> {
+  const perDay = options.quick ? 10_000 : Number(process.env['BENCH_PRICES_PER_DAY'] ?? 50_000);
+  const longDays = options.quick ? 14 : Number(process.env['BENCH_PRICES_DAYS'] ?? 90);
+  const requests = options.quick ? 30 : 300;
+  const short = await prepare(7, perDay);
+  const long = await prepare(longDays, perDay);
+  const rows: BenchRow[] = [];
+  try {
+    const times = await measureSideBySide(short, long, requests);
+    for (const [name, t] of Object.entries(times)) {
+      const s50 = pct(t.a, 0.5);
+      const l50 = pct(t.b, 0.5);
+      rows.push({
+        name: `${name} p50, ${long.days} d vs 7 d of history`,
+        figure: l50,
+        unit: 'ms',
+        ratio: l50 / s50,
+        baseline: `7 d: ${s50.toFixed(2)} ms`,
+        notes: `p99 ${pct(t.b, 0.99).toFixed(2)} / ${pct(t.a, 0.99).toFixed(2)} ms; ${long.sales.toLocaleString('en-US')} vs ${short.sales.toLocaleString('en-US')} sales`,
+      });
+    }
+  } finally {
+    await short.close();
+    await long.close();
+  }
+  for (const s of [short, long]) {
+    rows.push({ name: `rollup catch-up CPU per minute of sales (${s.days} d at ${perDay.toLocaleString('en-US')}/day)`, figure: s.rollupCpuMs / (s.days * 1440), unit: 'ms', notes: `${(s.rollupCpuMs / 1000).toFixed(1)} s CPU for ${s.sales.toLocaleString('en-US')} sales` });
+    rows.push({
+      name: `disk per million sales (${s.days} d)`,
+      figure: s.fileBytes / s.sales,
+      unit: 'MB',
+      notes: `price rollup tables ${Number.isFinite(s.rollupBytes) ? (s.rollupBytes / s.sales).toFixed(1) : '?'} MB of it (synthetic sales carry no item bytes)`,
+    });
+  }
+  const rate = await maintenance(500_000, options.quick ? 2 : 6);
+  rows.push({ name: 'rollup CPU per minute of sales at 500,000 sales/day', figure: rate.cpuMsPerMinute, unit: 'ms', notes: `${rate.sales.toLocaleString('en-US')} sales rolled up` });
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  console.table(await run({ quick: process.argv.includes('--quick') }));
+}

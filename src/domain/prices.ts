@@ -1,0 +1,334 @@
+/**
+ * Prices and price history (issue 24): the price variant of a sold or listed item, defined once,
+ * the history ranges and their bucket sizes, and the cells the price rollups keep.
+ *
+ * A price variant is what a price means for one tag: pets by rarity and level band, runes and
+ * potions by level. Everything else is one variant, the empty key. Enchanted books need none: a
+ * single-enchantment book's tag carries its level already (`ENCHANTMENT_ULTIMATE_WISE_5`).
+ *
+ * A cell (one tag and variant over one hour or one day) keeps count (sales), items (sum of stack
+ * sizes), coins (sum of whole sale prices), sum, min, max of prices per unit, and a price digest (domain/sales-rollup.ts
+ * `priceDigest`): every price when the cell had at most DIGEST_SIZE sales, else DIGEST_SIZE
+ * quantiles. Medians read from digests are exact whenever every cell merged had at most
+ * DIGEST_SIZE sales, and otherwise a weighted median of quantiles (error bounded by the spread of
+ * one 1/DIGEST_SIZE slice of the cell's prices).
+ */
+import { petLevelOf } from './filters.ts';
+import { PET_RARITIES } from './item-names.ts';
+import { DIGEST_SIZE, digestPoints, priceDigest, weightedMedian, type WeightedPrice } from './sales-rollup.ts';
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+/** The whole tag (every variant together). */
+export const ALL_VARIANTS = '';
+
+/** What the variant key reads of an item. */
+export interface PriceVariantSource {
+  tag: string;
+  tier: string | null;
+  flatNbt: Readonly<Record<string, string>>;
+}
+
+/** A pet's level band: '' for 1–99, '+100' for 100–199, '+200' for 200 (golden dragons). */
+export function petLevelBand(level: number): '' | '+100' | '+200' {
+  return level >= 200 ? '+200' : level >= 100 ? '+100' : '';
+}
+
+/**
+ * The price variant of an item of its tag:
+ * - pets (`PET_*`): rarity, plus the level band (`LEGENDARY`, `LEGENDARY+100`, `LEGENDARY+200`);
+ * - runes (`RUNE_*`, `UNIQUE_RUNE_*`): the rune's level (`3`);
+ * - potions (`POTION_*`): the potion level (`5`);
+ * - anything else: '' (the tag is the variant).
+ * A pet's tier comes from its pet data (`petInfo.tier`), else the item's tier.
+ */
+export function priceVariantKey(item: PriceVariantSource): string {
+  const { tag, flatNbt } = item;
+  if (tag.startsWith('PET_')) {
+    const tier = (flatNbt['petInfo.tier'] ?? item.tier ?? 'COMMON').toUpperCase();
+    return tier + petLevelBand(petLevelOf({ flatNbt }));
+  }
+  if (tag.startsWith('RUNE_') || tag.startsWith('UNIQUE_RUNE_')) {
+    for (const k in flatNbt) if (k.startsWith('runes.')) return levelKey(flatNbt[k]);
+    return '';
+  }
+  if (tag.startsWith('POTION_')) return levelKey(flatNbt['potion_level']);
+  return '';
+}
+
+function levelKey(raw: string | undefined): string {
+  const n = Number(raw);
+  return Number.isInteger(n) && n > 0 ? String(n) : '';
+}
+
+/**
+ * The NEU id of a tag's price variant, where NEU's id form names it (pets `TYPE;N`, with Elite's
+ * `+100`/`+200` for level bands; runes `TYPE_RUNE;LEVEL`; potions `POTION_TYPE;LEVEL`); null for
+ * the whole tag of a variant-keyed item and for variants NEU has no id for.
+ */
+export function priceVariantNeuId(tag: string, variant: string): string | null {
+  if (variant === ALL_VARIANTS) return tag.startsWith('PET_') || tag.startsWith('RUNE_') || tag.startsWith('POTION_') ? null : tag;
+  if (tag.startsWith('PET_')) {
+    const m = /^([A-Z_]+?)(\+100|\+200)?$/.exec(variant);
+    const idx = m ? PET_RARITIES.indexOf(m[1] as (typeof PET_RARITIES)[number]) : -1;
+    return idx < 0 ? null : `${tag.slice(4)};${idx}${m![2] ?? ''}`;
+  }
+  if (tag.startsWith('RUNE_')) return `${tag.slice(5)}_RUNE;${variant}`;
+  if (tag.startsWith('POTION_')) return `${tag};${variant}`;
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// History ranges
+
+export type HistoryRange = 'day' | 'week' | 'month' | 'full';
+export const HISTORY_RANGES: readonly HistoryRange[] = ['day', 'week', 'month', 'full'];
+
+/**
+ * Each range's span and bucket. The rollups are hourly (and daily), so no bucket is shorter than
+ * an hour: a day is 24 hourly points, a week 84 two-hour points, a month 120 six-hour points,
+ * the full history one point per day (the daily rollup). `span` null: everything stored.
+ */
+export const RANGE_BUCKETS: Readonly<Record<HistoryRange, { span: number | null; bucket: number }>> = {
+  day: { span: DAY_MS, bucket: HOUR_MS },
+  week: { span: 7 * DAY_MS, bucket: 2 * HOUR_MS },
+  month: { span: 30 * DAY_MS, bucket: 6 * HOUR_MS },
+  full: { span: null, bucket: DAY_MS },
+};
+
+/** The start of the bucket of `size` holding `ts` (buckets aligned on the UTC epoch). */
+export function bucketOf(ts: number, size: number): number {
+  return Math.floor(ts / size) * size;
+}
+
+/** The first bucket start of a range ending at `now`: the bucket holding `now - span`. */
+export function rangeStart(range: HistoryRange, now: number): number {
+  const { span, bucket } = RANGE_BUCKETS[range];
+  return span === null ? 0 : bucketOf(now - span, bucket) + bucket;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cells
+
+/** Sales of one tag and variant over one hour or one day; prices per unit. */
+export interface PriceCell {
+  count: number;
+  items: number;
+  /** coins paid: the sum of whole sale prices (price per unit × items) */
+  coins: number;
+  /** sum of prices per unit */
+  sum: number;
+  min: number;
+  max: number;
+  /** the price digest, ascending (see the module comment) */
+  prices: ArrayLike<number>;
+}
+
+/** One sale as the rollups read it: price per unit, stack size, time. */
+export interface PricedSale {
+  price: number;
+  count: number;
+  at: number;
+}
+
+/** The cell of a set of sales (non-positive prices left out); null when none is left. */
+export function cellOf(sales: Iterable<PricedSale>): PriceCell | null {
+  let count = 0;
+  let items = 0;
+  let coins = 0;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  const prices: number[] = [];
+  for (const s of sales) {
+    if (!(s.price > 0)) continue;
+    count++;
+    const n = Math.max(1, s.count);
+    items += n;
+    coins += s.price * n;
+    sum += s.price;
+    if (s.price < min) min = s.price;
+    if (s.price > max) max = s.price;
+    prices.push(s.price);
+  }
+  return count === 0 ? null : { count, items, coins, sum, min, max, prices: priceDigest(prices) };
+}
+
+/**
+ * Cells merged into one (a day from its hours): count, items, sum, min and max exact; the digest
+ * is every point when the cells held every price and together at most DIGEST_SIZE, else
+ * DIGEST_SIZE weighted quantiles of their points.
+ */
+export function mergeCells(cells: readonly PriceCell[]): PriceCell | null {
+  if (cells.length === 0) return null;
+  if (cells.length === 1) return cells[0]!;
+  let count = 0;
+  let items = 0;
+  let coins = 0;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  const points: WeightedPrice[] = [];
+  let exact = true;
+  for (const c of cells) {
+    count += c.count;
+    items += c.items;
+    coins += c.coins;
+    sum += c.sum;
+    if (c.min < min) min = c.min;
+    if (c.max > max) max = c.max;
+    if (c.prices.length !== c.count) exact = false;
+    digestPoints(c.count, c.prices, points);
+  }
+  const prices = exact && count <= DIGEST_SIZE ? points.map((p) => p.price).sort((a, b) => a - b) : weightedQuantiles(points, DIGEST_SIZE);
+  return { count, items, coins, sum, min, max, prices };
+}
+
+/** `n` evenly spaced weighted quantiles (the middle of each of n equal slices of the weight). */
+export function weightedQuantiles(points: readonly WeightedPrice[], n: number): number[] {
+  const sorted = [...points].sort((a, b) => a.price - b.price);
+  const total = sorted.reduce((s, p) => s + p.weight, 0);
+  const out: number[] = [];
+  let i = 0;
+  let cumulative = 0;
+  for (let q = 0; q < n; q++) {
+    const target = ((q + 0.5) / n) * total;
+    while (i < sorted.length - 1 && cumulative + sorted[i]!.weight < target) cumulative += sorted[i++]!.weight;
+    out.push(sorted[i]!.price);
+  }
+  return out;
+}
+
+/** The median of cells' digests (exact when every cell held all its prices). */
+export function medianOf(cells: readonly PriceCell[]): number | null {
+  const points: WeightedPrice[] = [];
+  for (const c of cells) digestPoints(c.count, c.prices, points);
+  return weightedMedian(points);
+}
+
+/**
+ * The most frequent price among the cells' digest points, by weight (ties: the lower price); exact
+ * when every cell held all its prices.
+ */
+export function modeOf(cells: readonly PriceCell[]): number | null {
+  const weights = new Map<number, number>();
+  for (const c of cells) {
+    const w = c.prices.length > 0 ? c.count / c.prices.length : 0;
+    for (let i = 0; i < c.prices.length; i++) weights.set(c.prices[i]!, (weights.get(c.prices[i]!) ?? 0) + w);
+  }
+  let best: number | null = null;
+  let bestWeight = -1;
+  for (const [price, w] of weights) {
+    if (w > bestWeight + 1e-9 || (Math.abs(w - bestWeight) <= 1e-9 && best !== null && price < best)) {
+      best = price;
+      bestWeight = w;
+    }
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Points
+
+/**
+ * One history point: the established `AveragePrice` (`min`, `max`, `avg`, `volume`, `time`) plus
+ * `median`, `lowestBin` (the lowest BIN price per unit seen on the auction house during the bucket,
+ * null when none was recorded), `sales` and `items`. `volume` is the number of items sold (as
+ * the established service counts it), `sales` the number of auctions.
+ */
+export interface PricePoint {
+  min: number;
+  max: number;
+  avg: number;
+  volume: number;
+  /** bucket start, ISO 8601 */
+  time: string;
+  median: number | null;
+  lowestBin: number | null;
+  sales: number;
+  items: number;
+}
+
+/** A bucket's content: its cells (hours or days) and the lowest BIN recorded in it. */
+export interface BucketInput {
+  cells: PriceCell[];
+  lowestBin: number | null;
+}
+
+/** Cells and lowest BINs grouped into buckets of `size`, then points, oldest first. */
+export class PointBuilder {
+  private readonly buckets = new Map<number, BucketInput>();
+
+  constructor(private readonly size: number) {}
+
+  private at(ts: number): BucketInput {
+    const b = bucketOf(ts, this.size);
+    let e = this.buckets.get(b);
+    if (!e) this.buckets.set(b, (e = { cells: [], lowestBin: null }));
+    return e;
+  }
+
+  addCell(ts: number, cell: PriceCell): void {
+    this.at(ts).cells.push(cell);
+  }
+
+  addSales(sales: readonly PricedSale[]): void {
+    const byBucket = new Map<number, PricedSale[]>();
+    for (const s of sales) {
+      const b = bucketOf(s.at, this.size);
+      const list = byBucket.get(b);
+      if (list) list.push(s);
+      else byBucket.set(b, [s]);
+    }
+    for (const [b, list] of byBucket) {
+      const cell = cellOf(list);
+      if (cell) this.addCell(b, cell);
+    }
+  }
+
+  addLowestBin(ts: number, price: number): void {
+    const e = this.at(ts);
+    if (e.lowestBin === null || price < e.lowestBin) e.lowestBin = price;
+  }
+
+  /** The points of buckets that had sales or a lowest BIN, oldest first. */
+  points(): PricePoint[] {
+    return [...this.buckets.entries()].sort(([a], [b]) => a - b).map(([b, input]) => pointOf(b, input));
+  }
+}
+
+/** A bucket's point. Without sales, `min`, `max`, `avg` are 0 and `median` null. */
+export function pointOf(bucket: number, { cells, lowestBin }: BucketInput): PricePoint {
+  const merged = mergeCells(cells);
+  const time = new Date(bucket).toISOString();
+  if (!merged) return { min: 0, max: 0, avg: 0, volume: 0, time, median: null, lowestBin, sales: 0, items: 0 };
+  return {
+    min: merged.min,
+    max: merged.max,
+    avg: merged.sum / merged.count,
+    volume: merged.items,
+    time,
+    median: medianOf(cells),
+    lowestBin,
+    sales: merged.count,
+    items: merged.items,
+  };
+}
+
+/** The 2-day summary (`PriceSumary`): min, median, mean, mode, volume (items), max; zeros when nothing sold. */
+export interface PriceSummary {
+  min: number;
+  median: number;
+  mean: number;
+  mode: number;
+  volume: number;
+  max: number;
+}
+
+export function summaryOf(cells: readonly PriceCell[]): PriceSummary {
+  const merged = mergeCells(cells);
+  if (!merged) return { min: 0, median: 0, mean: 0, mode: 0, volume: 0, max: 0 };
+  return { min: merged.min, median: medianOf(cells) ?? 0, mean: merged.sum / merged.count, mode: modeOf(cells) ?? 0, volume: merged.items, max: merged.max };
+}
