@@ -55,6 +55,9 @@ describe('rules of the house', () => {
     ['faces-over-services', { 'src/api/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/api/a.ts': "import { b } from '../web/b.ts';\nexport const a = b;\n", 'src/web/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/stream/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
+    ['stream-over-services', { 'src/stream/a.ts': "import type { B } from '../store/b.ts';\nexport type A = B;\n", 'src/store/b.ts': 'export type B = number;\n' }],
+    ['stream-over-services', { 'src/stream/a.ts': "import { b } from '../market/b.ts';\nexport const a = b;\n", 'src/market/b.ts': 'export const b = 1;\n' }],
+    ['stream-over-services', { 'src/stream/a.ts': "import type { B } from '../api/b.ts';\nexport type A = B;\n", 'src/api/b.ts': 'export type B = number;\n' }],
     ['store-not-upward', { 'src/store/a.ts': "import type { B } from '../http/b.ts';\nexport type A = B;\n", 'src/http/b.ts': 'export type B = number;\n' }],
     ['mod-channel-apart', { 'src/mod/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['services-not-upward', { 'src/services/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
@@ -71,12 +74,13 @@ describe('rules of the house', () => {
 });
 
 describe('faces call services, not the store or the market', () => {
-  it('no module under src/api/ reaches for app.store, app.market or app.clock (imports are checked above; calls are checked here)', () => {
-    const dir = join(import.meta.dirname, '../../src/api');
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
-      const text = readFileSync(join(dir, file), 'utf8');
-      const found = /\bapp\.(store|market|clock)\b/.exec(text);
-      assert.equal(found, null, `${file} calls ${found?.[0]}: ask a service (src/services/) instead`);
+  it('no module under src/api/ or src/stream/ reaches for app.store, app.market or app.clock (imports are checked above; calls are checked here)', () => {
+    for (const dir of ['../../src/api', '../../src/stream'].map((d) => join(import.meta.dirname, d))) {
+      for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+        const text = readFileSync(join(dir, file), 'utf8');
+        const found = /\bapp\.(store|market|clock)\b/.exec(text);
+        assert.equal(found, null, `${file} calls ${found?.[0]}: ask a service (src/services/) instead`);
+      }
     }
   });
 });
