@@ -75,8 +75,8 @@ abstract class Connection {
     this.after = after;
   }
 
-  /** Writes what the subscription wants of a batch. */
-  deliver(batch: RingBatch): void {
+  /** Writes what the subscription wants of a batch (`replay`: the resume's backlog, written whole). */
+  deliver(batch: RingBatch, replay = false): void {
     if (this.closed) return;
     const after = this.after;
     if (after) {
@@ -84,8 +84,12 @@ abstract class Connection {
       if (!last || compareEventIds(last.id, after) <= 0) return;
       this.after = undefined;
     }
+    // What earlier batches left unsent (a batch itself may be larger than the limit: it is written whole).
+    if (!replay && this.pending() > this.queueBytes) {
+      this.cut('too slow: more than STREAM_QUEUE_BYTES unread; reconnect with Last-Event-ID');
+      return;
+    }
     this.write(batch, after);
-    if (this.pending() > this.queueBytes) this.cut('too slow: more than STREAM_QUEUE_BYTES unread; reconnect with Last-Event-ID');
   }
 
   protected abstract write(batch: RingBatch, after: EventId | undefined): void;
@@ -267,7 +271,7 @@ export async function streamRoutes(app: FastifyInstance) {
       close = opened(connection, admission.release);
       const found = backlog(after);
       if (found.gap) res.write(`data: ${JSON.stringify(gapEvent(after!, found.oldest))}\n\n`);
-      else for (const batch of found.batches) connection.deliver(batch);
+      else for (const batch of found.batches) connection.deliver(batch, true);
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
       const admission = admissions.get(request);
@@ -304,7 +308,7 @@ export async function streamRoutes(app: FastifyInstance) {
       });
       const found = backlog(after);
       if (found.gap) connection.send(gapEvent(after!, found.oldest));
-      else for (const batch of found.batches) connection.deliver(batch);
+      else for (const batch of found.batches) connection.deliver(batch, true);
     },
   });
 

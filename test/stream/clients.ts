@@ -81,15 +81,19 @@ export async function openSse(url: string, headers: Record<string, string> = {})
 }
 
 /** A client that sends the request and then never reads: resolves `closed` when the server drops it. */
-export function stalledClient(base: string, path: string): { socket: Socket; closed: Promise<void> } {
+export function stalledClient(base: string, path: string): { socket: Socket; closed: Promise<void>; head: string } {
   const url = new URL(base);
   const socket = connect({ host: url.hostname, port: Number(url.port) });
   socket.write(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n\r\n`);
-  // Read the first bytes (the headers), then stop reading.
-  socket.once('data', () => socket.pause());
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   socket.on('error', () => undefined);
-  return { socket, closed };
+  const client = { socket, closed, head: '' };
+  // Read the first bytes (the headers), then stop reading.
+  socket.once('data', (chunk) => {
+    client.head = String(chunk);
+    socket.pause();
+  });
+  return client;
 }
 
 export interface WsClient {

@@ -5,7 +5,7 @@
  * schema and one Redis prefix, only one of which writes.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
 import { BazaarIngester } from '../../src/ingest/bazaar.ts';
@@ -119,6 +119,23 @@ for (const variant of variants) {
       await feeder.generation();
       all = await openSse(`${base}/api/stream`);
     });
+    /** closed after each test, whatever it did */
+    const opened_: Array<{ close(): void }> = [];
+    const sse = async (url: string, headers?: Record<string, string>) => {
+      const c = await openSse(url, headers);
+      opened_.push(c);
+      return c;
+    };
+    const wsOpen = async (url: string) => {
+      const c = await openWs(url);
+      opened_.push({ close: () => c.socket.close() });
+      return c;
+    };
+    afterEach(async () => {
+      for (const c of opened_.splice(0)) c.close();
+      // The server sees the sockets close and releases their counts.
+      await new Promise((r) => setTimeout(r, 200));
+    });
     after(async () => {
       all?.close();
       await feeder?.close();
@@ -164,8 +181,8 @@ for (const variant of variants) {
 
     it('filters hold: topics, tags by alias, variant filters and price bounds give exactly the matching events', async () => {
       const tag = (all.events.find((e) => e.topic === 'auction.new')!['tag'] as string);
-      const byTag = await openSse(`${base}/api/stream?tags=${encodeURIComponent(tag.toLowerCase())}`);
-      const rich = await openSse(`${base}/api/stream?topics=auction.new,lbin.changed&Rarity=LEGENDARY|MYTHIC&minPrice=10000`);
+      const byTag = await sse(`${base}/api/stream?tags=${encodeURIComponent(tag.toLowerCase())}`);
+      const rich = await sse(`${base}/api/stream?topics=auction.new,lbin.changed,generation&Rarity=LEGENDARY|MYTHIC&minPrice=10000`);
       const mark = all.events.length;
       await feeder.generation();
       await all.waitFor((e) => generations(e.slice(mark), 'bazaar').length >= 1);
@@ -196,7 +213,7 @@ for (const variant of variants) {
         ['', 'invalid_last_event_id', { 'last-event-id': 'yesterday' }],
       ];
       for (const [query, slug, headers] of cases) {
-        const res = await openSse(`${base}/api/stream?${query}`, headers);
+        const res = await sse(`${base}/api/stream?${query}`, headers);
         assert.equal(res.status, 400, query);
         assert.match(res.headers.get('content-type') ?? '', /application\/problem\+json/);
         assert.equal(res.problem?.['slug'], slug, query);
@@ -204,7 +221,7 @@ for (const variant of variants) {
     });
 
     it('resuming with Last-Event-ID returns exactly the missed events', async () => {
-      const first = await openSse(`${base}/api/stream`);
+      const first = await sse(`${base}/api/stream`);
       const mark = all.events.length;
       await feeder.generation();
       await first.waitFor((e) => generations(e, 'bazaar').length >= 1);
@@ -213,13 +230,13 @@ for (const variant of variants) {
       await feeder.generation();
       await feeder.generation();
       await all.waitFor((e) => generations(e.slice(mark), 'bazaar').length >= 3);
-      const resumed = await openSse(`${base}/api/stream`, { 'last-event-id': lastSeen });
+      const resumed = await sse(`${base}/api/stream`, { 'last-event-id': lastSeen });
       const missed = all.events.slice(all.events.findIndex((e) => e.id === lastSeen) + 1);
       await resumed.waitFor((e) => e.length >= missed.length);
       assert.deepEqual(ids(resumed.events), ids(missed));
       resumed.close();
       // The same through the query parameter, over the WebSocket.
-      const ws = await openWs(`${base}/api/stream?lastEventId=${lastSeen}`);
+      const ws = await wsOpen(`${base}/api/stream?lastEventId=${lastSeen}`);
       await ws.waitFor((e) => e.length >= missed.length);
       assert.deepEqual(ids(ws.events).slice(0, missed.length), ids(missed));
       ws.socket.close();
@@ -227,10 +244,11 @@ for (const variant of variants) {
 
     it('an id older than the retention window gets a gap event, then live events', async () => {
       const oldest = all.events[0]!.id!;
+      const seen = generations(all.events, 'bazaar').length;
       for (const c of feeder.clocks) c.advance(16 * 60_000);
       await feeder.generation();
-      await all.waitFor((e) => generations(e, 'bazaar').length >= 7);
-      const resumed = await openSse(`${base}/api/stream`, { 'last-event-id': oldest });
+      await all.waitFor((e) => generations(e, 'bazaar').length > seen);
+      const resumed = await sse(`${base}/api/stream`, { 'last-event-id': oldest });
       await resumed.waitFor((e) => e.length >= 1);
       assert.equal(resumed.events[0]!.topic, 'gap');
       assert.equal(resumed.events[0]!['lastEventId'], oldest);
@@ -241,19 +259,19 @@ for (const variant of variants) {
     });
 
     it('the WebSocket carries the same events, and a subscribe message changes its subscription', async () => {
-      const ws = await openWs(`${base}/api/stream`);
-      const sse = await openSse(`${base}/api/stream`);
+      const ws = await wsOpen(`${base}/api/stream`);
+      const plain = await sse(`${base}/api/stream`);
       await feeder.generation();
-      await sse.waitFor((e) => generations(e, 'bazaar').length >= 1);
-      await ws.waitFor((e) => e.length >= sse.events.length);
-      assert.deepEqual(ids(ws.events), ids(sse.events));
+      await plain.waitFor((e) => generations(e, 'bazaar').length >= 1);
+      await ws.waitFor((e) => e.length >= plain.events.length);
+      assert.deepEqual(ids(ws.events), ids(plain.events));
       ws.socket.send(JSON.stringify({ type: 'subscribe', topics: 'bazaar.changed', maxPrice: 1000 }));
       await waitUntil(() => ws.replies.some((r) => r['type'] === 'subscribed'), 5000, 'subscribed');
       ws.socket.send(JSON.stringify({ type: 'subscribe', topics: 'nope' }));
       await waitUntil(() => ws.replies.some((r) => r['type'] === 'error' && r['slug'] === 'invalid_topic'), 5000, 'an error reply');
       const mark = ws.events.length;
       await feeder.generation();
-      await sse.waitFor((e) => generations(e, 'bazaar').length >= 2);
+      await plain.waitFor((e) => generations(e, 'bazaar').length >= 2);
       await new Promise((r) => setTimeout(r, 300));
       const later = ws.events.slice(mark);
       assert.ok(later.length > 0);
@@ -263,27 +281,34 @@ for (const variant of variants) {
       }
       await assert.rejects(openWs(`${base}/api/stream?topics=bogus`), (err: Error & { status?: number }) => err.status === 400);
       ws.socket.close();
-      sse.close();
+      plain.close();
     });
 
     it('a client that stops reading is cut off; the others get every event', async () => {
+      const status = async () => (await (await fetch(`${base}/api/stream/status`)).json()) as { connections: number };
       const stalled = stalledClient(base, '/api/stream');
-      const reader = await openSse(`${base}/api/stream?topics=auction.new`);
-      await new Promise((r) => setTimeout(r, 200));
-      // Large batches, straight into the hub, until the stalled connection's queue is over 64 KiB.
+      opened_.push({ close: () => stalled.socket.destroy() });
+      const reader = await sse(`${base}/api/stream?topics=auction.new`);
+      await waitUntil(() => stalled.head !== '', 5000, 'the stalled client\'s answer');
+      assert.match(stalled.head, /^HTTP\/1.1 200/);
+      const open = (await status()).connections;
+      // Large batches, straight into the hub, until the stalled connection is over 64 KiB behind.
       const hub = t.app.services.stream.hub;
       const padding = 'x'.repeat(2000);
       let sent = 0;
       const started = Date.now();
       let cut = false;
-      void stalled.closed.then(() => (cut = true));
       while (!cut && Date.now() - started < 30_000) {
         const batch: DraftEvent[] = [];
         for (let i = 0; i < 200; i++) batch.push(syntheticNew(`${sent++}`, padding));
         await hub.publish(batch);
         await new Promise((r) => setTimeout(r, 10));
+        cut = (await status()).connections === open - 1;
       }
       assert.ok(cut, 'the stalled client was closed');
+      // Once it reads again, it finds the connection closed.
+      stalled.socket.resume();
+      await stalled.closed;
       await reader.waitFor((e) => e.filter((x) => x['seller'] === 'synthetic').length >= sent, 20_000, `the reader's ${sent} events`);
       reader.close();
     });
@@ -293,19 +318,19 @@ for (const variant of variants) {
       await waitUntil(() => true, 10, '');
       // `all` holds one of the six; the cut-off and closed ones above were released.
       await new Promise((r) => setTimeout(r, 300));
-      for (let i = 0; i < 5; i++) open.push(await openSse(`${base}/api/stream?topics=generation`));
+      for (let i = 0; i < 5; i++) open.push(await sse(`${base}/api/stream?topics=generation`));
       for (const c of open) assert.equal(c.status, 200);
-      const refused = await openSse(`${base}/api/stream?topics=generation`);
+      const refused = await sse(`${base}/api/stream?topics=generation`);
       assert.equal(refused.status, 429);
       assert.equal(refused.problem?.['slug'], 'too_many_connections');
       assert.ok(Number(refused.headers.get('retry-after')) > 0);
       await assert.rejects(openWs(`${base}/api/stream`), (err: Error & { status?: number }) => err.status === 429);
       open.pop()!.close();
       await waitUntil(() => false, 0, '').catch(() => undefined);
-      let again = await openSse(`${base}/api/stream?topics=generation`);
+      let again = await sse(`${base}/api/stream?topics=generation`);
       for (let i = 0; i < 20 && again.status === 429; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        again = await openSse(`${base}/api/stream?topics=generation`);
+        again = await sse(`${base}/api/stream?topics=generation`);
       }
       assert.equal(again.status, 200);
       again.close();
