@@ -142,7 +142,8 @@ export class StreamHub {
       const [ms, seq] = before[0].split('-').map(Number) as [number, number];
       this.horizon = { ms, seq, index: Math.max(0, this.entryEvents(before[1]).length - 1) };
     }
-    for (const [id, fields] of first) this.acceptEntry(id, fields);
+    // Kept for what is left of their retention: their age by the stream's (wall-clock) ids.
+    for (const [id, fields] of first) this.acceptEntry(id, fields, Date.now() - Number(id.split('-')[0]));
     let cursor = first.length > 0 ? first[first.length - 1]![0] : older.length > 0 ? older[0]![0] : '0-0';
     this.reading = (async () => {
       while (!this.closed) {
@@ -197,14 +198,14 @@ export class StreamHub {
     await this.publisher.xadd(this.key, 'MAXLEN', '~', redis.maxLen, '*', 'events', JSON.stringify(events));
   }
 
-  private acceptEntry(id: string, fields: string[]): void {
+  private acceptEntry(id: string, fields: string[], age = 0): void {
     const [msText, seqText] = id.split('-');
     const events = this.entryEvents(fields);
     if (events.length === 0) {
       this.options.logger.warn({ id }, 'stream: empty or unreadable entry skipped');
       return;
     }
-    this.accept(Number(msText), Number(seqText), events);
+    this.accept(Number(msText), Number(seqText), events, age);
   }
 
   private entryEvents(fields: string[]): DraftEvent[] {
@@ -218,7 +219,7 @@ export class StreamHub {
     }
   }
 
-  private accept(ms: number, seq: number, drafts: readonly DraftEvent[]): void {
+  private accept(ms: number, seq: number, drafts: readonly DraftEvent[], age = 0): void {
     if (ms < this.lastMs || (ms === this.lastMs && seq <= this.lastSeq)) return;
     this.lastMs = ms;
     this.lastSeq = seq;
@@ -227,7 +228,7 @@ export class StreamHub {
       const idText = formatEventId(id);
       return new RingEvent(id, idText, keyOf(draft), JSON.stringify({ id: idText, ...draft }));
     });
-    const batch = new RingBatch(ms, seq, events, this.options.clock.now());
+    const batch = new RingBatch(ms, seq, events, this.options.clock.now() - Math.max(0, age));
     this.ring.push(batch);
     this.ringEvents += events.length;
     this.trim();
@@ -237,7 +238,8 @@ export class StreamHub {
   private trim(): void {
     const oldest = this.options.clock.now() - this.options.retentionMs;
     const maxEvents = this.options.maxEvents ?? 1_000_000;
-    while (this.ring.length > 1 && (this.ring[0]!.ms < oldest || this.ringEvents > maxEvents)) {
+    // By when this process received a batch (its id's time is Redis's clock when shared).
+    while (this.ring.length > 1 && (this.ring[0]!.receivedAt < oldest || this.ringEvents > maxEvents)) {
       const dropped = this.ring.shift()!;
       this.ringEvents -= dropped.events.length;
       this.horizon = dropped.last?.id ?? this.horizon;
