@@ -76,6 +76,14 @@ module.exports = {
       to: { dependencyTypes: ['core'] },
     },
     {
+      name: 'stream-over-services',
+      comment:
+        'stream/ (the live feeds) reads the market\'s events through services/ (services/stream.ts): it never imports store/, ingest/, market/, api/ or web/, not even their types.',
+      severity: 'error',
+      from: { path: '^src/stream/' },
+      to: { path: '^src/(store|ingest|market|simulator|jobs|api|web)/' },
+    },
+    {
       name: 'mod-channel-apart',
       comment: 'mod/ is the mod\'s socket channel; the HTTP faces and mod/ reach shared work through services/, never each other (app.ts registers both).',
       severity: 'error',

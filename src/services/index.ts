@@ -17,6 +17,8 @@ import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
 import { PriceService } from './prices.ts';
+import { compileAuctionFilters } from './auction-filters.ts';
+import { StreamFeed, type StreamHub } from './stream.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -32,6 +34,8 @@ export interface Services {
   readonly uploads: UploadsService;
   readonly items: ItemsService;
   readonly playerAuctions: PlayerAuctionsService;
+  /** the live feeds (stream/): the process's event hub, filters and aliases */
+  readonly stream: StreamFeed;
 }
 
 export interface ServiceOptions {
@@ -42,9 +46,11 @@ export interface ServiceOptions {
   fetchProfiles: boolean;
   /** how long an archive export job holds its lease */
   config: { exportLeaseSeconds: number };
+  /** the process's live-feed hub */
+  streamHub: StreamHub;
 }
 
-export function createServices({ store, clock, market, fetchProfiles, config }: ServiceOptions): Services {
+export function createServices({ store, clock, market, fetchProfiles, config, streamHub }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
   return {
     auctions,
@@ -59,5 +65,6 @@ export function createServices({ store, clock, market, fetchProfiles, config }: 
     uploads: new UploadsService(store, clock),
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
+    stream: new StreamFeed(streamHub, (filters) => compileAuctionFilters(store, filters), (raw) => market.catalog.resolve(raw)),
   };
 }
