@@ -74,6 +74,15 @@ describe('web pages in Chromium', { skip }, () => {
     await w.page.selectOption('#side', 'sell');
     await w.page.waitForFunction(() => (globalThis as any).skymarketChart?.variant === 'sell');
     assert.ok((await w.page.locator('tbody[data-side="sellOffers"] tr').count()) > 0, 'order book rendered');
+    // a new bazaar snapshot reaches the page through the live feed and the book is refetched
+    await w.page.waitForFunction(() => (globalThis as any).document.getElementById('book-status')?.dataset['live'] === 'stream');
+    const sim = s.sim;
+    sim.clock.advance(20_000);
+    sim.sim.market.advanceTo(sim.clock.now());
+    s.t.clock.set(sim.clock.now());
+    await sim.bazaar.pollOnce();
+    const ts = await w.page.waitForFunction(() => (globalThis as any).document.getElementById('book-status')?.dataset['refreshedAt'], undefined, { timeout: 15_000 });
+    assert.ok(Number(await ts.jsonValue()) > 0);
     assert.deepEqual(w.errors, []);
   });
 

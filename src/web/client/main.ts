@@ -191,11 +191,13 @@ function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement
   if (data.book) liveBook(data.tag);
 }
 
-/** Refreshes the order book on a timer (every snapshot, 20 s) while the page is visible. */
+/**
+ * Keeps the order book live: refetched on every `bazaar.changed` event of the product from the live
+ * feed (GET /api/stream, Server-Sent Events); on a 20-second timer while the feed cannot be reached.
+ */
 function liveBook(tag: string) {
   const status = document.getElementById('book-status');
   const refresh = async () => {
-    if (document.hidden) return;
     const res = await fetch(`/bazaar/${encodeURIComponent(tag)}/book.json`).catch(() => undefined);
     if (!res?.ok) return;
     const book = (await res.json()) as Book;
@@ -217,9 +219,25 @@ function liveBook(tag: string) {
     const sell = document.getElementById('stat-sell');
     if (buy) buy.textContent = coins(book.buyPrice);
     if (sell) sell.textContent = coins(book.sellPrice);
+    const when = document.getElementById('book-time');
+    if (when) when.textContent = new Date(book.ts).toLocaleTimeString();
     if (status) status.dataset.refreshedAt = String(book.ts);
   };
-  setInterval(refresh, 20_000);
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const poll = () => { timer ??= setInterval(() => { if (!document.hidden) void refresh(); }, 20_000); };
+  if (typeof EventSource === 'undefined') return poll();
+  const feed = new EventSource(`/api/stream?topics=bazaar.changed&tags=${encodeURIComponent(tag)}`);
+  feed.onopen = () => {
+    if (timer !== undefined) { clearInterval(timer); timer = undefined; }
+    if (status) status.dataset.live = 'stream';
+  };
+  feed.onmessage = (m) => {
+    const e = JSON.parse(m.data as string) as { topic: string; product?: string };
+    if (e.topic === 'bazaar.changed' && e.product === tag) void refresh();
+    else if (e.topic === 'gap') void refresh();
+  };
+  // EventSource reconnects by itself; meanwhile (or when the feed is refused) the timer keeps the book fresh.
+  feed.onerror = () => { if (status) status.dataset.live = 'timer'; poll(); };
 }
 
 /** Range radios and variant selects: fetch and redraw in place, and keep the URL shareable. */
