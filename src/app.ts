@@ -5,7 +5,7 @@
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { skyblockYearMs, type Config } from './config.ts';
 import { lazyChildLogger, type Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { Store } from './store/index.ts';
@@ -23,6 +23,8 @@ import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
 import { priceRoutes } from './api/prices.ts';
 import { playerAuctionRoutes } from './api/player-auctions.ts';
+import { mayorRoutes } from './api/mayors.ts';
+import { bulkPriceRoutes } from './api/bulk-prices.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes } from './api/craft.ts';
@@ -186,7 +188,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
       app.addHook('onReady', () => events.start());
       app.addHook('onClose', async () => events.stop());
     }
-    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config, streamHub }));
+    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config, streamHub, skyblockYearMs: skyblockYearMs(config) }));
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
@@ -203,6 +205,8 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(itemRoutes);
     await app.register(priceRoutes);
     await app.register(playerAuctionRoutes);
+    await app.register(mayorRoutes);
+    await app.register(bulkPriceRoutes);
     // The pages (web/): server-rendered HTML over the same services.
     await app.register(webRoutes);
   }

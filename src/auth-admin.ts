@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import { normalizeUuid } from './domain/credentials.ts';
+import { compactPlayerUuid } from './domain/player-data.ts';
 import { TIERS, TIER_NAMES, effectiveTier, isTier, type Tier } from './domain/tiers.ts';
 import type { Store } from './store/index.ts';
 import type { AccountRecord } from './store/repositories/accounts.ts';
@@ -79,11 +79,11 @@ export async function accountsRevoke(store: Store, id: string, now: number): Pro
 }
 
 export async function keysCreate(store: Store, opts: { player: string; profile?: string }, now: number): Promise<string[]> {
-  const player = normalizeUuid(opts.player);
+  const player = compactPlayerUuid(opts.player);
   if (!player) throw new AdminError(`--player must be a player uuid (32 hex digits, dashes optional), got '${opts.player}'`);
   let profile: string | undefined;
   if (opts.profile !== undefined) {
-    profile = normalizeUuid(opts.profile);
+    profile = compactPlayerUuid(opts.profile);
     if (!profile) throw new AdminError(`--profile must be a profile uuid (32 hex digits, dashes optional), got '${opts.profile}'`);
   }
   const { key, token } = await store.apiKeys.create({ playerUuid: player, profileUuid: profile, now });

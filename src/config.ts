@@ -5,7 +5,8 @@
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { simulatorOptionsFromEnv, type SimulatorOptions } from './simulator/config.ts';
+import { DEMO_YEAR_MS, simulatorOptionsFromEnv, type SimulatorOptions } from './simulator/config.ts';
+import { SKYBLOCK_YEAR_MS } from './domain/skyblock-calendar.ts';
 
 export const ROLES = ['all', 'api', 'ingest', 'jobs'] as const;
 export type Role = (typeof ROLES)[number];
@@ -281,6 +282,11 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     exportLeaseSeconds: parseInteger(ENV_NAMES.exportLeaseSeconds, raw('exportLeaseSeconds'), 300, 10, 86_400),
     ...(parseBoolean(ENV_NAMES.demo, raw('demo'), false) ? { simulator: parseSimulator(env) } : {}),
   };
+}
+
+/** The SkyBlock year's length the data follows: the real 124 h, or the demo simulator's compressed year. */
+export function skyblockYearMs(config: Pick<Config, 'demo' | 'simulator'>): number {
+  return config.demo ? (config.simulator?.yearMs ?? DEMO_YEAR_MS) : SKYBLOCK_YEAR_MS;
 }
 
 /** The demo's simulator (SIM_* variables, docs/configuration.md), read only when the demo runs. */

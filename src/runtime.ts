@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, publishMarketEvents, streamHubFromConfig, type AppContext } from './app.ts';
 import { MarketEvents } from './market/events.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { describeConfig, redact, type Config } from './config.ts';
+import { describeConfig, redact, skyblockYearMs, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
 import { Jobs } from './jobs/index.ts';
@@ -109,9 +109,6 @@ function describeSpan(ms: number): string {
   return `${Math.round(ms / 60_000)} minutes`;
 }
 
-/** SkyBlock year length in the demo unless SIM_YEAR_HOURS is set: 2 h, so the one-day backfill holds ~12 mayor terms. */
-export const DEMO_YEAR_MS = 2 * 3_600_000;
-
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
@@ -128,7 +125,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     // The simulator is the upstream, in this process; its data is simulated and reported as such.
     const options = { ...(config.simulator ?? simulatorOptionsFromEnv({})) }; // SIM_* variables, read by config.ts
     // The demo compresses the SkyBlock year so its day of history spans several mayor terms (mayor flips).
-    options.yearMs ??= DEMO_YEAR_MS;
+    options.yearMs = skyblockYearMs(config);
     simulator = await startSimulator(options, { clock, logger: logger.child({ component: 'simulator' }) });
     upstreamUrl = simulator.url;
     backfillMs = options.backfillMs;

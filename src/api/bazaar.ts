@@ -12,7 +12,7 @@ import type { QuickStatusSource } from '../services/bazaar.ts';
 import { zipOne } from '../http/zip-stream.ts';
 import { requireTier } from '../http/access.ts';
 import { createCostLimiter } from '../http/limits.ts';
-import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
+import { itemNotFound, ItemTagParams, parseItemTag, parseTime } from '../http/params.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 
@@ -97,20 +97,6 @@ export function graphResult(p: HistoryPoint): GraphResultWire {
     sellMovingWeek: p.sellMovingWeek,
     timestamp: isoTime(p.ts),
   };
-}
-
-const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
-const ISO_LIKE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/** Parses an ISO-8601 date or date-time (UTC when no offset is given) to epoch ms; 400 when malformed. */
-export function parseTime(value: string | undefined, name: string): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const text = value.trim().replace(' ', 'T');
-  const ms = ISO_LIKE.test(text) ? Date.parse(ZONELESS.test(text) ? `${text}Z` : text) : NaN;
-  if (!Number.isFinite(ms)) {
-    throw badRequest('invalid_date', `${name} must be an ISO-8601 date or date-time such as 2026-11-20T12:00:00Z, got '${value}'.`);
-  }
-  return ms;
 }
 
 export async function bazaarRoutes(fastify: FastifyInstance) {

@@ -39,8 +39,3 @@ export function hashesEqual(a: string, b: string): boolean {
   return x.length === y.length && x.length > 0 && timingSafeEqual(x, y);
 }
 
-/** Player and profile uuids: 32 hex digits, dashes optional, stored lower case without dashes. */
-export function normalizeUuid(value: string): string | undefined {
-  const v = value.trim().replace(/-/g, '').toLowerCase();
-  return /^[0-9a-f]{32}$/.test(v) ? v : undefined;
-}

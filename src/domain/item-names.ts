@@ -126,3 +126,71 @@ export function initials(name: string): string {
     .map((w) => w[0])
     .join('');
 }
+
+/** The rarity index NEU writes after a pet's type (`BEE;4` is a legendary Bee). */
+export const PET_RARITY_INDEX: Readonly<Record<string, number>> = { COMMON: 0, UNCOMMON: 1, RARE: 2, EPIC: 3, LEGENDARY: 4, MYTHIC: 5 };
+
+/** What an item's NEU id is computed from: its tag, rarity and flattened ExtraAttributes. */
+export interface NeuIdSubject {
+  tag: string;
+  tier: string | null;
+  flatNbt: Readonly<Record<string, string>>;
+}
+
+function singleEntry(flat: Readonly<Record<string, string>>, prefix: string): [string, string] | undefined {
+  let found: [string, string] | undefined;
+  for (const key in flat) {
+    if (!key.startsWith(prefix)) continue;
+    if (found) return undefined;
+    found = [key.slice(prefix.length), flat[key]!];
+  }
+  return found;
+}
+
+/** NEU keeps one item per hat colour (crab and balloon hats) or emoji (sloth hats). */
+function hatVariant(tag: string, flat: Readonly<Record<string, string>>): string | undefined {
+  if (tag === 'PARTY_HAT_CRAB' || tag === 'PARTY_HAT_CRAB_ANIMATED' || /^BALLOON_HAT_\d+$/.test(tag)) {
+    const color = flat['party_hat_color'];
+    if (color === undefined || !/^[a-z_]+$/i.test(color)) return undefined;
+    return tag.endsWith('_ANIMATED') ? `PARTY_HAT_CRAB_${color.toUpperCase()}_ANIMATED` : `${tag}_${color.toUpperCase()}`;
+  }
+  if (tag === 'PARTY_HAT_SLOTH') {
+    const emoji = flat['party_hat_emoji'];
+    return emoji !== undefined && /^[a-z_]+$/i.test(emoji) ? `${tag}_${emoji.toUpperCase()}` : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * An item's NEU internal name, as NEU computes it (the inverse of `neuIdToTag`): pets
+ * `TYPE;RARITY_INDEX` (the pet's own rarity, `petInfo.tier`), enchanted books `NAME;LEVEL`, runes
+ * (unique ones too) `TYPE_RUNE;LEVEL`, potions `POTION_TYPE;LEVEL`, attribute shards
+ * `ATTRIBUTE_SHARD_NAME;LEVEL`, party and balloon hats by colour or emoji (`PARTY_HAT_CRAB_RED`,
+ * `PARTY_HAT_CRAB_RED_ANIMATED`, `BALLOON_HAT_2024_AQUA`, `PARTY_HAT_SLOTH_COOL`), anything else its
+ * tag with `:` written `-` (`INK_SACK:3` → `INK_SACK-3`).
+ * Bazaar products pass an empty `flatNbt`.
+ */
+export function neuIdOf(s: NeuIdSubject): string {
+  const tag = s.tag;
+  if (isPetTag(tag)) {
+    const index = PET_RARITY_INDEX[s.flatNbt['petInfo.tier'] ?? s.tier ?? 'COMMON'];
+    return index === undefined ? tag.slice(4) : `${tag.slice(4)};${index}`;
+  }
+  const book = BOOK.exec(tag);
+  if (book) return `${book[1]};${book[2]}`;
+  if (tag.startsWith('RUNE_') || tag.startsWith('UNIQUE_RUNE_')) {
+    const rune = singleEntry(s.flatNbt, 'runes.');
+    if (rune && /^\d+$/.test(rune[1])) return `${rune[0].toUpperCase()}_RUNE;${rune[1]}`;
+  }
+  if (tag.startsWith('POTION_')) {
+    const level = s.flatNbt['potion_level'];
+    if (level !== undefined && /^\d+$/.test(level)) return `${tag};${level}`;
+  }
+  const hat = hatVariant(tag, s.flatNbt);
+  if (hat) return hat;
+  if (tag === 'ATTRIBUTE_SHARD') {
+    const attribute = singleEntry(s.flatNbt, 'attributes.');
+    if (attribute && /^\d+$/.test(attribute[1])) return `ATTRIBUTE_SHARD_${attribute[0].toUpperCase()};${attribute[1]}`;
+  }
+  return tag.replace(/:/g, '-');
+}

@@ -3,6 +3,7 @@
  * completed bazaar flips, and the wire shapes skymarket answers with (api-shapes §8).
  * Pure: no I/O; times are UTC epoch milliseconds, the caller passes them.
  */
+import { skyblockYear } from './skyblock-calendar.ts';
 
 /** DateTime.MinValue as the reference service serialises an unknown time. */
 export const UNKNOWN_TIME = '0001-01-01T00:00:00.000Z';
@@ -148,14 +149,6 @@ export interface BazaarFlip {
   sellPrice: number;
   /** epoch ms */
   soldAt: number;
-}
-
-/** SkyBlock years start at 1 on 2019-06-11 17:55 UTC and last 124 hours (31 days × 12 months × 20 minutes). */
-const SKYBLOCK_EPOCH = Date.UTC(2019, 5, 11, 17, 55, 0);
-const SKYBLOCK_YEAR_MS = 124 * 3_600_000;
-
-export function skyblockYear(ms: number): number {
-  return Math.floor((ms - SKYBLOCK_EPOCH) / SKYBLOCK_YEAR_MS) + 1;
 }
 
 /** Coins → the reference's stored unit (coins × 10, an integer). */

@@ -32,13 +32,6 @@ export function itemNotFound(tag: string, detail = `could not find the item with
   return notFound('item_not_found', detail);
 }
 
-/** A check that answers 404 `item_not_found` unless `known` has the tag (services/auction-filters.ts KnownTags). */
-export function knownTagCheck(known: { has(tag: string): Promise<boolean> }): (tag: string) => Promise<void> {
-  return async (tag) => {
-    if (!(await known.has(tag))) throw itemNotFound(tag);
-  };
-}
-
 /** The longest search accepted: item names run to about 40 characters. */
 export const MAX_SEARCH_LENGTH = 64;
 
@@ -53,4 +46,18 @@ export function parseSearchTerm(raw: string): string {
   if (term.length > MAX_SEARCH_LENGTH) throw badRequest('invalid_search', `The search term is longer than ${MAX_SEARCH_LENGTH} characters.`);
   if (/[\u0000-\u001f\u007f-\u009f]/.test(term)) throw badRequest('invalid_search', 'The search term holds control characters.');
   return term;
+}
+
+const ZONELESS = /T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const ISO_LIKE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses an ISO-8601 date or date-time (UTC when no offset is given) to epoch ms; 400 when malformed. */
+export function parseTime(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const text = value.trim().replace(' ', 'T');
+  const ms = ISO_LIKE.test(text) ? Date.parse(ZONELESS.test(text) ? `${text}Z` : text) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw badRequest('invalid_date', `${name} must be an ISO-8601 date or date-time such as 2026-11-20T12:00:00Z, got '${value}'.`);
+  }
+  return ms;
 }

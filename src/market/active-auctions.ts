@@ -261,6 +261,13 @@ export class ActiveAuctionsView {
     return out;
   }
 
+  /** Every BIN listing without bids that has not ended at `now`, tag by tag, cheapest first within a tag. */
+  *binListings(now: number): Generator<ActiveListing> {
+    for (const index of this.maps.byTag.values()) {
+      for (const l of index.bins()) if (l.end > now) yield l;
+    }
+  }
+
   /**
    * The `perTag` cheapest BINs without bids of every tag that have not ended at `now`, as the
    * crafting view prices auction-only ingredients (same rows as the store's `lowestBins`, from memory).

@@ -14,6 +14,7 @@ import { AuctionNbt } from './auction-nbt.ts';
 import { LowestBinPages } from './lowest-bin-pages.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
+import { BulkPrices } from './bulk-prices.ts';
 import { ItemCatalog } from './item-catalog.ts';
 import { PriceRollups } from './price-rollups.ts';
 
@@ -41,6 +42,8 @@ export interface Market {
   readonly catalog: ItemCatalog;
   /** the price rollups: hourly and daily cells per tag and variant, lowest BIN per hour */
   readonly priceRollups: PriceRollups;
+  /** the bulk price files (lowest BINs by NEU and Elite id), rebuilt as the listings change */
+  readonly bulkPrices: BulkPrices;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -68,6 +71,7 @@ export function createMarket(options: MarketOptions): Market {
     marketSize: () => activeAuctions.size,
   });
   const priceRollups = new PriceRollups(store, clock, activeAuctions, logger.child({ component: 'price-rollups' }));
+  const bulkPrices = new BulkPrices({ store, view: activeAuctions, clock, logger: logger.child({ component: 'bulk-prices' }) });
   let started = false;
   return {
     game,
@@ -78,11 +82,13 @@ export function createMarket(options: MarketOptions): Market {
     flips,
     catalog,
     priceRollups,
+    bulkPrices,
     async start() {
       if (started) return;
       started = true;
       await activeAuctions.ready();
       await catalog.start();
+      bulkPrices.start();
       craft.start();
       flips.start();
       priceRollups.start();
@@ -92,6 +98,7 @@ export function createMarket(options: MarketOptions): Market {
       await priceRollups.stop();
       craft.stop();
       catalog.close();
+      bulkPrices.close();
       activeAuctions.close();
     },
   };

@@ -19,6 +19,8 @@ import { AuctionArchive } from './auction-archive.ts';
 import { PriceService } from './prices.ts';
 import { compileAuctionFilters } from './auction-filters.ts';
 import { StreamFeed, type StreamHub } from './stream.ts';
+import { BulkPricesService } from './bulk-prices.ts';
+import { MayorsService } from './mayors.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -36,6 +38,8 @@ export interface Services {
   readonly playerAuctions: PlayerAuctionsService;
   /** the live feeds (stream/): the process's event hub, filters and aliases */
   readonly stream: StreamFeed;
+  readonly mayors: MayorsService;
+  readonly bulkPrices: BulkPricesService;
 }
 
 export interface ServiceOptions {
@@ -48,9 +52,11 @@ export interface ServiceOptions {
   config: { exportLeaseSeconds: number };
   /** the process's live-feed hub */
   streamHub: StreamHub;
+  /** the SkyBlock year's length: 124 h, or the demo simulator's compressed year */
+  skyblockYearMs: number;
 }
 
-export function createServices({ store, clock, market, fetchProfiles, config, streamHub }: ServiceOptions): Services {
+export function createServices({ store, clock, market, fetchProfiles, config, streamHub, skyblockYearMs }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
   return {
     auctions,
@@ -66,5 +72,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
     stream: new StreamFeed(streamHub, (filters) => compileAuctionFilters(store, filters), (raw) => market.catalog.resolve(raw)),
+    mayors: new MayorsService(store, clock, skyblockYearMs),
+    bulkPrices: new BulkPricesService(market.bulkPrices),
   };
 }

@@ -5,7 +5,8 @@
  * (ingest/profiles.ts) fetches and stores the profiles, and a later request reads them.
  */
 import type { Clock } from '../clock.ts';
-import { normalizeUuid, pickProfile, progressFromUploadedState, progressOfMember, type PlayerProgressSource, type ProgressLookup } from '../domain/craft/progress.ts';
+import { compactPlayerUuid } from '../domain/player-data.ts';
+import { pickProfile, progressFromUploadedState, progressOfMember, type PlayerProgressSource, type ProgressLookup } from '../domain/craft/progress.ts';
 import type { GameData } from '../gamedata/types.ts';
 import type { Store } from '../store/index.ts';
 
@@ -20,14 +21,14 @@ export class UploadedProgress implements PlayerProgressSource {
    * given must be that profile's uuid (the mod does not report profile names).
    */
   async lookup(player: string, profile: string | undefined): Promise<ProgressLookup> {
-    const uuid = normalizeUuid(player);
+    const uuid = compactPlayerUuid(player);
     if (!uuid) return { status: 'unavailable', reason: 'mod uploads are looked up by player uuid' };
     const stored = await this.store.players.state(uuid);
     const progress = stored ? progressFromUploadedState(stored.state as Record<string, unknown>, this.game) : undefined;
     if (!stored || !progress) return { status: 'unavailable', reason: 'no collections, skills or slayers uploaded by the player\'s mod' };
     if (profile !== undefined) {
-      const wanted = normalizeUuid(profile);
-      const synced = stored.profileUuid ? normalizeUuid(stored.profileUuid) : undefined;
+      const wanted = compactPlayerUuid(profile);
+      const synced = stored.profileUuid ? compactPlayerUuid(stored.profileUuid) : undefined;
       if (!wanted || wanted !== synced) return { status: 'unavailable', reason: `the mod's upload is not for profile ${profile}` };
     }
     return { status: 'known', progress };
@@ -53,7 +54,7 @@ export class FetchedProfileProgress implements PlayerProgressSource {
   ) {}
 
   async lookup(player: string, profile: string | undefined): Promise<ProgressLookup> {
-    const uuid = normalizeUuid(player);
+    const uuid = compactPlayerUuid(player);
     if (!uuid) return { status: 'unavailable', reason: 'player names are not resolved; pass the player uuid' };
     const now = this.clock.now();
     const row = await this.store.profileRequests.get(uuid);

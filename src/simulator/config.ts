@@ -34,6 +34,9 @@ export interface SimulatorOptions {
   yearMs?: number;
 }
 
+/** SkyBlock year length in the demo unless SIM_YEAR_HOURS is set: 2 h, so the one-day backfill holds ~12 mayor terms. */
+export const DEMO_YEAR_MS = 2 * 3_600_000;
+
 export const DEFAULT_SIMULATOR_OPTIONS: Readonly<SimulatorOptions> = Object.freeze({
   seed: 1,
   auctions: 2000,

@@ -24,6 +24,7 @@ import { buildItemTemplate, petExpForLevel } from './items.ts';
 import type { ItemSpec, ItemTemplate, TimestampForm } from './items.ts';
 import { NoiseLayer, Rng, WeightedTable, hash32, hashUnit, valueNoise } from './rng.ts';
 import { invalidateAuction } from './wire.ts';
+import { ELECTION_OPEN_PROGRESS, SKYBLOCK_YEAR_MS, termProgress, termStart, termYearAt } from '../domain/skyblock-calendar.ts';
 import type {
   AuctionsEndedResponse,
   BazaarLevel,
@@ -100,10 +101,7 @@ export interface BackfillBatch {
   elections: ElectionResponse[];
 }
 
-/** SkyBlock year 1 began at this instant (used to number simulated years). */
-export const SKYBLOCK_EPOCH_MS = 1_560_275_700_000;
-/** 124 real hours. */
-export const SKYBLOCK_YEAR_MS = 446_400_000;
+export { SKYBLOCK_EPOCH_MS, SKYBLOCK_YEAR_MS } from '../domain/skyblock-calendar.ts';
 
 const PAGE_WINDOW_MS = 60_000;
 const HOUR = 3_600_000;
@@ -359,9 +357,9 @@ export class Market {
     return { success: true, lastUpdated: this.startMs, items: resourceItems() };
   }
 
-  /** Key of the mayor in office at `ms` (the winner of that SkyBlock year's election). */
+  /** Key of the mayor in office at `ms` (the winner of the election whose term holds `ms`). */
   mayorKeyAt(ms: number): string {
-    const year = Math.floor((ms - SKYBLOCK_EPOCH_MS) / this.options.yearMs) + 1;
+    const year = termYearAt(ms, this.options.yearMs);
     let key = this.mayorByYear.get(year);
     if (key === undefined) {
       const c = this.electionCandidates(year, Number.POSITIVE_INFINITY);
@@ -377,15 +375,14 @@ export class Market {
   }
 
   /**
-   * The election resource at `ms`. The mayor changes at each simulated SkyBlock year
-   * boundary; the election for the next year is open during the last 40 % of a year.
+   * The election resource at `ms`. The mayor changes when a term starts (Late Spring 27 of the
+   * SkyBlock calendar, domain/skyblock-calendar.ts); the next election is open from Late Summer 27.
    */
   electionAt(ms: number): ElectionResponse {
     const yearMs = this.options.yearMs;
-    const yi = Math.floor((ms - SKYBLOCK_EPOCH_MS) / yearMs);
-    const year = yi + 1;
-    const into = (ms - SKYBLOCK_EPOCH_MS - yi * yearMs) / yearMs;
-    // The current mayor won the election held during the previous year.
+    const year = termYearAt(ms, yearMs);
+    const into = termProgress(ms, yearMs);
+    // The mayor in office won election `year`, which closed when this term began.
     const past = this.electionCandidates(year, Number.POSITIVE_INFINITY);
     const sorted = past.slice().sort((a, b) => b.votes - a.votes);
     const winner = sorted[0]!;
@@ -402,7 +399,7 @@ export class Market {
         election: { year, candidates: past },
       },
     };
-    const openFrom = 0.6;
+    const openFrom = ELECTION_OPEN_PROGRESS;
     if (into >= openFrom) {
       // Votes accumulate while the election is open.
       const progress = (into - openFrom) / (1 - openFrom);
@@ -437,8 +434,8 @@ export class Market {
       const batch: BackfillBatch = { fromMs: b, toMs: e, bazaar: [], auctionsEnded: [], elections: [] };
       if (wantElections) {
         // A mayor change at B (b < B ≤ e): the resource a minute before B is the outgoing term's last sighting.
-        for (let k = Math.floor((b - SKYBLOCK_EPOCH_MS) / yearMs) + 1; ; k++) {
-          const boundary = SKYBLOCK_EPOCH_MS + k * yearMs;
+        for (let k = termYearAt(b, yearMs) + 1; ; k++) {
+          const boundary = termStart(k, yearMs);
           if (boundary > e) break;
           if (boundary - 60_000 >= fromMs) batch.elections.push(this.electionAt(boundary - 60_000));
         }

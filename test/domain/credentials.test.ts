@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { generateToken, hasTokenShape, hashesEqual, hashToken, normalizeUuid } from '../../src/domain/credentials.ts';
+import { generateToken, hasTokenShape, hashesEqual, hashToken } from '../../src/domain/credentials.ts';
+import { compactPlayerUuid } from '../../src/domain/player-data.ts';
 import { effectiveTier, tierAtLeast } from '../../src/domain/tiers.ts';
 
 describe('credentials', () => {
@@ -33,9 +34,9 @@ describe('credentials', () => {
   });
 
   it('normalizes uuids', () => {
-    assert.equal(normalizeUuid('0123456789ABCDEF0123456789abcdef'), '0123456789abcdef0123456789abcdef');
-    assert.equal(normalizeUuid('01234567-89ab-cdef-0123-456789abcdef'), '0123456789abcdef0123456789abcdef');
-    assert.equal(normalizeUuid('not-a-uuid'), undefined);
+    assert.equal(compactPlayerUuid('0123456789ABCDEF0123456789abcdef'), '0123456789abcdef0123456789abcdef');
+    assert.equal(compactPlayerUuid('01234567-89ab-cdef-0123-456789abcdef'), '0123456789abcdef0123456789abcdef');
+    assert.equal(compactPlayerUuid('not-a-uuid'), undefined);
   });
 
   it('tiers include lower ones and fall back to free when expired', () => {

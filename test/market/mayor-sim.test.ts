@@ -9,7 +9,8 @@ import { it } from 'node:test';
 import { BAZAAR_BY_ID } from '../../src/gamedata/builtin/catalog.ts';
 import { FlipEngine } from '../../src/market/flips.ts';
 import { electionLeader } from '../../src/domain/elections.ts';
-import { MAYOR_PRICE_EFFECTS, SKYBLOCK_EPOCH_MS } from '../../src/simulator/market.ts';
+import { MAYOR_PRICE_EFFECTS } from '../../src/simulator/market.ts';
+import { termEnd } from '../../src/domain/skyblock-calendar.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { SIM_START, fillFromSimulator } from '../helpers/sim-market.ts';
@@ -26,16 +27,16 @@ function median(xs: number[]): number {
 describeEachBackend('mayor flips on simulator data', (fixture) => {
   it('history replay stores past terms; the feed is non-empty and every flip follows from the stored data', async () => {
     const { store } = fixture();
-    // 75 minutes into a 2 h year: the next election is open, so the next mayor is its leader.
+    // 75 minutes into a 2 h year (47 into the term, the booth opens at 30): the next mayor is the open election's leader.
     const sim = await fillFromSimulator(store, { clock: new ManualClock(SIM_START + 75 * 60_000), historyHours: 24, yearHours: 2, products: 120, auctions: 300, detailedMinutes: 5, generations: 2, backfill: { auctionsEnded: false, coarseStepSeconds: 600 } });
     try {
       const now = sim.clock.now();
       const elections = await store.flipInputs.elections();
-      // ~12 terms in a day of 2 h years: each replayed one last seen in the minute before its year ended.
+      // ~12 terms in a day of 2 h years: each replayed one last seen a minute before its term ended (its lastUpdated floored to the minute).
       assert.ok(elections.length >= 11, `${elections.length} elections stored`);
       for (const e of elections.slice(0, -1)) {
-        const toBoundary = YEAR - ((e.lastSeen - SKYBLOCK_EPOCH_MS) % YEAR);
-        assert.ok(toBoundary > 0 && toBoundary <= 60_000, `year ${e.year} last seen ${toBoundary} ms before its end`);
+        const toBoundary = termEnd(e.year, YEAR) - e.lastSeen;
+        assert.ok(toBoundary > 0 && toBoundary <= 120_000, `year ${e.year} last seen ${toBoundary} ms before its end`);
       }
 
       const engine = new FlipEngine(store, sim.clock, undefined, { pollMs: 0, yearMs: YEAR });

@@ -5,6 +5,7 @@
  */
 import type { GameData } from '../../gamedata/types.ts';
 import type { PlayerProgress } from './profit.ts';
+import { compactPlayerUuid } from '../player-data.ts';
 
 /** Where a player's progress comes from (mod uploads, the upstream profile endpoint). */
 export interface PlayerProgressSource {
@@ -13,12 +14,6 @@ export interface PlayerProgressSource {
 }
 
 export type ProgressLookup = { status: 'known'; progress: PlayerProgress } | { status: 'unavailable'; reason: string };
-
-/** Dashed or plain uuid → 32 lower-case hex, or undefined when `s` is not a uuid. */
-export function normalizeUuid(s: string): string | undefined {
-  const plain = s.replace(/-/g, '').toLowerCase();
-  return /^[0-9a-f]{32}$/.test(plain) ? plain : undefined;
-}
 
 export interface ProfileLike {
   profile_id?: unknown;
@@ -32,8 +27,8 @@ export function pickProfile(profiles: unknown, wanted: string | undefined): Prof
   if (!Array.isArray(profiles)) return undefined;
   const list = profiles.filter((p): p is ProfileLike => typeof p === 'object' && p !== null);
   if (wanted) {
-    const id = normalizeUuid(wanted);
-    return list.find((p) => (id && typeof p.profile_id === 'string' && normalizeUuid(p.profile_id) === id) || (typeof p.cute_name === 'string' && p.cute_name.toLowerCase() === wanted.toLowerCase()));
+    const id = compactPlayerUuid(wanted);
+    return list.find((p) => (id && typeof p.profile_id === 'string' && compactPlayerUuid(p.profile_id) === id) || (typeof p.cute_name === 'string' && p.cute_name.toLowerCase() === wanted.toLowerCase()));
   }
   return list.find((p) => p.selected === true) ?? list[0];
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../../clock.ts';
-import { API_KEY_LIFETIME_MS, generateToken, hasTokenShape, hashesEqual, hashToken, normalizeUuid } from '../../domain/credentials.ts';
+import { API_KEY_LIFETIME_MS, generateToken, hasTokenShape, hashesEqual, hashToken } from '../../domain/credentials.ts';
+import { compactPlayerUuid } from '../../domain/player-data.ts';
 import type { PlayerKeyIdentity } from '../../domain/identities.ts';
 import type { ApiKeysTable, Database } from '../schema.ts';
 
@@ -41,11 +42,11 @@ export class ApiKeyRepository {
     key: ApiKeyRecord;
     token: string;
   }> {
-    const player = normalizeUuid(input.playerUuid);
+    const player = compactPlayerUuid(input.playerUuid);
     if (!player) throw new RangeError(`player must be a uuid (32 hex digits), got '${input.playerUuid}'`);
     let profile: string | null = null;
     if (input.profileUuid !== undefined && input.profileUuid !== null) {
-      profile = normalizeUuid(input.profileUuid) ?? null;
+      profile = compactPlayerUuid(input.profileUuid) ?? null;
       if (!profile) throw new RangeError(`profile must be a uuid (32 hex digits), got '${input.profileUuid}'`);
     }
     const now = input.now ?? this.clock.now();
@@ -78,7 +79,7 @@ export class ApiKeyRepository {
   /** Keys, newest first; of one player when given. */
   async list(playerUuid?: string): Promise<ApiKeyRecord[]> {
     let query = this.db.selectFrom('api_keys').selectAll().orderBy('id', 'desc');
-    if (playerUuid !== undefined) query = query.where('player_uuid', '=', normalizeUuid(playerUuid) ?? '');
+    if (playerUuid !== undefined) query = query.where('player_uuid', '=', compactPlayerUuid(playerUuid) ?? '');
     return (await query.execute()).map(toRecord);
   }
 

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../schema.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, ElectionsTable } from '../schema.ts';
 
 export interface ElectionRecord {
   /** the SkyBlock year whose election produced this mayor */
@@ -33,13 +33,34 @@ export class ElectionRepository {
 
   async latest(): Promise<ElectionRecord | undefined> {
     const row = await this.db.selectFrom('elections').selectAll().orderBy('year', 'desc').limit(1).executeTakeFirst();
-    if (!row) return undefined;
-    return {
-      year: row.year,
-      mayorKey: row.mayor_key,
-      mayorName: row.mayor_name,
-      payload: typeof row.payload === 'string' ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload,
-      updatedAt: row.updated_at,
-    };
+    return row && recordOf(row);
   }
+
+  async byYear(year: number): Promise<ElectionRecord | undefined> {
+    const row = await this.db.selectFrom('elections').selectAll().where('year', '=', year).executeTakeFirst();
+    return row && recordOf(row);
+  }
+
+  /** The stored elections of years `from`..`to` (inclusive), oldest first, at most `limit`. */
+  async inYears(from: number, to: number, limit: number): Promise<ElectionRecord[]> {
+    const rows = await this.db
+      .selectFrom('elections')
+      .selectAll()
+      .where('year', '>=', from)
+      .where('year', '<=', to)
+      .orderBy('year', 'asc')
+      .limit(limit)
+      .execute();
+    return rows.map(recordOf);
+  }
+}
+
+function recordOf(row: Selectable<ElectionsTable>): ElectionRecord {
+  return {
+    year: row.year,
+    mayorKey: row.mayor_key,
+    mayorName: row.mayor_name,
+    payload: typeof row.payload === 'string' ? (JSON.parse(row.payload) as Record<string, unknown>) : row.payload,
+    updatedAt: Number(row.updated_at),
+  };
 }

@@ -17,6 +17,21 @@ export interface LatestBazaarProduct {
   book: Uint8Array | null;
 }
 
+/** A product's figures in one snapshot (the quick status, with top-of-book prices). */
+export interface BazaarQuick {
+  productId: string;
+  /** instant-buy price: the lowest sell offer */
+  buyPrice: number;
+  /** instant-sell price: the highest buy order */
+  sellPrice: number;
+  buyVolume: number;
+  sellVolume: number;
+  buyMovingWeek: number;
+  sellMovingWeek: number;
+  buyOrders: number;
+  sellOrders: number;
+}
+
 export interface BinRow {
   tag: string;
   uuid: string;
@@ -44,6 +59,26 @@ export class MarketPriceRepository {
     const numbered = await this.bazaar.rows.rangeAll(ts, ts + 1);
     const ids = new Map((await this.db.selectFrom('bazaar_products').select(['id', 'product_id']).execute()).map((p) => [Number(p.id), p.product_id]));
     return numbered.filter((r) => ids.has(r.product)).map((r) => ({ ...r, product_id: ids.get(r.product)! }));
+  }
+
+  /** Every product's figures in the newest bazaar snapshot, without books (the bulk bazaar file); undefined before the first. */
+  async latestBazaarQuick(): Promise<{ ts: number; products: BazaarQuick[] } | undefined> {
+    const rows = await this.newestSnapshotRows();
+    if (rows.length === 0) return undefined;
+    return {
+      ts: Number(rows[0]!.ts),
+      products: rows.map((r) => ({
+        productId: r.product_id,
+        buyPrice: Number(r.buy_price),
+        sellPrice: Number(r.sell_price),
+        buyVolume: Number(r.buy_volume),
+        sellVolume: Number(r.sell_volume),
+        buyMovingWeek: Number(r.buy_moving_week),
+        sellMovingWeek: Number(r.sell_moving_week),
+        buyOrders: Number(r.buy_orders),
+        sellOrders: Number(r.sell_orders),
+      })),
+    };
   }
 
   /** Every product of the newest bazaar snapshot, with its current order book. */
