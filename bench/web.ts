@@ -142,7 +142,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         const page = `/item/${tag}`;
         await serverTime(app, page, 5); // warm-up
         const floor = await serverTime(app, '/api/version', n);
-        const ranges = cacheMs === '0' ? ['week', 'day', 'month', 'all'] : ['week'];
+        const ranges = cacheMs === '0' ? ['week', 'day', 'month', 'full'] : ['week'];
         for (const range of ranges) {
           const r = await serverTime(app, `${page}?range=${range}`, n);
           if (r.status !== 200) throw new Error(`item page ${range}: ${r.status}`);
