@@ -54,6 +54,8 @@ export interface ItemChart {
   /** the filtered read stopped at its deadline: buckets before `cut` are missing or partial */
   cut: number | null;
   source: PriceHistory['source'];
+  /** the mayor terms overlapping the chart (shaded behind it) */
+  mayors: Array<{ start: number; end: number; name: string }>;
 }
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
@@ -167,7 +169,9 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     const variant = query.variant ?? '';
     const history = await services.prices.history(tag, range, { filters, variant });
     const points = history.points.map((p) => ({ time: Date.parse(p.time), min: p.min, max: p.max, avg: p.avg, median: p.median ?? p.avg, volume: p.volume, lowestBin: p.lowestBin }));
-    return { tag, range, variant, filters, points, sales: points.reduce((n, p) => n + p.volume, 0), cut: history.cut, source: history.source };
+    const terms = points.length > 0 ? await services.mayors.periods(points[0]!.time, clock.now()) : [];
+    const mayors = terms.map((t) => ({ start: Date.parse(t.start), end: Date.parse(t.end), name: t.winner.name }));
+    return { tag, range, variant, filters, points, sales: points.reduce((n, p) => n + p.volume, 0), cut: history.cut, source: history.source, mayors };
   }
 
   app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(

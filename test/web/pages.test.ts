@@ -58,6 +58,10 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.ok(data.chart.points.length > 0, 'chart points');
     for (const p of data.chart.points) assert.ok(p.min <= p.median && p.median <= p.max && p.min <= p.avg && p.avg <= p.max && p.volume > 0, JSON.stringify(p));
     assert.equal(data.chart.source, 'rollups');
+    // the mayor terms behind the chart: the stored elections' terms overlapping it
+    const terms = await s.t.app.services.mayors.periods(data.chart.points[0].time, s.t.clock.now());
+    assert.ok(terms.length >= 1, 'the simulator stored an election');
+    assert.deepEqual(data.chart.mayors, terms.map((t) => ({ start: Date.parse(t.start), end: Date.parse(t.end), name: t.winner.name })));
     const lowest = s.t.app.market.activeAuctions.lowestBin(s.item, () => true, 1)[0]!;
     assert.equal(data.lowestBin, lowest.startingBid);
     assert.match(res.body, /Lowest BINs/);

@@ -19,7 +19,8 @@ import {
 } from 'lightweight-charts';
 
 interface ItemPoint { time: number; min: number; max: number; avg: number; median: number; volume: number; lowestBin: number | null }
-interface ItemChart { points: ItemPoint[]; range: string; variant: string; filters: Record<string, string>; sales: number; cut: number | null }
+interface Term { start: number; end: number; name: string }
+interface ItemChart { points: ItemPoint[]; range: string; variant: string; filters: Record<string, string>; sales: number; cut: number | null; mayors: Term[] }
 interface Ohlc { open: number; high: number; low: number; close: number }
 interface Candle { time: number; buy: Ohlc; sell: Ohlc; buyMovingWeek: number; sellMovingWeek: number }
 interface BookLevel { amount: number; pricePerUnit: number; orders: number }
@@ -111,6 +112,50 @@ class Band implements ISeriesPrimitive<Time> {
   }
 }
 
+/** Mayor terms shaded behind the item chart, every other term darker, each named at its top. */
+class Terms implements ISeriesPrimitive<Time> {
+  private terms: Term[] = [];
+  private points: ItemPoint[] = [];
+  private params: SeriesAttachedParameter<Time> | undefined;
+  constructor(private readonly fill: string, private readonly text: string) {}
+  attached(p: SeriesAttachedParameter<Time>) { this.params = p; }
+  detached() { this.params = undefined; }
+  set(terms: Term[], points: ItemPoint[]) { this.terms = terms; this.points = points; this.params?.requestUpdate(); }
+  updateAllViews() {}
+  /** x of a time: the first drawn point at or after it (terms start and end between points) */
+  private x(time: number, edge: number): number | null {
+    const ts = this.params!.chart.timeScale();
+    const p = this.points.find((q) => q.time >= time);
+    if (!p) return edge;
+    return ts.timeToCoordinate(sec(p.time));
+  }
+  paneViews() {
+    const self = this;
+    return [{
+      zOrder: () => 'bottom' as const,
+      renderer: () => ({
+        draw(target: { useMediaCoordinateSpace<T>(f: (s: { context: CanvasRenderingContext2D; mediaSize: { width: number; height: number } }) => T): T }) {
+          if (!self.params || self.points.length === 0) return;
+          target.useMediaCoordinateSpace(({ context, mediaSize }) => {
+            self.terms.forEach((t, i) => {
+              const x0 = Math.max(0, self.x(t.start, 0) ?? 0);
+              const x1 = Math.min(mediaSize.width, self.x(t.end, mediaSize.width) ?? mediaSize.width);
+              if (x1 <= x0) return;
+              if (i % 2 === 0) {
+                context.fillStyle = self.fill;
+                context.fillRect(x0, 0, x1 - x0, mediaSize.height);
+              }
+              context.fillStyle = self.text;
+              context.font = '11px system-ui, sans-serif';
+              context.fillText(t.name, x0 + 4, 12);
+            });
+          });
+        },
+      }),
+    }];
+  }
+}
+
 function pageData(): PageData | undefined {
   const el = document.getElementById('page-data');
   return el?.textContent ? (JSON.parse(el.textContent) as PageData) : undefined;
@@ -123,6 +168,8 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   const median = chart.addSeries(LineSeries, { color: c.median, lineWidth: 1, title: 'median', priceLineVisible: false, lastValueVisible: false });
   const band = new Band(c.band);
   avg.attachPrimitive(band);
+  const terms = new Terms(dark() ? 'rgba(255,255,255,0.04)' : 'rgba(0,0,0,0.035)', dark() ? '#9aa4b1' : '#59636e');
+  avg.attachPrimitive(terms);
   const lbin = chart.addSeries(LineSeries, { color: c.down, lineWidth: 1, title: 'lowest BIN', priceLineVisible: false, lastValueVisible: false });
   const volume = chart.addSeries(HistogramSeries, { color: c.volume, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
   chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
@@ -142,8 +189,9 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
     const bins = pts.filter((p) => p.lowestBin !== null);
     lbin.setData(bins.map((p) => ({ time: sec(p.time), value: p.lowestBin! })));
     band.set(pts);
+    terms.set(chartData.mayors ?? [], pts);
     chart.timeScale().fitContent();
-    state.series = { average: pts.length, median: pts.length, band: pts.length, volume: pts.length, lowestBin: bins.length };
+    state.series = { average: pts.length, median: pts.length, band: pts.length, volume: pts.length, lowestBin: bins.length, mayorTerms: (chartData.mayors ?? []).length };
     state.range = chartData.range;
     state.variant = [chartData.variant, ...Object.values(chartData.filters)].filter(Boolean).join(',');
     state.updates++;
