@@ -15,6 +15,7 @@ import { iconPath } from '../services/items.ts';
 import { priceVariantKey } from '../domain/prices.ts';
 import { loadAssets, type AssetSet } from './assets.ts';
 import { FLIP_TABS, flipRows } from './flip-tabs.ts';
+import { bulkValues } from './bulk-values.ts';
 import { PageCache } from './page-cache.ts';
 import { renderPage, type PageMeta, type RenderContext } from './render.ts';
 
@@ -198,6 +199,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         const lowest = active.records.find((r) => r.bin && (variant === '' || priceVariantKey(r) === variant));
         const variants = variantChoices(tag);
         const craft = await services.craft.costOf(tag);
+        const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier, flatNbt: {} });
         const last = chart.points.at(-1);
         const priceLine = lowest ? `lowest BIN ${fmt(lowest.startingBid)}` : last ? `median ${fmt(last.median)}` : 'no recent sales';
         const sold = `${chart.sales} sold in the last ${range === 'full' ? 'recorded history' : range}`;
@@ -210,7 +212,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
             image: iconPath(tag),
             data: { kind: 'item', tag, chart, lowestBin: lowest?.startingBid ?? null },
           },
-          data: { tag, details, chart, range, ranges: ITEM_RANGES, active: active.records, names: active.names, recent: recent.records, supply, variants, filters, variant, craft, lowest: lowest?.startingBid ?? null, now },
+          data: { tag, details, chart, range, ranges: ITEM_RANGES, active: active.records, names: active.names, recent: recent.records, supply, variants, filters, variant, craft, bulk, lowest: lowest?.startingBid ?? null, now },
         };
       });
     },

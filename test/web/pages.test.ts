@@ -12,6 +12,7 @@ import { realRows, storeGeneration } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 import { startWebSite, type WebSite } from '../helpers/web-site.ts';
 import { HOUR, MINUTE } from '../../src/domain/bazaar-history.ts';
+import { coins } from '../../src/web/render.ts';
 
 function pageData(html: string): any {
   const m = /<script type="application\/json" id="page-data">(.*?)<\/script>/s.exec(html);
@@ -67,6 +68,12 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.match(res.body, /Lowest BINs/);
     assert.match(res.body, /Recent sales/);
     assert.match(res.body, new RegExp(`href="/api/auctions/tag/${s.item}/active/bin"`));
+    // its value in NEU's bulk file, under its id, as the file has it
+    const neu = (await get('/neu/lowestbin.json')).json() as Record<string, number>;
+    const key = /<a href="\/neu\/lowestbin.json">neu\/lowestbin<\/a><\/td><td><code>([^<]+)<\/code><\/td><td class="num">([^<]+)<\/td>/.exec(res.body);
+    assert.ok(key, 'the bulk values panel');
+    assert.ok(neu[key[1]!] !== undefined, `${key[1]} in the file`);
+    assert.equal(key[2], coins(neu[key[1]!]!));
     assert.match(res.body, /<meta property="og:image" content="http:\/\/[^"]+\/api\/item\/[A-Z_0-9]+\/icon">/);
   });
 
