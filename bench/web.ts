@@ -86,6 +86,10 @@ async function inProcessApp(dir: string, cacheMs: string) {
   const store = await Store.open({ dataDir: dir });
   const app = await buildApp({ config, store, clock: systemClock, metrics: createMetrics(), logger: createLogger('warn'), dataSource: 'simulator', startedAt: Date.now() });
   await app.ready();
+  // A running service keeps its price rollups current; the sales were stored before it started.
+  const t = performance.now();
+  await app.market.priceRollups.catchUp();
+  process.stderr.write(`  price rollups caught up in ${Math.round(performance.now() - t)} ms\n`);
   return { app, close: async () => (await app.close(), await store.close()) };
 }
 
