@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { itemNotFound, parseItemTag } from '../http/params.ts';
+import { itemNotFound, parseItemTag, parseSearchTerm } from '../http/params.ts';
 import { badRequest } from '../http/problem.ts';
 import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
 import { HISTORY_RANGES, type HistoryRange } from '../domain/prices.ts';
@@ -122,15 +122,19 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     return reply.send(asset.raw);
   });
 
-  app.get('/', { schema: hide, config: { cache: 5 } }, (request, reply) =>
+  const HomeQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+  app.get<{ Querystring: { q?: string } }>('/', { schema: { ...hide, querystring: HomeQuery }, config: { cache: 5 } }, (request, reply) =>
     page(request, reply, async () => {
+      // The search box without its script: the results as a list.
+      const q = request.query.q === undefined || request.query.q.trim() === '' ? undefined : parseSearchTerm(request.query.q);
+      const results = q === undefined ? null : services.items.searchItems(q, 20).map((r) => ({ ...r, bazaar: bazaarSet().has(r.id) }));
       const spread = services.flips.bazaar('spread');
       const flips = flipRows('spread', spread.flips).slice(0, 8);
       const movers = moversOf(spread.flips as Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, 8);
       return {
         template: 'home',
         meta: { title: 'skymarket: Hypixel SkyBlock prices', description: 'Auction house and bazaar prices, charts and flips for Hypixel SkyBlock, open and self-hostable.', path: '/', nav: 'home' },
-        data: { flips, flipColumns: FLIP_TABS.spread.columns, movers },
+        data: { flips, flipColumns: FLIP_TABS.spread.columns, movers, q, results },
       };
     }),
   );

@@ -47,6 +47,12 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.match(res.body, /<input id="q" name="q" type="search"/);
     assert.match(res.body, /Biggest movers/);
     assert.match(res.body, /href="\/bazaar\/[A-Z_0-9]+"/);
+    // the search without a script: a list of results linking to their pages
+    const name = s.t.app.services.items.details(s.item)!.name;
+    const found = await get(`/?q=${encodeURIComponent(name)}`);
+    assert.equal(found.statusCode, 200);
+    assert.ok(found.body.includes(`href="/item/${s.item}"`), 'the item is among the results');
+    assert.equal((await get(`/?q=${'x'.repeat(100)}`)).statusCode, 400);
   });
 
   it('/item/{tag}: prices in the HTML before any script, chart data embedded', async () => {
