@@ -62,6 +62,37 @@ describe('web pages in Chromium', { skip }, () => {
     assert.deepEqual(w.errors, []);
   });
 
+  it('the item chart takes a year of hourly points without jank', async () => {
+    await w.page.goto(`${s.origin}/item/${s.item}`, { waitUntil: 'load' });
+    await w.page.waitForFunction(() => ((globalThis as any).skymarketChart?.updates ?? 0) >= 1);
+    // A string, not a function: tsx would add its own helpers (__name) to a function's source.
+    const measured = (await w.page.evaluate(`(async () => {
+      const HOUR = 3600000;
+      const start = Date.UTC(2025, 10, 1);
+      const points = Array.from({ length: 365 * 24 }, (_, i) => {
+        const avg = 1000000 + Math.sin(i / 50) * 200000;
+        return { time: start + i * HOUR, min: avg * 0.8, max: avg * 1.3, avg, median: avg * 0.98, volume: 5 + (i % 7), lowestBin: avg * 0.85 };
+      });
+      const chart = window.skymarketChart;
+      chart.draw({ points, range: 'full', variant: '', filters: {}, sales: 0, cut: null, mayors: [{ start, end: start + 120 * 24 * HOUR, name: 'Diana' }] });
+      // frames while the chart paints: the longest gap between animation frames
+      const gaps = [];
+      let last = performance.now();
+      await new Promise((done) => {
+        let n = 0;
+        const frame = (t) => { gaps.push(t - last); last = t; if (++n < 30) requestAnimationFrame(frame); else done(); };
+        requestAnimationFrame(frame);
+      });
+      return { drawMs: chart.drawMs, points: chart.series.average, longestFrameMs: Math.max(...gaps) };
+    })()`)) as { drawMs: number; points: number; longestFrameMs: number };
+    assert.equal(measured.points, 8760);
+    console.log(`a year of hourly points: setData ${measured.drawMs.toFixed(0)} ms, longest frame ${measured.longestFrameMs.toFixed(0)} ms`);
+    // generous for a loaded 2-core machine; a janky chart takes seconds
+    assert.ok(measured.drawMs < 1000, `setData took ${measured.drawMs} ms`);
+    assert.ok(measured.longestFrameMs < 1000, `a frame took ${measured.longestFrameMs} ms`);
+    assert.deepEqual(w.errors, []);
+  });
+
   it('bazaar candles draw and change with the range', async () => {
     await w.page.goto(`${s.origin}/bazaar/${encodeURIComponent(s.product)}`, { waitUntil: 'load' });
     await w.page.waitForFunction(() => ((globalThis as any).skymarketChart?.series['candles'] ?? 0) > 0);

@@ -31,7 +31,17 @@ type PageData =
 
 /** What the tests and the screenshots read: how many points each series drew. */
 declare global {
-  interface Window { skymarketChart?: { series: Record<string, number>; range: string; variant: string; updates: number } }
+  interface Window { skymarketChart?: ChartState }
+}
+interface ChartState {
+  series: Record<string, number>;
+  range: string;
+  variant: string;
+  updates: number;
+  /** ms the last setData of every series took (the browser tests feed a year of hourly points) */
+  drawMs?: number;
+  /** draws a chart answer as the range switch does (the browser tests use it) */
+  draw?: (chart: ItemChart) => void;
 }
 
 const sec = (ms: number) => Math.floor(ms / 1000) as UTCTimestamp;
@@ -178,8 +188,9 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   const hi = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
   const lo = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
   if (data.lowestBin !== null) avg.createPriceLine({ price: data.lowestBin, color: c.down, lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: true, title: 'lowest BIN' });
-  const state = (window.skymarketChart = { series: {}, range: data.chart.range, variant: '', updates: 0 });
+  const state: ChartState = (window.skymarketChart = { series: {}, range: data.chart.range, variant: '', updates: 0 });
   const draw = (chartData: ItemChart) => {
+    const started = performance.now();
     const pts = chartData.points;
     avg.setData(pts.map((p) => ({ time: sec(p.time), value: p.avg })));
     median.setData(pts.map((p) => ({ time: sec(p.time), value: p.median })));
@@ -195,9 +206,10 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
     state.range = chartData.range;
     state.variant = [chartData.variant, ...Object.values(chartData.filters)].filter(Boolean).join(',');
     state.updates++;
+    state.drawMs = performance.now() - started;
     el.dataset.points = String(pts.length);
-    el.dataset.first = pts[0] ? String(pts[0].time) : '';
   };
+  state.draw = draw;
   draw(data.chart);
   controls(async (params) => {
     const res = await fetch(`/item/${encodeURIComponent(data.tag)}/chart.json?${params}`);
@@ -214,7 +226,7 @@ function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement
   chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.25 } });
   const sideSelect = document.getElementById('side') as HTMLSelectElement | null;
   let current = data.candles;
-  const state = (window.skymarketChart = { series: {}, range: data.range, variant: 'buy', updates: 0 });
+  const state: ChartState = (window.skymarketChart = { series: {}, range: data.range, variant: 'buy', updates: 0 });
   const draw = () => {
     const side = (sideSelect?.value ?? 'buy') as 'buy' | 'sell';
     candles.setData(current.map((k) => ({ time: sec(k.time), ...k[side] })));
