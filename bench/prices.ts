@@ -2,7 +2,7 @@
  * Prices and price history (issue 24): the price endpoints at a short and a long stored history,
  * side by side in one run, on SQLite. Each history is synthetic sales (test/helpers/sales-history.ts:
  * 400 tags, Zipf-like popularity, pets with rarities and levels) at SALES_PER_DAY, ending now; a
- * few hundred active BINs of the most sold tag. The rollups are built by the market's own
+ * few hundred active BINs of the most sold tag (`PET_SYNTH_0`, ~13.6 % of the sales). The rollups are built by the market's own
  * catch-up (timed: CPU per minute of sales), then each endpoint is asked of both apps in turn
  * (inject: routing, validation, serialisation included; A, B, A, B … so both share JIT state and
  * load) and its p50 compared (ratio long / short: 1 means the cost does not grow with the history). Disk: the
@@ -25,11 +25,12 @@ import { Store } from '../src/store/index.ts';
 import { createTestApp } from '../test/helpers/app.ts';
 import { listing, storeGeneration } from '../test/helpers/auctions.ts';
 import { storeManySales } from '../test/helpers/sales-history.ts';
-import type { BenchOptions, BenchRow } from './lib.ts';
+import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const DAY = 86_400_000;
-const HOT = 'SYNTH_ITEM_0';
+/** The most sold tag of the synthetic history (tag 0 of the Zipf-like popularity, a pet: ~13.6 % of all sales). */
+const HOT = 'PET_SYNTH_0';
 
 const ENDPOINTS: Record<string, string> = {
   'history/month': `/api/item/price/${HOT}/history/month`,
@@ -46,7 +47,14 @@ function fileSize(path: string): number {
   return n;
 }
 
-async function rollupBytes(store: Store): Promise<number> {
+type Backend = 'sqlite' | 'postgres';
+
+async function rollupBytes(store: Store, backend: Backend): Promise<number> {
+  if (backend === 'postgres') {
+    const { rows } = await sql<{ n: string }>`select sum(pg_total_relation_size(c.oid)) as n from pg_class c join pg_namespace ns on ns.oid = c.relnamespace
+      where ns.nspname = current_schema() and c.relkind = 'r' and c.relname like 'price_%'`.execute(store.kysely);
+    return Number(rows[0]?.n ?? 0);
+  }
   try {
     const { rows } = await sql<{ n: number }>`select sum(pgsize) as n from dbstat where name like 'price_%' or name like 'sqlite_autoindex_price_%'`.execute(store.kysely);
     return Number(rows[0]?.n ?? 0);
@@ -65,23 +73,41 @@ interface Prepared {
   close(): Promise<void>;
 }
 
+/** The database's size (SQLite: the file and its WAL; PostgreSQL: every relation of the schema). */
+async function databaseBytes(store: Store, backend: Backend, dir: string): Promise<number> {
+  if (backend === 'sqlite') {
+    await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.kysely);
+    return fileSize(join(dir, 'skymarket.db'));
+  }
+  const { rows } = await sql<{ n: string }>`select sum(pg_total_relation_size(c.oid)) as n from pg_class c join pg_namespace ns on ns.oid = c.relnamespace
+    where ns.nspname = current_schema() and c.relkind = 'r'`.execute(store.kysely);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** Fills a store with `days` of history, rolls it up (timed), opens the app over it. */
-async function prepare(days: number, perDay: number): Promise<Prepared> {
+async function prepare(days: number, perDay: number, backend: Backend = 'sqlite'): Promise<Prepared> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-prices-'));
-  const store = await Store.open({ dataDir: dir });
+  const schema = `bench_prices_${process.pid}_${days}`;
+  const store = backend === 'sqlite' ? await Store.open({ dataDir: dir }) : await Store.open({ databaseUrl: POSTGRES_URL, dataDir: dir, schema });
   const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days, sales: perDay * days, seed: 3 });
   const cpu0 = process.cpuUsage();
   await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
   const cpu = process.cpuUsage(cpu0);
-  const listings = Array.from({ length: 300 }, (_, i) => listing(NOW, { tag: HOT, item_name: 'Synth Item 0', starting_bid: 1_000_000 + i * 997, count: 1 + (i % 5), enchantments: {} }));
+  const listings = Array.from({ length: 300 }, (_, i) => listing(NOW, { tag: HOT, item_name: '[Lvl 50] Synth 0', starting_bid: 1_000_000 + i * 997, count: 1 + (i % 5), enchantments: {} }));
   await storeGeneration(store, NOW - 60_000, listings);
-  const bytes = await rollupBytes(store);
-  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.kysely);
-  const fileBytes = fileSize(join(dir, 'skymarket.db'));
+  if (backend === 'postgres') await sql`analyze`.execute(store.kysely);
+  const bytes = await rollupBytes(store, backend);
+  const fileBytes = await databaseBytes(store, backend, dir);
   const app = await createTestApp({ store, env: { FLIPS_POLL_MS: '0' } });
   app.clock.set(NOW);
   await app.app.market.activeAuctions.ready();
   await app.app.market.priceRollups.recordLowestBins(NOW);
+  // What is measured must be answers with data: every bucket of the month and every day has sales.
+  const month = (await app.app.inject(ENDPOINTS['history/month']!)).json() as Array<{ sales: number }>;
+  const full = (await app.app.inject(ENDPOINTS['history/full']!)).json() as Array<{ sales: number }>;
+  if (month.filter((p) => p.sales > 0).length < Math.min(days, 30) || full.filter((p) => p.sales > 0).length < days) {
+    throw new Error(`${HOT}: ${month.length} month points, ${full.length} days: the history is not what the bench means to measure`);
+  }
   return {
     days,
     sales,
@@ -93,6 +119,7 @@ async function prepare(days: number, perDay: number): Promise<Prepared> {
       await app.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
+      if (backend === 'postgres') await dropBenchSchema(schema);
     },
   };
 }
@@ -177,6 +204,25 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       unit: 'MB',
       notes: `price rollup tables ${Number.isFinite(s.rollupBytes) ? (s.rollupBytes / s.sales).toFixed(1) : '?'} MB of it (synthetic sales carry no item bytes)`,
     });
+  }
+  // PostgreSQL: the same comparison at a shorter long history (filling PostgreSQL is slower).
+  const pgDays = options.quick ? 14 : Number(process.env['BENCH_PRICES_PG_DAYS'] ?? 30);
+  if (process.env['BENCH_PRICES_POSTGRES'] !== '0' && (await postgresReachable())) {
+    const a = await prepare(7, perDay, 'postgres');
+    const b = await prepare(pgDays, perDay, 'postgres');
+    try {
+      const times = await measureSideBySide(a, b, requests);
+      for (const [name, t] of Object.entries(times)) {
+        const s50 = pct(t.a, 0.5);
+        const l50 = pct(t.b, 0.5);
+        rows.push({ name: `PostgreSQL ${name} p50, ${b.days} d vs 7 d`, figure: l50, unit: 'ms', ratio: l50 / s50, baseline: `7 d: ${s50.toFixed(2)} ms`, notes: `p99 ${pct(t.b, 0.99).toFixed(2)} / ${pct(t.a, 0.99).toFixed(2)} ms; ${b.sales.toLocaleString('en-US')} vs ${a.sales.toLocaleString('en-US')} sales` });
+      }
+      rows.push({ name: `PostgreSQL rollup catch-up CPU per minute of sales (${b.days} d)`, figure: b.rollupCpuMs / (b.days * 1440), unit: 'ms', notes: `Node's CPU only (the server's is apart); ${(b.rollupCpuMs / 1000).toFixed(1)} s` });
+      rows.push({ name: `PostgreSQL relations per million sales (${b.days} d)`, figure: b.fileBytes / b.sales, unit: 'MB', notes: `price rollup tables ${(b.rollupBytes / b.sales).toFixed(1)} MB of it` });
+    } finally {
+      await a.close();
+      await b.close();
+    }
   }
   const rate = await maintenance(500_000, options.quick ? 2 : 6);
   rows.push({ name: 'rollup CPU per minute of sales at 500,000 sales/day', figure: rate.cpuMsPerMinute, unit: 'ms', notes: `${rate.sales.toLocaleString('en-US')} sales rolled up` });

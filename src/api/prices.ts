@@ -22,7 +22,8 @@ const FILTER_HELP =
   'Any other query parameter is a filter (case-insensitive name → value), e.g. `Rarity=LEGENDARY`, `PetLevel=100`, `Stars=5`; also accepted as a deepObject `query[Rarity]=…`. ' +
   'An unknown filter or a malformed value is a 400 naming the filter. ' +
   `With filters the sales are read one by one (not the rollups) for at most ${FILTERED_DEADLINE_MS / 1000} s, newest first; when that cuts the read, ` +
-  `the answer has the header \`X-Sales-Read-From: <ISO instant>\`: only sales from then on were read.`;
+  `the answer has the header \`X-Sales-Read-From: <ISO instant>\`: only sales from then on were read. Without filters the header appears only while the ` +
+  `rollup catches up after an upgrade: the sales between the last rolled-up hour and that instant are missing.`;
 const filterQuery = <P extends Record<string, ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>>>(props: P) =>
   Type.Object(props, { additionalProperties: Type.String(), description: FILTER_HELP });
 const CONTROL = ['token', 'apiKey', 'apikey', 'key'];
@@ -105,7 +106,7 @@ const RANGE_CACHE: Record<HistoryRange, number> = { day: 60, week: 300, month: 6
 const RANGE_TEXT: Record<HistoryRange, string> = {
   day: 'the last 24 hours, one point per hour',
   week: 'the last 7 days, one point per 2 hours',
-  month: 'the last 30 days, one point per 6 hours',
+  month: 'the last 30 days, one point per UTC day',
   full: 'all stored history, one point per UTC day',
 };
 
@@ -193,7 +194,7 @@ export async function priceRoutes(app: FastifyInstance) {
           ...filterMap('query'),
           summary: `Price history: ${RANGE_TEXT[range]}`,
           description:
-            `Points oldest first, one per ${RANGE_BUCKETS[range].bucket / 3_600_000}-hour bucket (UTC-aligned) that had sales or a recorded lowest BIN. ` +
+            `Points oldest first, one per ${RANGE_BUCKETS[range].bucket >= 86_400_000 ? 'UTC day' : `${RANGE_BUCKETS[range].bucket / 3_600_000}-hour bucket (UTC-aligned)`} that had sales or a recorded lowest BIN. ` +
             'Prices per unit. Without filters from the price rollups (hourly and daily), plus the sales after the last rolled-up hour. ' +
             '`variant` picks a price variant of the tag (pets `LEGENDARY`, `LEGENDARY+100`, `LEGENDARY+200`; runes and potions their level); it cannot be combined with filters.',
           params: ItemTagParams,

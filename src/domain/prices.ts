@@ -87,14 +87,16 @@ export type HistoryRange = 'day' | 'week' | 'month' | 'full';
 export const HISTORY_RANGES: readonly HistoryRange[] = ['day', 'week', 'month', 'full'];
 
 /**
- * Each range's span and bucket. The rollups are hourly (and daily), so no bucket is shorter than
- * an hour: a day is 24 hourly points, a week 84 two-hour points, a month 120 six-hour points,
- * the full history one point per day (the daily rollup). `span` null: everything stored.
+ * Each range's span and bucket. The rollups are hourly and daily, so no bucket is shorter than
+ * an hour: a day is 24 hourly points, a week 84 two-hour points (168 hourly rows), a month 30
+ * daily points and the full history one point per day, both from the daily rollup (as the
+ * established service's month chart: a month of hourly rows, with their digests, cost ~4× a
+ * week's to read). `span` null: everything stored.
  */
 export const RANGE_BUCKETS: Readonly<Record<HistoryRange, { span: number | null; bucket: number }>> = {
   day: { span: DAY_MS, bucket: HOUR_MS },
   week: { span: 7 * DAY_MS, bucket: 2 * HOUR_MS },
-  month: { span: 30 * DAY_MS, bucket: 6 * HOUR_MS },
+  month: { span: 30 * DAY_MS, bucket: DAY_MS },
   full: { span: null, bucket: DAY_MS },
 };
 
@@ -201,11 +203,60 @@ export function weightedQuantiles(points: readonly WeightedPrice[], n: number): 
   return out;
 }
 
-/** The median of cells' digests (exact when every cell held all its prices). */
+/**
+ * The median of cells' digests (exact when every cell held all its prices): the weighted median
+ * of their points (domain/sales-rollup.ts `weightedMedian`: the mean of the two middle prices when
+ * the weight splits exactly between them), found by walking the ascending digests together, with
+ * no copy or sort (a 6-hour bucket merges 6 digests of 32 points).
+ */
 export function medianOf(cells: readonly PriceCell[]): number | null {
-  const points: WeightedPrice[] = [];
-  for (const c of cells) digestPoints(c.count, c.prices, points);
-  return weightedMedian(points);
+  const n = cells.length;
+  if (n === 0) return null;
+  if (n === 1) return medianOfOne(cells[0]!);
+  const heads = new Int32Array(n);
+  const weights = new Float64Array(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const c = cells[i]!;
+    weights[i] = c.prices.length > 0 ? c.count / c.prices.length : 0;
+    total += c.count;
+  }
+  if (total === 0) return null;
+  const half = total / 2;
+  const eps = total * 1e-12;
+  let cumulative = 0;
+  // The next price in ascending order across the digests (-1: none left).
+  const next = (): number => {
+    let best = -1;
+    let bestPrice = Infinity;
+    for (let i = 0; i < n; i++) {
+      const c = cells[i]!;
+      const h = heads[i]!;
+      if (h < c.prices.length && c.prices[h]! < bestPrice) {
+        bestPrice = c.prices[h]!;
+        best = i;
+      }
+    }
+    return best;
+  };
+  for (let i = next(); i >= 0; ) {
+    const price = cells[i]!.prices[heads[i]!]!;
+    heads[i]!++;
+    cumulative += weights[i]!;
+    const j = next();
+    if (Math.abs(cumulative - half) <= eps && j >= 0) return (price + cells[j]!.prices[heads[j]!]!) / 2;
+    if (cumulative > half) return price;
+    if (j < 0) return price;
+    i = j;
+  }
+  return null;
+}
+
+/** The median of one cell's digest (its points weigh alike). */
+function medianOfOne(c: PriceCell): number | null {
+  const m = c.prices.length;
+  if (m === 0) return null;
+  return m % 2 ? c.prices[m >> 1]! : (c.prices[m / 2 - 1]! + c.prices[m / 2]!) / 2;
 }
 
 /**
@@ -301,20 +352,21 @@ export class PointBuilder {
 
 /** A bucket's point. Without sales, `min`, `max`, `avg` are 0 and `median` null. */
 export function pointOf(bucket: number, { cells, lowestBin }: BucketInput): PricePoint {
-  const merged = mergeCells(cells);
   const time = new Date(bucket).toISOString();
-  if (!merged) return { min: 0, max: 0, avg: 0, volume: 0, time, median: null, lowestBin, sales: 0, items: 0 };
-  return {
-    min: merged.min,
-    max: merged.max,
-    avg: merged.sum / merged.count,
-    volume: merged.items,
-    time,
-    median: medianOf(cells),
-    lowestBin,
-    sales: merged.count,
-    items: merged.items,
-  };
+  let count = 0;
+  let items = 0;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const c of cells) {
+    count += c.count;
+    items += c.items;
+    sum += c.sum;
+    if (c.min < min) min = c.min;
+    if (c.max > max) max = c.max;
+  }
+  if (count === 0) return { min: 0, max: 0, avg: 0, volume: 0, time, median: null, lowestBin, sales: 0, items: 0 };
+  return { min, max, avg: sum / count, volume: items, time, median: medianOf(cells), lowestBin, sales: count, items };
 }
 
 /** The 2-day summary (`PriceSumary`): min, median, mean, mode, volume (items), max; zeros when nothing sold. */

@@ -13,7 +13,7 @@
 import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
 import type { StoredCell, VariantAverage } from '../store/repositories/price-rollups.ts';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import type { FilterPredicate } from '../domain/filters.ts';
@@ -70,8 +70,9 @@ export interface HistoryOptions {
 export interface PriceHistory {
   points: PricePoint[];
   /**
-   * null: complete. Otherwise the filtered read of raw sales hit its deadline and read the sales
-   * from this time (epoch ms) to now only: buckets before it are missing or partial.
+   * null: complete. Otherwise a read of raw sales hit its deadline and read the sales from this
+   * time (epoch ms) to now only: with filters, every sale before it is missing; without, the sales
+   * between the last rolled-up hour and it (only while the rollup is catching up).
    */
   cut: number | null;
   /** 'rollups' (unfiltered) or 'sales' (filtered: raw sales) */
@@ -150,9 +151,12 @@ export class PriceService {
       return { points: builder.points(), cut, source: 'sales' };
     }
     const variant = options.variant ?? ALL_VARIANTS;
-    for (const c of await this.cells(tag, variant, from, now, range === 'full')) builder.addCell(c.at, c);
-    for (const b of await this.bins(tag, variant, from, now, range === 'full')) builder.addLowestBin(b.at, b.lowest);
-    return { points: builder.points(), cut: null, source: 'rollups' };
+    // Daily buckets read the daily rollup for closed days.
+    const days = bucket >= DAY_MS;
+    const { cells, cut } = await this.cells(tag, variant, from, now, days);
+    for (const c of cells) builder.addCell(c.at, c);
+    for (const b of await this.bins(tag, variant, from, now, days)) builder.addLowestBin(b.at, b.lowest);
+    return { points: builder.points(), cut, source: 'rollups' };
   }
 
   /** `{min, median, mean, mode, volume, max}` of the last 2 days of sales (prices per unit; volume in items). */
@@ -167,7 +171,8 @@ export class PriceService {
       const cell = cellOf(sales);
       return { summary: summaryOf(cell ? [cell] : []), cut };
     }
-    return { summary: summaryOf(await this.cells(tag, ALL_VARIANTS, from, now, false)), cut: null };
+    const { cells, cut } = await this.cells(tag, ALL_VARIANTS, from, now, false);
+    return { summary: summaryOf(cells), cut };
   }
 
   /** The cheapest active BIN (whole price) matching the filters, its uuid, and the second cheapest; zeros when none. */
@@ -233,7 +238,9 @@ export class PriceService {
       builder.addSales(read.sales);
       totals = cellOf(read.sales);
     } else {
-      const cells = await this.cells(tag, ALL_VARIANTS, from, now, true);
+      const read = await this.cells(tag, ALL_VARIANTS, from, now, true);
+      cut = read.cut;
+      const cells = read.cells;
       for (const c of cells) builder.addCell(c.at, c);
       for (const b of await this.bins(tag, ALL_VARIANTS, from, now, true)) builder.addLowestBin(b.at, b.lowest);
       totals = cells.length > 0 ? mergeTotals(cells) : null;
@@ -300,9 +307,11 @@ export class PriceService {
   /**
    * The cells of a tag and variant from `from` to now: rolled-up hours (and, with `days`, the
    * daily cells of every closed day), plus one cell per hour of the raw sales after the last
-   * rolled-up hour.
+   * rolled-up hour. That tail is an hour or so while the rollup keeps up; while a first catch-up
+   * is still behind (after migration 017 on a large history) it is read newest first under the
+   * deadline, and `cut` says from when on it was read.
    */
-  private async cells(tag: string, variant: string, from: number, now: number, days: boolean): Promise<StoredCell[]> {
+  private async cells(tag: string, variant: string, from: number, now: number, days: boolean): Promise<{ cells: StoredCell[]; cut: number | null }> {
     const repo = this.store.priceRollups;
     const state = await repo.state();
     const rolledTo = Math.min(state.rolledTo, now);
@@ -313,9 +322,10 @@ export class PriceService {
       hoursFrom = state.daysTo;
     }
     if (rolledTo > hoursFrom) out.push(...(await repo.hours(tag, variant, hoursFrom, rolledTo)));
-    // Sales after the last rolled-up hour, read raw through the (tag, sold_at) index: the whole
-    // tag's price columns only; a variant's with their NBT, to key them.
+    // Sales after the last rolled-up hour, read raw through the (tag, sold_at) index, newest
+    // first: the whole tag's price columns only; a variant's with their NBT, to key them.
     const tailFrom = Math.max(from, rolledTo);
+    let cut: number | null = null;
     if (tailFrom <= now) {
       const byHour = new Map<number, PricedSale[]>();
       const add = (sale: PricedSale) => {
@@ -324,23 +334,57 @@ export class PriceService {
         if (list) list.push(sale);
         else byHour.set(h, [sale]);
       };
-      if (variant === ALL_VARIANTS) {
-        for await (const chunk of this.store.auctionQueries.soldLeanChunks(tag, tailFrom)) {
-          for (const s of chunk) add({ price: s.price / Math.max(1, s.count), count: s.count, at: s.end });
+      try {
+        if (variant === ALL_VARIANTS) {
+          await this.underDeadline(this.store.auctionQueries.soldLeanChunks(tag, tailFrom), (chunk: LeanSale[]) => {
+            for (const s of chunk) add({ price: s.price / Math.max(1, s.count), count: s.count, at: s.end });
+            return chunk[chunk.length - 1]!.end;
+          });
+        } else {
+          await this.underDeadline(this.store.auctionQueries.soldChunks({ tag, since: tailFrom }), (chunk: AuctionRecord[]) => {
+            for (const r of chunk) {
+              if (priceVariantKey(r) === variant) add({ price: (r.soldPrice ?? r.highestBid) / Math.max(1, r.count), count: r.count, at: r.soldAt ?? r.end });
+            }
+            const last = chunk[chunk.length - 1]!;
+            return last.soldAt ?? last.end;
+          });
         }
-      } else {
-        for await (const chunk of this.store.auctionQueries.soldChunks({ tag, since: tailFrom })) {
-          for (const r of chunk) {
-            if (priceVariantKey(r) === variant) add({ price: (r.soldPrice ?? r.highestBid) / Math.max(1, r.count), count: r.count, at: r.soldAt ?? r.end });
-          }
-        }
+      } catch (err) {
+        if (!(err instanceof CutAt)) throw err;
+        cut = err.at;
       }
       for (const [hour, list] of [...byHour].sort(([a], [b]) => a - b)) {
         const cell = cellOf(list);
         if (cell) out.push({ ...cell, tag, variant, at: hour });
       }
     }
-    return out;
+    return { cells: out, cut };
+  }
+
+  /**
+   * Consumes `chunks` (newest first), handing each to `each`, which returns the time of the oldest
+   * row it got; throws CutAt(the oldest time read) once the deadline passes.
+   */
+  private async underDeadline<T>(chunks: AsyncGenerator<T[]>, each: (chunk: T[]) => number): Promise<void> {
+    const started = performance.now();
+    const remaining = () => this.deadlineMs - (performance.now() - started);
+    let oldest = this.clock.now();
+    try {
+      for (;;) {
+        let next: IteratorResult<T[]>;
+        try {
+          next = await withDeadline(chunks.next(), remaining());
+        } catch (err) {
+          if (err instanceof DeadlineExceeded) throw new CutAt(oldest);
+          throw err;
+        }
+        if (next.done) return;
+        if (next.value.length > 0) oldest = each(next.value);
+        if (remaining() <= 0) throw new CutAt(oldest);
+      }
+    } finally {
+      void chunks.return(undefined).catch(() => undefined);
+    }
   }
 
   /** Lowest BINs recorded from `from` to now: per closed day (with `days`), then per hour. */
@@ -376,29 +420,12 @@ export class PriceService {
   }
 
   /** Sold records of a tag since `from`, newest first, chunk by chunk; throws CutAt when the deadline passes. */
-  private async readSold(tag: string, from: number, each: (rows: AuctionRecord[]) => void): Promise<void> {
-    const started = performance.now();
-    const remaining = () => this.deadlineMs - (performance.now() - started);
-    const chunks = this.store.auctionQueries.soldChunks({ tag, since: from });
-    let oldest = this.clock.now();
-    try {
-      for (;;) {
-        let next: IteratorResult<AuctionRecord[]>;
-        try {
-          next = await withDeadline(chunks.next(), remaining());
-        } catch (err) {
-          if (err instanceof DeadlineExceeded) throw new CutAt(oldest);
-          throw err;
-        }
-        if (next.done) return;
-        each(next.value);
-        const last = next.value[next.value.length - 1];
-        if (last) oldest = last.soldAt ?? last.end;
-        if (remaining() <= 0) throw new CutAt(oldest);
-      }
-    } finally {
-      void chunks.return(undefined).catch(() => undefined);
-    }
+  private readSold(tag: string, from: number, each: (rows: AuctionRecord[]) => void): Promise<void> {
+    return this.underDeadline(this.store.auctionQueries.soldChunks({ tag, since: from }), (rows) => {
+      each(rows);
+      const last = rows[rows.length - 1]!;
+      return last.soldAt ?? last.end;
+    });
   }
 
   /** Sales and listings detail of the last days (the year statistics' listing-side totals). */

@@ -93,7 +93,7 @@ describeEachBackend('prices on the real 2022 auction pages', (fixture) => {
     const rows = sold.filter((r) => r.tag === tag);
     check(await get<PricePoint[]>(`/api/item/price/${tag}/history/day`), rows, rangeStart('day', now), HOUR_MS, `${tag} day`);
     check(await get<PricePoint[]>(`/api/item/price/${tag}/history/week`), rows, rangeStart('week', now), 2 * HOUR_MS, `${tag} week`);
-    check(await get<PricePoint[]>(`/api/item/price/${tag}/history/month`), rows, rangeStart('month', now), 6 * HOUR_MS, `${tag} month`);
+    check(await get<PricePoint[]>(`/api/item/price/${tag}/history/month`), rows, rangeStart('month', now), DAY_MS, `${tag} month`);
     check(await get<PricePoint[]>(`/api/item/price/${tag}/history/full`), rows, 0, DAY_MS, `${tag} full`);
   });
 

@@ -184,7 +184,7 @@ describeEachBackend('prices and price history', (fixture) => {
     const raw = pets.map(rawOf);
     const legendary100 = raw.filter((s) => s.tier === 'LEGENDARY' && s.flat['petInfo.exp'] === '30000000');
     const { body } = await get<PricePoint[]>('/api/item/price/PET_BEE/history/month?variant=LEGENDARY%2B100');
-    assertPoints(body, expectedPoints(legendary100, rangeStart('month', now), 6 * HOUR_MS), 'LEGENDARY+100');
+    assertPoints(body, expectedPoints(legendary100, rangeStart('month', now), DAY_MS), 'LEGENDARY+100');
     // An unencoded + arrives as a space.
     const spaced = (await get<PricePoint[]>('/api/item/price/PET_BEE/history/month?variant=LEGENDARY+100')).body;
     assert.deepEqual(spaced, body);
@@ -200,7 +200,7 @@ describeEachBackend('prices and price history', (fixture) => {
     assertPoints(body, expectedPoints(mythic, rangeStart('week', now), 2 * HOUR_MS), 'MYTHIC week');
     for (const p of body) assert.equal(p.lowestBin, null);
     const pets100 = (await get<PricePoint[]>('/api/item/price/PET_BEE/history/month?PetLevel=100')).body;
-    assertPoints(pets100, expectedPoints(pets.map(rawOf).filter((s) => s.flat['petInfo.exp'] === '30000000'), rangeStart('month', now), 6 * HOUR_MS), 'PetLevel=100');
+    assertPoints(pets100, expectedPoints(pets.map(rawOf).filter((s) => s.flat['petInfo.exp'] === '30000000'), rangeStart('month', now), DAY_MS), 'PetLevel=100');
   });
 
   test('a filtered read cut by its deadline says from when it read (service)', async () => {
@@ -209,8 +209,16 @@ describeEachBackend('prices and price history', (fixture) => {
     assert.equal(cut.source, 'sales');
     assert.equal(cut.cut, now);
     assert.deepEqual(cut.points, []);
+    // Unfiltered: the rollups answer; only the raw tail after the last rolled-up hour is cut.
     const whole = await service.history('HYPERION', 'month');
-    assert.equal(whole.cut, null);
+    assert.equal(whole.cut, now);
+    const complete = await t.app.services.prices.history('HYPERION', 'month');
+    assert.equal(complete.cut, null);
+    const sales = (h: typeof whole) => h.points.reduce((n, p) => n + p.sales, 0);
+    const rolledTo = (await t.store.priceRollups.state()).rolledTo;
+    const unrolled = hyperion.filter((r) => r.sold_at! >= rolledTo).length;
+    assert.ok(unrolled >= 1);
+    assert.equal(sales(whole), sales(complete) - unrolled, 'all but the unrolled sales');
   });
 
   test('summary: the last 2 days (whole hours) against brute force; filters', async () => {

@@ -22,7 +22,7 @@ import {
   summaryOf,
   type PricedSale,
 } from '../../src/domain/prices.ts';
-import { DIGEST_SIZE } from '../../src/domain/sales-rollup.ts';
+import { DIGEST_SIZE, digestPoints, weightedMedian } from '../../src/domain/sales-rollup.ts';
 
 describe('price variant key', () => {
   test('pets: rarity and level band', () => {
@@ -64,14 +64,14 @@ describe('ranges and buckets', () => {
   test('bucket sizes give a few hundred points at most', () => {
     assert.deepEqual(
       Object.fromEntries(Object.entries(RANGE_BUCKETS).map(([k, v]) => [k, v.span === null ? null : v.span / v.bucket])),
-      { day: 24, week: 84, month: 120, full: null },
+      { day: 24, week: 84, month: 30, full: null },
     );
   });
   test('a range starts at the first whole bucket after now − span', () => {
     const now = Date.UTC(2026, 10, 22, 12, 30);
     assert.equal(rangeStart('day', now), Date.UTC(2026, 10, 21, 13));
     assert.equal(rangeStart('week', now), Date.UTC(2026, 10, 15, 14));
-    assert.equal(rangeStart('month', now), Date.UTC(2026, 9, 23, 18));
+    assert.equal(rangeStart('month', now), Date.UTC(2026, 9, 24));
     assert.equal(rangeStart('full', now), 0);
     assert.equal(bucketOf(Date.UTC(2026, 0, 1, 5, 59), 2 * HOUR_MS), Date.UTC(2026, 0, 1, 4));
   });
@@ -173,6 +173,17 @@ describe('cells against brute force', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  test('medianOf (a walk over the digests) equals the weighted median of their points', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.integer({ min: 1, max: 50 }).map((p) => p * 100), { minLength: 1, maxLength: 100 }), { minLength: 1, maxLength: 8 }), (groups) => {
+        const cells = groups.map((g) => cellOf(g.map((price, i) => ({ price, count: 1, at: i })))!);
+        const points = cells.flatMap((c) => digestPoints(c.count, c.prices));
+        assert.equal(medianOf(cells), weightedMedian(points));
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -15,7 +15,7 @@ import { PriceRollups } from '../../src/market/price-rollups.ts';
 import type { Store } from '../../src/store/index.ts';
 import type { AuctionsTable } from '../../src/store/schema.ts';
 import { sale, storeSales } from '../helpers/auctions.ts';
-import { describeEachBackend } from '../helpers/databases.ts';
+import { describeEachBackend, IN_CI, migrateTo, openUnmigratedStore, postgresUnavailable } from '../helpers/databases.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0);
 
@@ -156,3 +156,30 @@ describeEachBackend('price rollups against brute force', (fixture) => {
     await compare(store, rows);
   });
 });
+
+for (const backend of ['sqlite', 'postgres'] as const) {
+  test(`migration 017 on a store with sales: the first catch-up builds the whole history; down drops the tables [${backend}]`, async (t) => {
+    if (backend === 'postgres' && postgresUnavailable && !IN_CI) return t.skip('PostgreSQL unreachable');
+    const { store, migrator, close } = await openUnmigratedStore(backend, 'm017');
+    try {
+      await migrateTo(migrator, '016-profile-requests');
+      // Sales stored before the upgrade, the oldest 60 days ago.
+      const rows = Array.from({ length: 120 }, (_, i) => sale(NOW, 20 * 60_000 + i * 12 * HOUR_MS, { tag: i % 3 ? 'ENCHANTED_DIAMOND' : 'PET_BEE', count: 1 + (i % 4), sold_price: (1 + (i % 4)) * (1000 + i), enchantments: {}, flat_nbt: i % 3 ? {} : { 'petInfo.type': 'BEE', 'petInfo.tier': 'EPIC', 'petInfo.exp': '0' } }));
+      await storeSales(store, NOW, rows);
+      const up = await migrateTo(migrator, '017-price-rollups');
+      assert.equal(up.error, undefined);
+      assert.deepEqual(await store.priceRollups.state(), { rolledTo: 0, daysTo: 0 });
+      const state = await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
+      const oldest = Math.min(...rows.map((r) => r.sold_at!));
+      assert.equal(state.rolledTo, bucketOf(NOW - 10 * 60_000, HOUR_MS));
+      assert.equal((await store.priceRollups.days('PET_BEE', 'EPIC', 0, NOW)).length > 0, true);
+      assert.equal((await store.priceRollups.hours('ENCHANTED_DIAMOND', '', 0, bucketOf(oldest, HOUR_MS) + HOUR_MS)).length, 1);
+      await compare(store, rows);
+      const down = await migrateTo(migrator, '016-profile-requests');
+      assert.equal(down.error, undefined);
+      await assert.rejects(sql`select count(*) from price_hours`.execute(store.kysely));
+    } finally {
+      await close();
+    }
+  });
+}

@@ -140,6 +140,16 @@ export class PriceRollupRepository {
    * `days_to` is `day`, and moves `days_to` past it; false when another process got there first.
    */
   async rollDay(day: number): Promise<boolean> {
+    const rolled = await this.rollDayRows(day);
+    // PostgreSQL: mark the day's pages all-visible, so a tag's range is read by an index-only scan
+    // of price_hours_cover (without it the planner walked the hour index and filtered every tag of
+    // the range: a week 2.3× slower at 30 days of history than at 7). An insert-only table's vacuum
+    // visits only the pages written since the last one.
+    if (rolled && this.dialect === 'postgres') await sql`vacuum (analyze) price_hours`.execute(this.db);
+    return rolled;
+  }
+
+  private async rollDayRows(day: number): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const moved = await trx.updateTable('price_rollup_state').set({ days_to: day + DAY_MS }).where('id', '=', 1).where('days_to', '=', day).executeTakeFirst();
       if (Number(moved.numUpdatedRows) !== 1) return false;
