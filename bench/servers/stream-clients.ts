@@ -33,7 +33,10 @@ function open(url: string): Promise<void> {
       res.on('data', (chunk: string) => {
         const text = client.carry + chunk;
         let at = text.indexOf(MARKER);
+        // What is carried into the next chunk starts after the last marker counted.
+        let counted = 0;
         while (at >= 0) {
+          counted = at + MARKER.length;
           const m = TIME.exec(text.slice(at, at + 200));
           if (m) {
             const published = Number(m[1]);
@@ -43,7 +46,7 @@ function open(url: string): Promise<void> {
           }
           at = text.indexOf(MARKER, at + MARKER.length);
         }
-        client.carry = text.slice(-250);
+        client.carry = text.slice(Math.max(counted, text.length - 250));
       });
       resolve();
     });
