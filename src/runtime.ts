@@ -177,6 +177,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     url = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
   } catch (err) {
     await app.close();
+    await streamHub?.close();
     await store.close();
     throw err;
   }
