@@ -140,5 +140,9 @@ describe('market events', () => {
     batches = [];
     store.bazaar.changes.emit('snapshot', { ts: clock.now(), rows: [snap('A', 10), snap('B', 21)], books: new Map() });
     assert.deepEqual(topics(batches[0]!), ['generation']);
+    // A replayed snapshot of an hour ago (the demo's history) is not pushed.
+    batches = [];
+    store.bazaar.changes.emit('snapshot', { ts: clock.now() - 3_600_000, rows: [snap('A', 99)], books: new Map() });
+    assert.equal(batches.length, 0);
   });
 });
