@@ -3,9 +3,10 @@
  * snapshot changed, as typed events for the live feeds (domain/stream-events.ts, docs/streaming.md).
  *
  * It listens to the store's change events, so it runs where the store is written: the process
- * that ingests (role all, or the ingest leader). It keeps its own compact index of the active
- * listings (loaded once by start(), then kept by the same events), because a change says which
- * uuids left, not what they were, and because the ingest role has no market views.
+ * that ingests (role all, or the ingest leader). It keeps an index of the active listings (loaded
+ * once by start(), then kept by the same events), because a change says which uuids left, not what
+ * they were: the active-auctions view's own listing objects where the process has the view (role
+ * all), compact listings of its own in the ingest role, which has no market views.
  *
  * Per change it emits one 'batch' of events:
  * - auctions: `auction.new` for every listing not seen before, `auction.sold` for auctions that
