@@ -60,12 +60,17 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
   try {
     // Idle connections: RSS per connection.
-    const before = await ask<{ rss: number }>(server, { cmd: 'stats' }, 'rss');
+    const before = await ask<{ rss: number; heapUsed: number }>(server, { cmd: 'stats' }, 'rss');
     await ask(clients, { cmd: 'open', url, n: idle }, 'open');
-    await new Promise((r) => setTimeout(r, 1000));
-    const afterOpen = await ask<{ rss: number }>(server, { cmd: 'stats' }, 'rss');
+    await new Promise((r) => setTimeout(r, 2000));
+    const afterOpen = await ask<{ rss: number; heapUsed: number }>(server, { cmd: 'stats' }, 'rss');
     const perConnection = (afterOpen.rss - before.rss) / idle;
-    rows.push({ name: `RSS growth per idle SSE connection (${idle.toLocaleString('en-US')} connections)`, figure: perConnection / 1024, unit: 'KB', notes: `server RSS ${mb(before.rss)} → ${mb(afterOpen.rss)} MB; target ≤ 20 KB; load ${load()}` });
+    rows.push({
+      name: `RSS growth per idle SSE connection (${idle.toLocaleString('en-US')} connections)`,
+      figure: perConnection / 1024,
+      unit: 'KB',
+      notes: `server RSS ${mb(before.rss)} → ${mb(afterOpen.rss)} MB, heap ${mb(before.heapUsed)} → ${mb(afterOpen.heapUsed)} MB (${((afterOpen.heapUsed - before.heapUsed) / idle / 1024).toFixed(1)} KB each); target ≤ 20 KB; load ${load()}`,
+    });
     await ask(clients, { cmd: 'close' }, 'closed');
     await new Promise((r) => setTimeout(r, 500));
 
@@ -76,7 +81,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       const runs: number[][] = [];
       let info = { events: 0, bytes: 0, publishMs: 0 };
       // With a stalled client: several generations, so its unread bytes pass the queue limit.
-      for (let g = 0; g < (stall ? 5 : options.quick ? 1 : 2); g++) {
+      for (let g = 0; g < (stall ? 6 : options.quick ? 1 : 2); g++) {
         const published = await ask<{ published: number; events: number; bytes: number; publishMs: number }>(server, { cmd: 'publish' }, 'published');
         info = published;
         const { latencies } = await ask<{ latencies: number[] }>(clients, { cmd: 'wait', published: published.published }, 'latencies');

@@ -183,7 +183,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
       app.addHook('onClose', () => streamHub.close());
     }
     if (context.marketEvents === undefined) {
-      const events = new MarketEvents(context.store, context.clock, { logger: context.logger.child({ component: 'market-events' }) });
+      const events = new MarketEvents(context.store, context.clock, { logger: context.logger.child({ component: 'market-events' }), view: market.activeAuctions });
       publishMarketEvents(events, streamHub, context.logger);
       app.addHook('onReady', () => events.start());
       app.addHook('onClose', async () => events.stop());

@@ -154,17 +154,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     ...(demoBackfill ? { loading: `the demo's ${describeSpan(backfillMs)} of simulated history is being stored` } : {}),
   };
   const serveApi = config.role === 'all' || config.role === 'api';
+  // The market (views and engines, game data read once) only where the data routes are served.
+  const market = serveApi ? marketFromConfig({ store, clock, logger, config }) : undefined;
+  if (market) context.market = market;
   // The live feeds: the hub numbers and fans out events (over Redis when several processes share
   // it); the market's events feed it where this process ingests (started once elected).
   const streamHub = serveApi || ingests ? streamHubFromConfig(config, clock, logger) : undefined;
-  const marketEvents = ingests && streamHub ? new MarketEvents(store, clock, { logger: logger.child({ component: 'market-events' }) }) : undefined;
+  const marketEvents = ingests && streamHub ? new MarketEvents(store, clock, { logger: logger.child({ component: 'market-events' }), ...(market ? { view: market.activeAuctions } : {}) }) : undefined;
   if (streamHub) context.streamHub = streamHub;
   context.marketEvents = marketEvents ?? null;
   if (marketEvents && streamHub) publishMarketEvents(marketEvents, streamHub, logger);
   if (streamHub && serveApi) await streamHub.start();
-  // The market (views and engines, game data read once) only where the data routes are served.
-  const market = serveApi ? marketFromConfig({ store, clock, logger, config }) : undefined;
-  if (market) context.market = market;
   const app = await buildApp(context, { apiRoutes: serveApi });
 
   let url: string;
@@ -174,6 +174,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     url = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
   } catch (err) {
     await app.close();
+    await streamHub?.close();
     await store.close();
     throw err;
   }

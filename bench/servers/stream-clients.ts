@@ -10,40 +10,45 @@ import { connect, type Socket } from 'node:net';
 interface Client {
   req: ClientRequest;
   res?: IncomingMessage;
-  carry: string;
+  carry: Buffer;
 }
 
 const clients: Client[] = [];
 let stalled: { socket: Socket; closed: boolean } | undefined;
 /** per generation publish time → receipt latencies */
 const received = new Map<number, number[]>();
-const MARKER = '"topic":"generation"';
+const MARKER_BYTES = Buffer.from('"topic":"generation"');
 const TIME = /"time":(\d+)/;
 
 function open(url: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const client: Client = { req: undefined as unknown as ClientRequest, carry: '' };
+    const client: Client = { req: undefined as unknown as ClientRequest, carry: Buffer.alloc(0) };
     client.req = request(url, { headers: { accept: 'text/event-stream' }, agent: false }, (res) => {
       if (res.statusCode !== 200) {
         reject(new Error(`status ${res.statusCode}`));
         return;
       }
       client.res = res;
-      res.setEncoding('latin1');
-      res.on('data', (chunk: string) => {
-        const text = client.carry + chunk;
-        let at = text.indexOf(MARKER);
+      // Bytes, not strings: the client process should cost as little as it can beside the server.
+      res.on('data', (chunk: Buffer) => {
+        const data = client.carry.length > 0 ? Buffer.concat([client.carry, chunk]) : chunk;
+        let at = data.indexOf(MARKER_BYTES);
+        let counted = 0;
         while (at >= 0) {
-          const m = TIME.exec(text.slice(at, at + 200));
-          if (m) {
-            const published = Number(m[1]);
-            let list = received.get(published);
-            if (!list) received.set(published, (list = []));
-            list.push(Date.now() - published);
+          const m = TIME.exec(data.toString('latin1', at, Math.min(data.length, at + 200)));
+          if (!m) {
+            // The time is in the next chunk: carry the marker over.
+            counted = at;
+            break;
           }
-          at = text.indexOf(MARKER, at + MARKER.length);
+          counted = at + MARKER_BYTES.length;
+          const published = Number(m[1]);
+          let list = received.get(published);
+          if (!list) received.set(published, (list = []));
+          list.push(Date.now() - published);
+          at = data.indexOf(MARKER_BYTES, counted);
         }
-        client.carry = text.slice(-250);
+        client.carry = Buffer.from(data.subarray(Math.max(counted, data.length - 250)));
       });
       resolve();
     });

@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { DraftEvent } from '../../src/domain/stream-events.ts';
-import { serveBenchApp } from './serve-app.ts';
+import { serveBenchApp, THROUGHPUT_ENV } from './serve-app.ts';
 
-const app = await serveBenchApp({ env: { ...process.env, STREAM_CONNECTIONS_PER_IP: '1000000', STREAM_QUEUE_BYTES: String(8 * 1024 * 1024) } });
+const app = await serveBenchApp({ env: { ...THROUGHPUT_ENV, STREAM_CONNECTIONS_PER_IP: '1000000', STREAM_QUEUE_BYTES: String(4 * 1024 * 1024) } });
 const hub = app.services.stream.hub;
 
 const TAGS = ['HYPERION', 'TERMINATOR', 'PET_ENDER_DRAGON', 'ASPECT_OF_THE_END', 'NECRON_CHESTPLATE', 'JUJU_SHORTBOW', 'ENCHANTMENT_ULTIMATE_WISE_5', 'WITHER_GOGGLES'];

@@ -3,9 +3,10 @@
  * snapshot changed, as typed events for the live feeds (domain/stream-events.ts, docs/streaming.md).
  *
  * It listens to the store's change events, so it runs where the store is written: the process
- * that ingests (role all, or the ingest leader). It keeps its own compact index of the active
- * listings (loaded once by start(), then kept by the same events), because a change says which
- * uuids left, not what they were, and because the ingest role has no market views.
+ * that ingests (role all, or the ingest leader). It keeps an index of the active listings (loaded
+ * once by start(), then kept by the same events), because a change says which uuids left, not what
+ * they were: the active-auctions view's own listing objects where the process has the view (role
+ * all), compact listings of its own in the ingest role, which has no market views.
  *
  * Per change it emits one 'batch' of events:
  * - auctions: `auction.new` for every listing not seen before, `auction.sold` for auctions that
@@ -13,6 +14,7 @@
  *   `lbin.changed` for every tag and variant whose lowest BIN moved, then `generation`;
  * - auctions_ended: `auction.sold` per sale (each auction once), lbin changes, `generation`;
  * - bazaar: `bazaar.changed` for the products that moved, then `generation`.
+ * Changes about upstream data more than 5 minutes old (a history replay) update the index silently.
  * A listing that leaves before its end time without a reported sale was bought or cancelled:
  * it waits up to `pendingMs` for the ended feed to report its sale (`auction.sold`), else it is
  * `auction.ended` (`cancelled`).
@@ -31,12 +33,19 @@ import {
   type DraftEvent,
 } from '../domain/stream-events.ts';
 import type { Store } from '../store/index.ts';
-import { toRecord, type AuctionRecord } from '../store/repositories/auction-queries.ts';
+import { toRecord } from '../store/repositories/auction-queries.ts';
+import { listingOf as compactListing, type ActiveAuctionsView, type ActiveListing } from './active-auctions.ts';
 import type { AuctionsChange, SaleNote } from '../store/repositories/auctions.ts';
 import type { BazaarChange } from '../store/repositories/bazaar.ts';
 
-/** An active listing as the index keeps it. */
-interface Listing extends AuctionFacts {
+/**
+ * An active listing as the index keeps it: the market's compact listing (repeated names, maps and NBT
+ * shared with the active-auctions view's pools), its variant and lowest-BIN key.
+ */
+interface Listing {
+  uuid: string;
+  l: ActiveListing;
+  variant: string | null;
   /** the lowest-BIN key: tag, or tag|variant */
   key: string;
 }
@@ -50,8 +59,20 @@ interface Lowest {
 export interface MarketEventsOptions {
   /** how long a listing that left early waits for its sale before it is `cancelled` (ms) */
   pendingMs?: number;
+  /**
+   * The market's active-auctions view, where this process has one (role all): the index then holds
+   * the view's own listing objects (loaded from it, and taken from it as it applies each change)
+   * instead of building its own, so the listings are held once.
+   */
+  view?: ActiveAuctionsView;
   logger?: Logger;
 }
+
+/**
+ * A change about upstream data older than this is a history replay (the demo's backfill of a day
+ * of snapshots and sales): it updates the index but is not pushed as live events.
+ */
+const HISTORY_MS = 5 * 60_000;
 
 /** How long a sold uuid is remembered, so each sale is told once and never re-listed as new. */
 const SOLD_MEMORY_MS = 60 * 60_000;
@@ -87,7 +108,13 @@ export class MarketEvents {
     this.started ??= (async () => {
       this.store.auctions.changes.on('change', this.onAuctions);
       this.store.bazaar.changes.on('snapshot', this.onBazaar);
-      for await (const records of this.store.auctionQueries.activeListingChunks()) for (const r of records) this.put(listingOf(r));
+      const view = this.options.view;
+      if (view) {
+        await view.ready();
+        for (const l of view.listings()) this.put(entryOf(l));
+      } else {
+        for await (const records of this.store.auctionQueries.activeListingChunks()) for (const r of records) this.put(entryOf(compactListing(r)));
+      }
       for (const key of this.bins.keys()) this.refreshLowest(key);
       this.loaded = true;
       const pending = this.buffered;
@@ -148,7 +175,7 @@ export class MarketEvents {
       const listing = this.listings.get(uuid);
       if (!listing) continue;
       this.remove(listing, touched);
-      if (listing.end <= now) {
+      if (listing.l.end <= now) {
         events.push({ topic: 'auction.ended', time: now, ...facts(listing), price: priceOf(listing), reason: 'expired' });
         counts.ended++;
       } else {
@@ -157,7 +184,9 @@ export class MarketEvents {
     }
     for (const row of change.upserted) {
       if (row.state !== 'active' || this.sold.has(row.uuid)) continue;
-      const listing = listingOf(toRecord(row));
+      // The view applied this change just before (its listener came first): its object is the listing.
+      const held = this.options.view?.get(row.uuid);
+      const listing = entryOf(held && held.lastUpdated === Number(row.last_updated) ? held : compactListing(toRecord(row)));
       const before = this.listings.get(listing.uuid);
       if (before) this.remove(before, touched);
       this.put(listing, touched);
@@ -181,7 +210,7 @@ export class MarketEvents {
       }
     }
     events.push({ topic: 'generation', time: now, feed: change.feed, lastUpdated: change.lastUpdated, counts: { ...counts, active: this.listings.size } });
-    this.emit(events);
+    if (change.lastUpdated >= now - HISTORY_MS) this.emit(events);
   }
 
   private applyBazaar(change: BazaarChange): void {
@@ -212,14 +241,14 @@ export class MarketEvents {
       });
     }
     events.push({ topic: 'generation', time: now, feed: 'bazaar', lastUpdated: change.ts, counts: { products: change.rows.length, changed: events.length } });
-    this.emit(events);
+    if (change.ts >= now - HISTORY_MS) this.emit(events);
   }
 
   // -------------------------------------------------------------------------
 
   private put(listing: Listing, touched?: Set<string>): void {
     this.listings.set(listing.uuid, listing);
-    if (listing.bin && listing.highestBid === 0) {
+    if (listing.l.bin && listing.l.highestBid === 0) {
       let set = this.bins.get(listing.key);
       if (!set) this.bins.set(listing.key, (set = new Set()));
       set.add(listing.uuid);
@@ -237,10 +266,10 @@ export class MarketEvents {
   }
 
   /** The key's cheapest BIN now (ties: earliest end, then uuid, as market/active-auctions.ts). */
-  private cheapest(key: string): Listing | undefined {
-    let best: Listing | undefined;
+  private cheapest(key: string): ActiveListing | undefined {
+    let best: ActiveListing | undefined;
     for (const uuid of this.bins.get(key) ?? []) {
-      const l = this.listings.get(uuid)!;
+      const l = this.listings.get(uuid)!.l;
       if (!best || l.startingBid < best.startingBid || (l.startingBid === best.startingBid && (l.end < best.end || (l.end === best.end && l.uuid < best.uuid)))) best = l;
     }
     return best;
@@ -268,7 +297,7 @@ export class MarketEvents {
       variant: sep < 0 ? null : key.slice(sep + 1),
       oldPrice,
       newPrice,
-      listing: best ? { uuid: best.uuid, price: best.startingBid, seller: best.seller, end: best.end, item: best.item } : null,
+      listing: best ? { uuid: best.uuid, price: best.startingBid, seller: best.seller, end: best.end, item: itemOf(best) } : null,
     };
   }
 
@@ -281,38 +310,20 @@ export class MarketEvents {
   }
 }
 
-function listingOf(r: AuctionRecord): Listing {
-  const variant = variantOf(r.tag, r.tier, r.flatNbt);
-  const item: AuctionItem = {
-    itemName: r.itemName,
-    count: r.count,
-    tier: r.tier,
-    reforge: r.reforge,
-    itemUid: r.itemUid,
-    itemCreatedAt: r.itemCreatedAt,
-    enchantments: r.enchantments,
-    flatNbt: r.flatNbt,
-  };
-  return {
-    uuid: r.uuid,
-    tag: r.tag,
-    variant,
-    bin: r.bin,
-    startingBid: r.startingBid,
-    highestBid: r.highestBid,
-    seller: r.seller,
-    start: r.start,
-    end: r.end,
-    item,
-    key: variant === null ? r.tag : `${r.tag}|${variant}`,
-  };
+function entryOf(l: ActiveListing): Listing {
+  const variant = variantOf(l.tag, l.tier, l.flatNbt);
+  return { uuid: l.uuid, l, variant, key: variant === null ? l.tag : `${l.tag}|${variant}` };
 }
 
-function facts(l: Listing): AuctionFacts {
-  return { uuid: l.uuid, tag: l.tag, variant: l.variant, bin: l.bin, startingBid: l.startingBid, highestBid: l.highestBid, seller: l.seller, start: l.start, end: l.end, item: l.item };
+function itemOf(l: ActiveListing): AuctionItem {
+  return { itemName: l.itemName, count: l.count, tier: l.tier, reforge: l.reforge, itemUid: l.itemUid, itemCreatedAt: l.itemCreatedAt, enchantments: l.enchantments, flatNbt: l.flatNbt };
 }
 
-function priceOf(l: Pick<Listing, 'highestBid' | 'startingBid'>): number {
+function facts({ l, variant }: Listing): AuctionFacts {
+  return { uuid: l.uuid, tag: l.tag, variant, bin: l.bin, startingBid: l.startingBid, highestBid: l.highestBid, seller: l.seller, start: l.start, end: l.end, item: itemOf(l) };
+}
+
+function priceOf({ l }: Listing): number {
   return l.highestBid > 0 ? l.highestBid : l.startingBid;
 }
 
@@ -321,13 +332,13 @@ function soldEvent(sale: SaleNote, listing: Listing | undefined, now: number): D
     topic: 'auction.sold',
     time: now,
     uuid: sale.uuid,
-    tag: listing?.tag ?? sale.tag ?? null,
+    tag: listing?.l.tag ?? sale.tag ?? null,
     variant: listing?.variant ?? null,
     price: sale.price,
-    bin: listing?.bin ?? sale.bin ?? null,
+    bin: listing?.l.bin ?? sale.bin ?? null,
     buyer: sale.buyer,
-    seller: listing?.seller ?? sale.seller ?? null,
+    seller: listing?.l.seller ?? sale.seller ?? null,
     soldAt: sale.at,
-    item: listing?.item ?? null,
+    item: listing ? itemOf(listing.l) : null,
   };
 }

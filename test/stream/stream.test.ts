@@ -421,3 +421,41 @@ function syntheticNew(uuid: string, padding: string): DraftEvent {
     item: { itemName: padding, count: 1, tier: null, reforge: null, itemUid: null, itemCreatedAt: null, enchantments: {}, flatNbt: {} },
   };
 }
+
+describe('live feeds: connections per account, raised by tier [sqlite]', () => {
+  let t: TestApp;
+  let base: string;
+  const open: Array<{ close(): void }> = [];
+  before(async () => {
+    t = await createTestApp({ env: { STREAM_CONNECTIONS_PER_ACCOUNT: '1', STREAM_CONNECTIONS_PER_IP: '50' } });
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => {
+    for (const c of open) c.close();
+    await t?.close();
+  });
+
+  it('a free account holds 1 connection, a premium one 5; the next is 429; anonymous clients count per address only', async () => {
+    const free = (await t.store.accounts.create({ tier: 'free', now: t.clock.now() })).token;
+    const premium = (await t.store.accounts.create({ tier: 'premium', now: t.clock.now() })).token;
+    const as = async (token: string) => {
+      const c = await openSse(`${base}/api/stream?topics=generation`, { authorization: `Bearer ${token}` });
+      open.push(c);
+      return c;
+    };
+    assert.equal((await as(free)).status, 200);
+    const refused = await as(free);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.problem?.['slug'], 'too_many_connections');
+    assert.match(String(refused.problem?.['detail']), /per account/);
+    for (let i = 0; i < 5; i++) assert.equal((await as(premium)).status, 200, `premium connection ${i + 1}`);
+    assert.equal((await as(premium)).status, 429);
+    const anonymous = await openSse(`${base}/api/stream?topics=generation`);
+    open.push(anonymous);
+    assert.equal(anonymous.status, 200);
+    // The token is optional (as on every optional-token route, an unknown one reads as anonymous).
+    const unknown = await openSse(`${base}/api/stream?topics=generation`, { authorization: 'Bearer nope' });
+    open.push(unknown);
+    assert.equal(unknown.status, 200);
+  });
+});
