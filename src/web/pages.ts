@@ -9,10 +9,9 @@ import { Type } from 'typebox';
 import { itemNotFound, parseItemTag, parseSearchTerm } from '../http/params.ts';
 import { badRequest } from '../http/problem.ts';
 import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
-import { HISTORY_RANGES, type HistoryRange } from '../domain/prices.ts';
+import { HISTORY_RANGES, priceVariantKey, type HistoryRange } from '../domain/prices.ts';
 import type { PriceHistory } from '../services/prices.ts';
 import { iconPath } from '../services/items.ts';
-import { priceVariantKey } from '../domain/prices.ts';
 import { loadAssets, type AssetSet } from './assets.ts';
 import { FLIP_TABS, flipRows } from './flip-tabs.ts';
 import { bulkValues } from './bulk-values.ts';
@@ -76,11 +75,12 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       simulated: app.context.dataSource === 'simulator',
     };
   }
-  /** what a page's cache entry is valid for: the last market update the flips were computed from and the clock's minute */
+  /** what a page's cache entry is valid for: the last market update the flip engine has seen */
   const generation = () => `${services.flips.lastUpdate() ?? 0}`;
 
   async function page(request: FastifyRequest, reply: FastifyReply, build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }>) {
-    const key = request.url;
+    // The origin is part of the page (its OpenGraph URLs): one entry per origin, so no Host header shapes another's page.
+    const key = `${request.protocol}://${request.host}${request.url}`;
     const now = clock.now();
     const hit = cache.get(key, generation(), now);
     reply.type(HTML);

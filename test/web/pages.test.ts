@@ -197,6 +197,10 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.equal((await get('/assets/..%2Fpages.ts')).statusCode, 400);
     const again = await get('/data');
     assert.equal(again.headers['x-page-cache'], 'hit');
+    // another Host header is another page: it never gets (or leaves) the first one's URLs
+    const other = await get('/data', { host: 'evil.example' });
+    assert.equal(other.headers['x-page-cache'], undefined);
+    assert.ok(!(await get('/data')).body.includes('evil.example'));
   });
 });
 
