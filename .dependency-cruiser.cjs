@@ -62,6 +62,28 @@ module.exports = {
       to: { path: '^src/(store|ingest|simulator|jobs)/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'web-client-in-browser',
+      comment: 'src/web/client/ runs in the browser: it imports npm packages and its own modules only, never server code or Node built-ins.',
+      severity: 'error',
+      from: { path: '^src/web/client/' },
+      to: { pathNot: ['^src/web/client/', 'node_modules/'] },
+    },
+    {
+      name: 'web-client-in-browser',
+      comment: 'src/web/client/ runs in the browser: no Node built-ins.',
+      severity: 'error',
+      from: { path: '^src/web/client/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'stream-over-services',
+      comment:
+        'stream/ (the live feeds) reads the market\'s events through services/ (services/stream.ts): it never imports store/, ingest/, market/, api/ or web/, not even their types.',
+      severity: 'error',
+      from: { path: '^src/stream/' },
+      to: { path: '^src/(store|ingest|market|simulator|jobs|api|web)/' },
+    },
+    {
       name: 'mod-channel-apart',
       comment: 'mod/ is the mod\'s socket channel; the HTTP faces and mod/ reach shared work through services/, never each other (app.ts registers both).',
       severity: 'error',

@@ -38,6 +38,12 @@ import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
 import { modSocketRoutes } from './mod/socket.ts';
 import { flipRoutes } from './api/flips.ts';
+import { webRoutes } from './web/pages.ts';
+import { streamRoutes } from './stream/routes.ts';
+import websocket from '@fastify/websocket';
+import { LIMITS as MOD_LIMITS } from './mod/messages.ts';
+import { MarketEvents } from './market/events.ts';
+import { StreamHub } from './services/stream.ts';
 import type { Duty, LeaderState } from './leadership.ts';
 
 /** Everything the HTTP layer needs from the running process. */
@@ -64,6 +70,34 @@ export interface AppContext {
    * when ready and closes it when closed.
    */
   market?: Market;
+  /**
+   * The live feeds' hub (services/stream.ts). runtime.ts builds it; without one, an app that mounts
+   * the data routes builds its own from the config. The app starts it when ready and closes it.
+   */
+  streamHub?: StreamHub;
+  /**
+   * The market's events that feed the hub (market/events.ts), where this process writes the store.
+   * runtime.ts passes one (roles all and ingest, started when elected) or null (role api: the
+   * events arrive through Redis). Undefined: an app with data routes builds and starts its own (tests, benches).
+   */
+  marketEvents?: MarketEvents | null;
+}
+
+/** The hub of a configuration: in memory, or over the Redis stream when REDIS_URL is set. */
+export function streamHubFromConfig(config: Config, clock: Clock, logger: Logger): StreamHub {
+  return new StreamHub({
+    clock,
+    logger: logger.child({ component: 'stream' }),
+    retentionMs: config.streamRetentionSeconds * 1000,
+    redis: config.redisUrl ? { url: config.redisUrl, prefix: config.redisPrefix, maxLen: config.streamRedisMaxlen } : undefined,
+  });
+}
+
+/** Publishes every batch of `events` to `hub` (failures are logged: a lost batch is a gap, never a crash). */
+export function publishMarketEvents(events: MarketEvents, hub: StreamHub, logger: Logger): void {
+  events.emitter.on('batch', (batch) => {
+    hub.publish(batch).catch((err: unknown) => logger.warn({ err }, 'stream: a batch of events could not be published'));
+  });
 }
 
 export type { FeedPollStatus } from './services/health.ts';
@@ -145,7 +179,19 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     app.addHook('onReady', () => market.start());
     app.addHook('onClose', () => market.close());
     // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
-    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config, skyblockYearMs: skyblockYearMs(config) }));
+    const ownHub = !context.streamHub;
+    const streamHub = context.streamHub ?? streamHubFromConfig(config, context.clock, context.logger);
+    if (ownHub) {
+      app.addHook('onReady', () => streamHub.start());
+      app.addHook('onClose', () => streamHub.close());
+    }
+    if (context.marketEvents === undefined) {
+      const events = new MarketEvents(context.store, context.clock, { logger: context.logger.child({ component: 'market-events' }), view: market.activeAuctions });
+      publishMarketEvents(events, streamHub, context.logger);
+      app.addHook('onReady', () => events.start());
+      app.addHook('onClose', async () => events.stop());
+    }
+    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config, streamHub, skyblockYearMs: skyblockYearMs(config) }));
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);
@@ -154,13 +200,18 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(lowballRoutes);
     await app.register(dataRoutes);
     await app.register(playerRoutes);
+    // One WebSocket server for the mod channel and the feeds (a second registration would answer every upgrade twice).
+    await app.register(websocket, { options: { maxPayload: MOD_LIMITS.frameBytes, perMessageDeflate: false } });
     await app.register(modSocketRoutes);
+    await app.register(streamRoutes);
     await app.register(flipRoutes);
     await app.register(itemRoutes);
     await app.register(priceRoutes);
     await app.register(playerAuctionRoutes);
     await app.register(mayorRoutes);
     await app.register(bulkPriceRoutes);
+    // The pages (web/): server-rendered HTML over the same services.
+    await app.register(webRoutes);
   }
 
   // The fast path writes what these plugins would; it stays off where it could not match them

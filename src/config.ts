@@ -75,6 +75,8 @@ export interface Config {
   exportWebhookHosts: string[];
   /** ms between the flip engine's looks at the feed state (0 = never; tests refresh by hand) */
   flipsPollMs: number;
+  /** ms a rendered web page is reused for the same URL and data generation (0 = render every request) */
+  webPageCacheMs: number;
   /** ms between a standby's attempts at the ingest/jobs leader lock, and a leader's checks of it (PostgreSQL) */
   leaderRetryMs: number;
   /** worker threads that decode a cold auctions sweep beside the ingest thread (0: none) */
@@ -100,6 +102,17 @@ export interface Config {
   modSessionsMax: number;
   modSessionsPerAccount: number;
   modSessionsPerIp: number;
+  /** live feeds (docs/streaming.md): concurrent connections per client IP and per account (tiers raise both) */
+  streamConnectionsPerIp: number;
+  streamConnectionsPerAccount: number;
+  /** bytes a feed connection may have unsent before it is closed as too slow */
+  streamQueueBytes: number;
+  /** how long events stay resumable with Last-Event-ID (seconds, at least 600) */
+  streamRetentionSeconds: number;
+  /** seconds between heartbeats on an idle feed connection */
+  streamHeartbeatSeconds: number;
+  /** the shared Redis stream's approximate MAXLEN, in batches (one per generation, sales batch or bazaar snapshot) */
+  streamRedisMaxlen: number;
   /** when set, GET /metrics needs `Authorization: Bearer <token>` */
   metricsToken: string | undefined;
   /** seconds an export job may run without a sign of life before another worker takes it over */
@@ -152,6 +165,7 @@ export const ENV_NAMES = {
   gameDataUrl: 'GAME_DATA_URL',
   exportWebhookHosts: 'EXPORT_WEBHOOK_HOSTS',
   flipsPollMs: 'FLIPS_POLL_MS',
+  webPageCacheMs: 'WEB_PAGE_CACHE_MS',
   leaderRetryMs: 'LEADER_RETRY_MS',
   npcUploadQuorum: 'NPC_UPLOAD_QUORUM',
   ingestDecodeWorkers: 'INGEST_DECODE_WORKERS',
@@ -164,6 +178,12 @@ export const ENV_NAMES = {
   modSessionsMax: 'MOD_SESSIONS_MAX',
   modSessionsPerAccount: 'MOD_SESSIONS_PER_ACCOUNT',
   modSessionsPerIp: 'MOD_SESSIONS_PER_IP',
+  streamConnectionsPerIp: 'STREAM_CONNECTIONS_PER_IP',
+  streamConnectionsPerAccount: 'STREAM_CONNECTIONS_PER_ACCOUNT',
+  streamQueueBytes: 'STREAM_QUEUE_BYTES',
+  streamRetentionSeconds: 'STREAM_RETENTION_SECONDS',
+  streamHeartbeatSeconds: 'STREAM_HEARTBEAT_SECONDS',
+  streamRedisMaxlen: 'STREAM_REDIS_MAXLEN',
   metricsToken: 'METRICS_TOKEN',
   exportLeaseSeconds: 'EXPORT_LEASE_SECONDS',
 } as const satisfies Record<Exclude<keyof Config, 'simulator'>, string>;
@@ -240,6 +260,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     gameDataUrl: parseUrl(ENV_NAMES.gameDataUrl, raw('gameDataUrl'), ['http:', 'https:']) ?? DEFAULTS.gameDataUrl,
     exportWebhookHosts: parseWebhookHosts(raw('exportWebhookHosts') ?? DEFAULTS.exportWebhookHosts),
     flipsPollMs: parseInteger(ENV_NAMES.flipsPollMs, raw('flipsPollMs'), 2000, 0, 600_000),
+    webPageCacheMs: parseInteger(ENV_NAMES.webPageCacheMs, raw('webPageCacheMs'), 5000, 0, 600_000),
     leaderRetryMs: parseInteger(ENV_NAMES.leaderRetryMs, raw('leaderRetryMs'), 2000, 100, 60_000),
     ingestDecodeWorkers: parseInteger(ENV_NAMES.ingestDecodeWorkers, raw('ingestDecodeWorkers'), 0, 0, 8),
     npcUploadQuorum: parseInteger(ENV_NAMES.npcUploadQuorum, raw('npcUploadQuorum'), 2, 1, 1000),
@@ -251,6 +272,12 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     modSessionsMax: parseInteger(ENV_NAMES.modSessionsMax, raw('modSessionsMax'), 2000, 1, 1_000_000),
     modSessionsPerAccount: parseInteger(ENV_NAMES.modSessionsPerAccount, raw('modSessionsPerAccount'), 5, 1, 1_000_000),
     modSessionsPerIp: parseInteger(ENV_NAMES.modSessionsPerIp, raw('modSessionsPerIp'), 20, 1, 1_000_000),
+    streamConnectionsPerIp: parseInteger(ENV_NAMES.streamConnectionsPerIp, raw('streamConnectionsPerIp'), 10, 1, 1_000_000),
+    streamConnectionsPerAccount: parseInteger(ENV_NAMES.streamConnectionsPerAccount, raw('streamConnectionsPerAccount'), 10, 1, 1_000_000),
+    streamQueueBytes: parseInteger(ENV_NAMES.streamQueueBytes, raw('streamQueueBytes'), 16_777_216, 65_536, 1_073_741_824),
+    streamRetentionSeconds: parseInteger(ENV_NAMES.streamRetentionSeconds, raw('streamRetentionSeconds'), 900, 600, 86_400),
+    streamHeartbeatSeconds: parseInteger(ENV_NAMES.streamHeartbeatSeconds, raw('streamHeartbeatSeconds'), 15, 1, 300),
+    streamRedisMaxlen: parseInteger(ENV_NAMES.streamRedisMaxlen, raw('streamRedisMaxlen'), 200, 10, 1_000_000),
     metricsToken: parseMetricsToken(raw('metricsToken')),
     exportLeaseSeconds: parseInteger(ENV_NAMES.exportLeaseSeconds, raw('exportLeaseSeconds'), 300, 10, 86_400),
     ...(parseBoolean(ENV_NAMES.demo, raw('demo'), false) ? { simulator: parseSimulator(env) } : {}),

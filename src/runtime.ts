@@ -5,7 +5,8 @@
  * background work, close the database.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppContext } from './app.ts';
+import { buildApp, publishMarketEvents, streamHubFromConfig, type AppContext } from './app.ts';
+import { MarketEvents } from './market/events.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { describeConfig, redact, skyblockYearMs, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -156,6 +157,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   // The market (views and engines, game data read once) only where the data routes are served.
   const market = serveApi ? marketFromConfig({ store, clock, logger, config }) : undefined;
   if (market) context.market = market;
+  // The live feeds: the hub numbers and fans out events (over Redis when several processes share
+  // it); the market's events feed it where this process ingests (started once elected).
+  const streamHub = serveApi || ingests ? streamHubFromConfig(config, clock, logger) : undefined;
+  const marketEvents = ingests && streamHub ? new MarketEvents(store, clock, { logger: logger.child({ component: 'market-events' }), ...(market ? { view: market.activeAuctions } : {}) }) : undefined;
+  if (streamHub) context.streamHub = streamHub;
+  context.marketEvents = marketEvents ?? null;
+  if (marketEvents && streamHub) publishMarketEvents(marketEvents, streamHub, logger);
+  if (streamHub && serveApi) await streamHub.start();
   const app = await buildApp(context, { apiRoutes: serveApi });
 
   let url: string;
@@ -165,6 +174,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     url = await app.listen({ port: config.port, host: config.host, backlog: 4096 });
   } catch (err) {
     await app.close();
+    await streamHub?.close();
     await store.close();
     throw err;
   }
@@ -205,6 +215,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       logger,
       registry: metrics.registry,
       onElected: async () => {
+        // Before the first generation: the events need the listings it changes.
+        await marketEvents?.start();
         running.start();
         logger.info({ upstream: upstreamUrl }, 'ingestion started');
         if (demoBackfill && !historyStarted && simulator) {
@@ -232,6 +244,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       },
       onDeposed: async () => {
         await running.pause();
+        marketEvents?.stop();
         logger.info('ingestion paused');
       },
     });
@@ -276,6 +289,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await ingestLeader?.stop();
         await jobsLeader?.stop();
         await ingestion?.stop();
+        marketEvents?.stop();
+        await streamHub?.close();
         await jobs?.stop();
         await simulator?.close();
         await store.close();

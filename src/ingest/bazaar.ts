@@ -100,6 +100,7 @@ export class BazaarIngester {
         source: this.ctx.source,
       },
       keyframes,
+      changedBooks,
     );
     for (const [product, book] of changedBooks) books.set(product, book);
     for (const [product, base] of newBases) this.bases.set(product, base);

@@ -229,6 +229,11 @@ export class ActiveAuctionsView {
     return this.maps.byUuid.get(uuid);
   }
 
+  /** Every listing the view holds (ended ones included, until a generation drops them). */
+  listings(): IterableIterator<ActiveListing> {
+    return this.maps.byUuid.values();
+  }
+
   hasTag(tag: string): boolean {
     return this.maps.byTag.has(tag);
   }
@@ -414,8 +419,11 @@ function flatNbtOf(flat: Record<string, string>): Record<string, string> {
   return unique ? flat : share(`f${JSON.stringify(flat)}`, flat);
 }
 
-/** The view's listing of a record: the record's fields in its order (and `sold`), repeated values shared. */
-function listingOf(r: AuctionRecord): ActiveListing {
+/**
+ * The view's listing of a record: the record's fields in its order (and `sold`), repeated values shared.
+ * Also how the live feeds' index (market/events.ts) keeps its listings, sharing the same pools.
+ */
+export function listingOf(r: AuctionRecord): ActiveListing {
   return {
     uuid: r.uuid,
     tag: intern(r.tag),

@@ -10,6 +10,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/index.ts';
+import type { BazaarChange } from '../store/repositories/bazaar.ts';
 
 /** Products whose page is kept; past it the pages start over (the bazaar lists ~1,500). */
 const MAX_PAGES = 20_000;
@@ -22,8 +23,8 @@ export class BazaarSnapshotPages {
   private lastCheck = Number.NEGATIVE_INFINITY;
   private checking: Promise<void> | undefined;
   private readonly pollMs: number;
-  private readonly onSnapshot = (lastUpdated: number) => {
-    this.feedSeen = lastUpdated;
+  private readonly onSnapshot = (change: BazaarChange) => {
+    this.feedSeen = change.ts;
     this.bump();
   };
 

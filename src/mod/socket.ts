@@ -3,11 +3,9 @@
  * account token comes in the upgrade request's Authorization / IdentityToken header
  * (checked by the auth plugin) or in a first `auth` message.
  */
-import websocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { presentedAccountToken } from '../http/auth.ts';
-import { LIMITS } from './messages.ts';
 import { ModSession } from './session.ts';
 
 /**
@@ -54,7 +52,7 @@ function bump<K>(counts: Map<K, number>, key: K, delta: number): void {
 export async function modSocketRoutes(app: FastifyInstance) {
   const { store, clock } = app;
   const { config } = app.context;
-  await app.register(websocket, { options: { maxPayload: LIMITS.frameBytes, perMessageDeflate: false } });
+  // @fastify/websocket is registered once by app.ts (with LIMITS.frameBytes), for this channel and the feeds.
   const sessions = new SessionCounts({ max: config.modSessionsMax, perIp: config.modSessionsPerIp, perAccount: config.modSessionsPerAccount });
 
   app.get(

@@ -16,6 +16,7 @@ import type { Store } from '../store/index.ts';
 import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
 import type { BidsTable } from '../store/schema.ts';
 import { compileAuctionFilters, KnownTags } from './auction-filters.ts';
+import { priceVariantKey } from '../domain/prices.ts';
 
 export { LOWEST_BIN_COUNT };
 const DAY = 86_400_000;
@@ -191,6 +192,18 @@ export class AuctionService {
   async itemUidOfAuction(uuid: string): Promise<string | null | undefined> {
     const found = await this.store.auctionQueries.detail(uuid);
     return found ? found.record.itemUid : undefined;
+  }
+
+  /** The price variants (domain/prices.ts) the tag's active listings show, sorted; [''] for a tag without variants. */
+  variantsOf(tag: string): string[] {
+    const keys = new Set<string>();
+    for (const l of this.view.activeOf(tag, () => true)) keys.add(priceVariantKey(l));
+    return [...keys].sort();
+  }
+
+  /** How many listings of a tag are active now (its supply). */
+  supplyOf(tag: string): number {
+    return this.view.activeOf(tag, () => true).length;
   }
 
   /** Sold auctions of a known tag, newest first: SOLD_WINDOW_DAYS back, SOLD_PARTNER_WINDOW_DAYS for partners. */

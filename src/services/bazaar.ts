@@ -12,6 +12,23 @@ import type { Store } from '../store/index.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { exportJson, type ExportOptions } from './bazaar-export.ts';
 import { readHistory } from './bazaar-history.ts';
+import { foldCandles, type BazaarCandle } from '../domain/bazaar-candles.ts';
+
+export const CANDLE_RANGES = ['hour', 'day', 'week', 'month'] as const;
+export type CandleRange = (typeof CANDLE_RANGES)[number];
+
+const MIN = 60_000;
+/**
+ * Each candle range: its window, candle size and the finer rows the candles are folded from
+ * (domain/bazaar-candles.ts): 20-second snapshots for Hour and Day (exact closes), 5-minute rows
+ * for Week and Month (beyond the 14 days of kept snapshots; close = the last 5-minute row's first snapshot).
+ */
+export const CANDLE_SPEC: Record<CandleRange, { windowMs: number; candleMs: number; source: Resolution }> = {
+  hour: { windowMs: 60 * MIN, candleMs: MIN, source: '20s' },
+  day: { windowMs: 24 * 60 * MIN, candleMs: 15 * MIN, source: '20s' },
+  week: { windowMs: 7 * 24 * 60 * MIN, candleMs: 2 * 60 * MIN, source: '5m' },
+  month: { windowMs: 30 * 24 * 60 * MIN, candleMs: 12 * 60 * MIN, source: '5m' },
+};
 
 /** A stored snapshot's quick-status columns (a snapshot row, or a rollup's first values). */
 export type QuickStatusSource = Omit<BazaarSnapshotsTable, 'product_id' | 'book'>;
@@ -100,6 +117,15 @@ export class BazaarService {
     const points = await readHistory(this.store, productId, resolution, from, to);
     if (points.length === 0 && !(await this.store.bazaarHistory.productExists(productId))) return { miss: 'unknown_product' };
     return points;
+  }
+
+  /** Real OHLC candles of a range ending at `to` (see CANDLE_SPEC), oldest first; a miss when the product was never seen. */
+  async candles(productId: string, range: CandleRange, to: number): Promise<BazaarCandle[] | BazaarMiss> {
+    const spec = CANDLE_SPEC[range];
+    const from = Math.floor((to - spec.windowMs) / spec.candleMs) * spec.candleMs;
+    const points = await this.history(productId, spec.source, from, to + 1);
+    if ('miss' in points) return points;
+    return foldCandles(points, spec.candleMs);
   }
 
   async snapshotAt(productId: string, at: number): Promise<SnapshotAnswer | BazaarMiss> {

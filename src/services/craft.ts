@@ -92,6 +92,13 @@ export class CraftService {
     return { filter, unfilteredJson: state.profitsJson() };
   }
 
+  /** The item's craft cost against its price now, when it is in the current craft list (null otherwise). */
+  async costOf(tag: string): Promise<{ craftCost: number; sellPrice: number; profit: number; craftedQuantity: number; market: string } | null> {
+    const state = await this.craft.current();
+    const found = state.profits.find((p) => p.itemId === tag);
+    return found ? { craftCost: found.craftCost, sellPrice: found.sellPrice, profit: found.profit, craftedQuantity: found.craftedQuantity, market: found.market } : null;
+  }
+
   /** Known: in the game data, or priced on the bazaar or the auction house right now. */
   private known(tag: string, prices?: PriceSource): boolean {
     return this.game.items.has(tag) || this.game.recipes.has(tag) || (prices !== undefined && (prices.bazaar(tag) !== undefined || prices.lowestBins(tag) !== undefined));

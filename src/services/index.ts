@@ -16,9 +16,11 @@ import { PlayerAuctionsService } from './player-auctions.ts';
 import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
+import { PriceService } from './prices.ts';
+import { compileAuctionFilters } from './auction-filters.ts';
+import { StreamFeed, type StreamHub } from './stream.ts';
 import { BulkPricesService } from './bulk-prices.ts';
 import { MayorsService } from './mayors.ts';
-import { PriceService } from './prices.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -34,6 +36,8 @@ export interface Services {
   readonly uploads: UploadsService;
   readonly items: ItemsService;
   readonly playerAuctions: PlayerAuctionsService;
+  /** the live feeds (stream/): the process's event hub, filters and aliases */
+  readonly stream: StreamFeed;
   readonly mayors: MayorsService;
   readonly bulkPrices: BulkPricesService;
 }
@@ -46,11 +50,13 @@ export interface ServiceOptions {
   fetchProfiles: boolean;
   /** how long an archive export job holds its lease */
   config: { exportLeaseSeconds: number };
+  /** the process's live-feed hub */
+  streamHub: StreamHub;
   /** the SkyBlock year's length: 124 h, or the demo simulator's compressed year */
   skyblockYearMs: number;
 }
 
-export function createServices({ store, clock, market, fetchProfiles, config, skyblockYearMs }: ServiceOptions): Services {
+export function createServices({ store, clock, market, fetchProfiles, config, streamHub, skyblockYearMs }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
   return {
     auctions,
@@ -65,6 +71,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, sk
     uploads: new UploadsService(store, clock),
     items: new ItemsService(market.catalog, store, (tag) => market.activeAuctions.activeOf(tag, () => true)),
     playerAuctions: new PlayerAuctionsService(store),
+    stream: new StreamFeed(streamHub, (filters) => compileAuctionFilters(store, filters), (raw) => market.catalog.resolve(raw)),
     mayors: new MayorsService(store, clock, skyblockYearMs),
     bulkPrices: new BulkPricesService(market.bulkPrices),
   };

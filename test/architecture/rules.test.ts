@@ -55,6 +55,16 @@ describe('rules of the house', () => {
     ['faces-over-services', { 'src/api/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/api/a.ts': "import { b } from '../web/b.ts';\nexport const a = b;\n", 'src/web/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/stream/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
+    ['faces-over-services', { 'src/web/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
+    ['faces-over-services', { 'src/web/a.ts': "import { b } from '../simulator/b.ts';\nexport const a = b;\n", 'src/simulator/b.ts': 'export const b = 1;\n' }],
+    ['faces-over-services', { 'src/web/a.ts': "import { b } from '../ingest/b.ts';\nexport const a = b;\n", 'src/ingest/b.ts': 'export const b = 1;\n' }],
+    ['faces-not-on-each-other', { 'src/web/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
+    ['faces-not-on-each-other', { 'src/web/a.ts': "import { b } from '../stream/b.ts';\nexport const a = b;\n", 'src/stream/b.ts': 'export const b = 1;\n' }],
+    ['web-client-in-browser', { 'src/web/client/a.ts': "import { b } from '../../services/b.ts';\nexport const a = b;\n", 'src/services/b.ts': 'export const b = 1;\n' }],
+    ['web-client-in-browser', { 'src/web/client/a.ts': "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n" }],
+    ['stream-over-services', { 'src/stream/a.ts': "import type { B } from '../store/b.ts';\nexport type A = B;\n", 'src/store/b.ts': 'export type B = number;\n' }],
+    ['stream-over-services', { 'src/stream/a.ts': "import { b } from '../market/b.ts';\nexport const a = b;\n", 'src/market/b.ts': 'export const b = 1;\n' }],
+    ['stream-over-services', { 'src/stream/a.ts': "import type { B } from '../api/b.ts';\nexport type A = B;\n", 'src/api/b.ts': 'export type B = number;\n' }],
     ['store-not-upward', { 'src/store/a.ts': "import type { B } from '../http/b.ts';\nexport type A = B;\n", 'src/http/b.ts': 'export type B = number;\n' }],
     ['mod-channel-apart', { 'src/mod/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['services-not-upward', { 'src/services/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
@@ -71,9 +81,11 @@ describe('rules of the house', () => {
 });
 
 describe('faces call services, not the store or the market', () => {
-  it('no module under src/api/ reaches for app.store, app.market or app.clock (imports are checked above; calls are checked here)', () => {
-    const dir = join(import.meta.dirname, '../../src/api');
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+  it('no module under src/api/, src/web/ or src/stream/ reaches for app.store, app.market or app.clock (imports are checked above; calls are checked here)', () => {
+    const files = ['api', 'web', 'stream'].flatMap((face) => readdirSync(join(import.meta.dirname, '../../src', face)).filter((f) => f.endsWith('.ts')).map((f) => join(face, f)));
+    assert.ok(files.some((f) => f.startsWith('web')) && files.some((f) => f.startsWith('stream')), 'web/ and stream/ modules are checked');
+    const dir = join(import.meta.dirname, '../../src');
+    for (const file of files) {
       const text = readFileSync(join(dir, file), 'utf8');
       const found = /\bapp\.(store|market|clock)\b/.exec(text);
       assert.equal(found, null, `${file} calls ${found?.[0]}: ask a service (src/services/) instead`);

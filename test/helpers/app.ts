@@ -28,6 +28,8 @@ export interface TestAppOptions extends BuildOptions {
   game?: GameData;
   /** where the app's log lines go (default stdout) */
   logDestination?: Parameters<typeof createLogger>[1];
+  /** context fields to set (e.g. `marketEvents: null` for an API-only process) */
+  context?: Partial<AppContext>;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -46,6 +48,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     dataSource: options.dataSource ?? 'upstream',
     startedAt: clock.now(),
     ...(options.game && options.apiRoutes !== false ? { market: marketFromConfig({ store, clock, logger, config, game: options.game }) } : {}),
+    ...options.context,
   };
   const app = await buildApp(context, options);
   await options.extend?.(app);

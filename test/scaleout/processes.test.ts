@@ -16,6 +16,7 @@ import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from 
 import { Store } from '../../src/store/index.ts';
 import { IN_CI, POSTGRES_TEST_URL, dropSchema, postgresUnavailable, uniqueSchema } from '../helpers/databases.ts';
 import { probeRedis } from '../helpers/services.ts';
+import { openSse, type FeedEvent } from '../stream/clients.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 const redisUnavailable = await probeRedis(REDIS_URL);
@@ -188,6 +189,39 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
       }, procs);
       assert.equal(h.role, 'api');
       assert.equal(h.ingest, undefined, 'an api process does not ingest');
+    }
+  });
+
+  it('the live feeds: both API processes stream the ingest leader\'s events with the same ids, and one resumes from the other\'s id', async () => {
+    const [a, b] = await Promise.all(api.map((p) => p.url));
+    const onA = await openSse(`${a}/api/stream?topics=generation,auction.new,lbin.changed`);
+    const onB = await openSse(`${b}/api/stream?topics=generation,auction.new,lbin.changed`);
+    try {
+      const gens = (events: FeedEvent[]) => events.filter((e) => e.topic === 'generation');
+      await onA.waitFor((e) => gens(e).length >= 4, 30_000, 'generations on api-1');
+      await onB.waitFor((e) => gens(e).length >= 4, 30_000, 'generations on api-2');
+      // From a generation both saw to the last event both have.
+      const from = gens(onA.events).map((e) => e.id!).find((id) => onB.events.some((e) => e.id === id))!;
+      assert.ok(from, 'the processes number the same generation alike');
+      const slice = (events: FeedEvent[], until: string) => events.slice(events.findIndex((e) => e.id === from), events.findIndex((e) => e.id === until) + 1);
+      const lastA = onA.events[onA.events.length - 1]!.id!;
+      const lastB = onB.events[onB.events.length - 1]!.id!;
+      const until = onA.events.some((e) => e.id === lastB) ? lastB : lastA;
+      await onB.waitFor((e) => e.some((x) => x.id === until), 10_000, 'api-2 to catch up');
+      assert.deepEqual(slice(onB.events, until), slice(onA.events, until));
+      assert.ok(slice(onA.events, until).length >= 2);
+      // A client of api-1 moves to api-2 with its last id: exactly what followed on api-1.
+      const resumed = await openSse(`${b}/api/stream?topics=generation,auction.new,lbin.changed`, { 'last-event-id': from });
+      try {
+        await resumed.waitFor((e) => e.some((x) => x.id === until), 10_000, 'the resumed stream');
+        const expected = slice(onA.events, until).slice(1);
+        assert.deepEqual(resumed.events.slice(0, expected.length).map((e) => e.id), expected.map((e) => e.id));
+      } finally {
+        resumed.close();
+      }
+    } finally {
+      onA.close();
+      onB.close();
     }
   });
 

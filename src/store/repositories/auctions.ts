@@ -104,6 +104,23 @@ export interface AuctionsChange {
   lastUpdated: number;
   upserted: readonly AuctionsTable[];
   removed: readonly string[];
+  /**
+   * The sales this change recorded (a subset of `removed`): auctions that ended with bids
+   * (auctions feed) and the sales of auctions_ended, with what the rows say of them. The live
+   * feeds (market/events.ts) tell sold from expired by it.
+   */
+  sales?: readonly SaleNote[];
+}
+
+/** A sale as a change reports it; `tag`, `seller` and `bin` when the sale's row carries them (auctions_ended). */
+export interface SaleNote {
+  uuid: string;
+  price: number;
+  buyer: string;
+  at: number;
+  tag?: string;
+  seller?: string;
+  bin?: boolean;
 }
 
 export class AuctionRepository {
@@ -166,6 +183,7 @@ export class AuctionRepository {
       lastUpdated: write.feed.lastUpdated,
       upserted: write.listings,
       removed: write.departed.map((d) => d.uuid),
+      sales: write.departed.flatMap((d) => (d.sale ? [{ uuid: d.uuid, price: d.sale.price, buyer: d.sale.buyer, at: d.sale.at }] : [])),
     });
   }
 
@@ -244,7 +262,13 @@ export class AuctionRepository {
       await bulkInsert(trx, this.dialect, BIDS, bids);
       await this.feeds.record(feed, trx);
     });
-    this.changes.emit('change', { feed: 'auctions_ended', lastUpdated: feed.lastUpdated, upserted: [], removed: rows.map((r) => r.uuid) });
+    this.changes.emit('change', {
+      feed: 'auctions_ended',
+      lastUpdated: feed.lastUpdated,
+      upserted: [],
+      removed: rows.map((r) => r.uuid),
+      sales: rows.map((r) => ({ uuid: r.uuid, price: r.sold_price ?? r.highest_bid, buyer: r.buyer ?? '', at: r.sold_at ?? feed.lastUpdated, tag: r.tag, seller: r.seller, bin: Boolean(r.bin) })),
+    });
   }
 
   async get(uuid: string): Promise<AuctionsTable | undefined> {

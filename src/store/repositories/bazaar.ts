@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { sql, type Kysely } from 'kysely';
+import type { OrderBook } from '../../domain/bazaar-book.ts';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { BazaarBookKeyframesTable, BazaarSnapshotsTable, Database } from '../schema.ts';
@@ -13,9 +14,21 @@ const KEYFRAMES: BulkSpec<BazaarBookKeyframesTable> = {
   conflict: { target: ['product', 'ts'], update: 'nothing' },
 };
 
+/**
+ * A committed bazaar snapshot, emitted as 'snapshot' by `BazaarRepository.changes` after the
+ * transaction: every product's quick-status row, and the decoded books that changed (when the
+ * writer passed them).
+ */
+export interface BazaarChange {
+  ts: number;
+  rows: readonly BazaarSnapshotsTable[];
+  books: ReadonlyMap<string, OrderBook>;
+}
+
 export class BazaarRepository {
-  /** `snapshot` (the feed's lastUpdated) after each stored snapshot has committed */
-  readonly changes = new EventEmitter<{ snapshot: [number] }>();
+  /** in-process events after every committed snapshot (the live feeds, market/events.ts) */
+  readonly changes = new EventEmitter<{ snapshot: [BazaarChange] }>();
+
   /** where the rows live: recent rows and chunks (migration 011) */
   readonly rows: BazaarRows;
 
@@ -33,7 +46,7 @@ export class BazaarRepository {
    * to (rows' books: null = unchanged, a full book, or a delta from one of `keyframes` or an
    * earlier keyframe of the product).
    */
-  async insertSnapshot(rows: BazaarSnapshotsTable[], feed: FeedState, keyframes: KeyframeRow[] = []): Promise<void> {
+  async insertSnapshot(rows: BazaarSnapshotsTable[], feed: FeedState, keyframes: KeyframeRow[] = [], changedBooks: ReadonlyMap<string, OrderBook> = new Map()): Promise<void> {
     // Numbered outside the transaction: a number handed out is never taken back.
     const numbers = await this.books.numbersFor(rows.map((r) => r.product_id));
     // Built field by field: object rest/spread per row showed up in the ingest profile.
@@ -56,8 +69,9 @@ export class BazaarRepository {
       await this.rows.insert(trx, stored);
       await this.feeds.record(feed, trx);
     });
-    this.changes.emit('snapshot', feed.lastUpdated);
     for (const k of keyframes) if (k.decoded) this.books.remember(numbers.get(k.product_id)!, k.ts, k.decoded);
+    // The prepared snapshot pages (market/bazaar-snapshot-pages.ts) and the live feeds (market/events.ts) listen.
+    if (this.changes.listenerCount('snapshot') > 0) this.changes.emit('snapshot', { ts: feed.lastUpdated, rows, books: changedBooks });
   }
 
   /** The newest stored order book of every product (full encoding): the base for storing only changed books. */

@@ -1,0 +1,344 @@
+/**
+ * The market's events: what each committed auctions generation, batch of sales and bazaar
+ * snapshot changed, as typed events for the live feeds (domain/stream-events.ts, docs/streaming.md).
+ *
+ * It listens to the store's change events, so it runs where the store is written: the process
+ * that ingests (role all, or the ingest leader). It keeps an index of the active listings (loaded
+ * once by start(), then kept by the same events), because a change says which uuids left, not what
+ * they were: the active-auctions view's own listing objects where the process has the view (role
+ * all), compact listings of its own in the ingest role, which has no market views.
+ *
+ * Per change it emits one 'batch' of events:
+ * - auctions: `auction.new` for every listing not seen before, `auction.sold` for auctions that
+ *   ended with bids, `auction.ended` (`expired`) for listings gone past their end time,
+ *   `lbin.changed` for every tag and variant whose lowest BIN moved, then `generation`;
+ * - auctions_ended: `auction.sold` per sale (each auction once), lbin changes, `generation`;
+ * - bazaar: `bazaar.changed` for the products that moved, then `generation`.
+ * Changes about upstream data more than 5 minutes old (a history replay) update the index silently.
+ * A listing that leaves before its end time without a reported sale was bought or cancelled:
+ * it waits up to `pendingMs` for the ended feed to report its sale (`auction.sold`), else it is
+ * `auction.ended` (`cancelled`).
+ */
+import { EventEmitter } from 'node:events';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import type { OrderBook } from '../domain/bazaar-book.ts';
+import {
+  bazaarMoved,
+  TOP_ORDERS,
+  variantOf,
+  type AuctionFacts,
+  type AuctionItem,
+  type BazaarQuick,
+  type DraftEvent,
+} from '../domain/stream-events.ts';
+import type { Store } from '../store/index.ts';
+import { toRecord } from '../store/repositories/auction-queries.ts';
+import { listingOf as compactListing, type ActiveAuctionsView, type ActiveListing } from './active-auctions.ts';
+import type { AuctionsChange, SaleNote } from '../store/repositories/auctions.ts';
+import type { BazaarChange } from '../store/repositories/bazaar.ts';
+
+/**
+ * An active listing as the index keeps it: the market's compact listing (repeated names, maps and NBT
+ * shared with the active-auctions view's pools), its variant and lowest-BIN key.
+ */
+interface Listing {
+  uuid: string;
+  l: ActiveListing;
+  variant: string | null;
+  /** the lowest-BIN key: tag, or tag|variant */
+  key: string;
+}
+
+/** The cheapest BIN without bids of one key. */
+interface Lowest {
+  uuid: string;
+  price: number;
+}
+
+export interface MarketEventsOptions {
+  /** how long a listing that left early waits for its sale before it is `cancelled` (ms) */
+  pendingMs?: number;
+  /**
+   * The market's active-auctions view, where this process has one (role all): the index then holds
+   * the view's own listing objects (loaded from it, and taken from it as it applies each change)
+   * instead of building its own, so the listings are held once.
+   */
+  view?: ActiveAuctionsView;
+  logger?: Logger;
+}
+
+/**
+ * A change about upstream data older than this is a history replay (the demo's backfill of a day
+ * of snapshots and sales): it updates the index but is not pushed as live events.
+ */
+const HISTORY_MS = 5 * 60_000;
+
+/** How long a sold uuid is remembered, so each sale is told once and never re-listed as new. */
+const SOLD_MEMORY_MS = 60 * 60_000;
+
+export class MarketEvents {
+  /** 'batch': the events of one committed change, in order */
+  readonly emitter = new EventEmitter<{ batch: [DraftEvent[]] }>();
+  private readonly listings = new Map<string, Listing>();
+  /** BIN listings without bids by lowest-BIN key */
+  private readonly bins = new Map<string, Set<string>>();
+  private readonly lowest = new Map<string, Lowest>();
+  /** listings that left early, waiting for their sale: uuid → (listing, since) */
+  private readonly pending = new Map<string, { listing: Listing; since: number }>();
+  private readonly sold = new Map<string, number>();
+  private readonly bazaar = new Map<string, BazaarQuick>();
+  private readonly pendingMs: number;
+  private started: Promise<void> | undefined;
+  private loaded = false;
+  private buffered: Array<() => void> = [];
+  private readonly onAuctions = (change: AuctionsChange) => this.whenLoaded(() => this.applyAuctions(change));
+  private readonly onBazaar = (change: BazaarChange) => this.whenLoaded(() => this.applyBazaar(change));
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly options: MarketEventsOptions = {},
+  ) {
+    this.pendingMs = options.pendingMs ?? 180_000;
+  }
+
+  /** Listens to the store and loads the active listings (changes during the load are applied after it). */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      this.store.auctions.changes.on('change', this.onAuctions);
+      this.store.bazaar.changes.on('snapshot', this.onBazaar);
+      const view = this.options.view;
+      if (view) {
+        await view.ready();
+        for (const l of view.listings()) this.put(entryOf(l));
+      } else {
+        for await (const records of this.store.auctionQueries.activeListingChunks()) for (const r of records) this.put(entryOf(compactListing(r)));
+      }
+      for (const key of this.bins.keys()) this.refreshLowest(key);
+      this.loaded = true;
+      const pending = this.buffered;
+      this.buffered = [];
+      for (const apply of pending) apply();
+      this.options.logger?.debug({ active: this.listings.size }, 'market events: active listings indexed');
+    })();
+    return this.started;
+  }
+
+  stop(): void {
+    this.store.auctions.changes.off('change', this.onAuctions);
+    this.store.bazaar.changes.off('snapshot', this.onBazaar);
+    this.started = undefined;
+    this.loaded = false;
+    this.buffered = [];
+    this.listings.clear();
+    this.bins.clear();
+    this.lowest.clear();
+    this.pending.clear();
+  }
+
+  /** active listings indexed */
+  get size(): number {
+    return this.listings.size;
+  }
+
+  private whenLoaded(apply: () => void): void {
+    if (this.loaded) apply();
+    else this.buffered.push(apply);
+  }
+
+  private emit(events: DraftEvent[]): void {
+    this.emitter.emit('batch', events);
+  }
+
+  // -------------------------------------------------------------------------
+
+  private applyAuctions(change: AuctionsChange): void {
+    const now = this.clock.now();
+    const events: DraftEvent[] = [];
+    const touched = new Set<string>();
+    const counts = { new: 0, sold: 0, ended: 0, lbinChanged: 0 };
+    this.forgetOldSales(now);
+
+    for (const sale of change.sales ?? []) {
+      if (this.sold.has(sale.uuid)) continue;
+      this.sold.set(sale.uuid, now);
+      const listing = this.listings.get(sale.uuid) ?? this.pending.get(sale.uuid)?.listing;
+      this.pending.delete(sale.uuid);
+      if (listing) this.remove(listing, touched);
+      events.push(soldEvent(sale, listing, now));
+      counts.sold++;
+    }
+    const saleUuids = new Set((change.sales ?? []).map((s) => s.uuid));
+    for (const uuid of change.removed) {
+      if (saleUuids.has(uuid)) continue;
+      const listing = this.listings.get(uuid);
+      if (!listing) continue;
+      this.remove(listing, touched);
+      if (listing.l.end <= now) {
+        events.push({ topic: 'auction.ended', time: now, ...facts(listing), price: priceOf(listing), reason: 'expired' });
+        counts.ended++;
+      } else {
+        this.pending.set(uuid, { listing, since: now });
+      }
+    }
+    for (const row of change.upserted) {
+      if (row.state !== 'active' || this.sold.has(row.uuid)) continue;
+      // The view applied this change just before (its listener came first): its object is the listing.
+      const held = this.options.view?.get(row.uuid);
+      const listing = entryOf(held && held.lastUpdated === Number(row.last_updated) ? held : compactListing(toRecord(row)));
+      const before = this.listings.get(listing.uuid);
+      if (before) this.remove(before, touched);
+      this.put(listing, touched);
+      if (!before && !this.pending.has(listing.uuid)) {
+        events.push({ topic: 'auction.new', time: now, ...facts(listing), price: priceOf(listing) });
+        counts.new++;
+      }
+      this.pending.delete(listing.uuid);
+    }
+    for (const [uuid, { listing, since }] of this.pending) {
+      if (now - since < this.pendingMs) continue;
+      this.pending.delete(uuid);
+      events.push({ topic: 'auction.ended', time: now, ...facts(listing), price: priceOf(listing), reason: 'cancelled' });
+      counts.ended++;
+    }
+    for (const key of touched) {
+      const event = this.lbinChange(key, now);
+      if (event) {
+        events.push(event);
+        counts.lbinChanged++;
+      }
+    }
+    events.push({ topic: 'generation', time: now, feed: change.feed, lastUpdated: change.lastUpdated, counts: { ...counts, active: this.listings.size } });
+    if (change.lastUpdated >= now - HISTORY_MS) this.emit(events);
+  }
+
+  private applyBazaar(change: BazaarChange): void {
+    const now = this.clock.now();
+    const events: DraftEvent[] = [];
+    for (const row of change.rows) {
+      const quick: BazaarQuick = {
+        buyPrice: row.buy_price,
+        sellPrice: row.sell_price,
+        buyVolume: row.buy_volume,
+        sellVolume: row.sell_volume,
+        buyMovingWeek: row.buy_moving_week,
+        sellMovingWeek: row.sell_moving_week,
+        buyOrders: row.buy_orders,
+        sellOrders: row.sell_orders,
+      };
+      const book: OrderBook | undefined = change.books.get(row.product_id);
+      const previous = this.bazaar.get(row.product_id);
+      this.bazaar.set(row.product_id, quick);
+      if (!bazaarMoved(previous, quick, book !== undefined)) continue;
+      events.push({
+        topic: 'bazaar.changed',
+        time: now,
+        product: row.product_id,
+        ...quick,
+        topBuyOrders: book ? book.buyOrders.slice(0, TOP_ORDERS) : null,
+        topSellOffers: book ? book.sellOffers.slice(0, TOP_ORDERS) : null,
+      });
+    }
+    events.push({ topic: 'generation', time: now, feed: 'bazaar', lastUpdated: change.ts, counts: { products: change.rows.length, changed: events.length } });
+    if (change.ts >= now - HISTORY_MS) this.emit(events);
+  }
+
+  // -------------------------------------------------------------------------
+
+  private put(listing: Listing, touched?: Set<string>): void {
+    this.listings.set(listing.uuid, listing);
+    if (listing.l.bin && listing.l.highestBid === 0) {
+      let set = this.bins.get(listing.key);
+      if (!set) this.bins.set(listing.key, (set = new Set()));
+      set.add(listing.uuid);
+      touched?.add(listing.key);
+    }
+  }
+
+  private remove(listing: Listing, touched: Set<string>): void {
+    this.listings.delete(listing.uuid);
+    const set = this.bins.get(listing.key);
+    if (set?.delete(listing.uuid)) {
+      touched.add(listing.key);
+      if (set.size === 0) this.bins.delete(listing.key);
+    }
+  }
+
+  /** The key's cheapest BIN now (ties: earliest end, then uuid, as market/active-auctions.ts). */
+  private cheapest(key: string): ActiveListing | undefined {
+    let best: ActiveListing | undefined;
+    for (const uuid of this.bins.get(key) ?? []) {
+      const l = this.listings.get(uuid)!.l;
+      if (!best || l.startingBid < best.startingBid || (l.startingBid === best.startingBid && (l.end < best.end || (l.end === best.end && l.uuid < best.uuid)))) best = l;
+    }
+    return best;
+  }
+
+  private refreshLowest(key: string): void {
+    const best = this.cheapest(key);
+    if (best) this.lowest.set(key, { uuid: best.uuid, price: best.startingBid });
+    else this.lowest.delete(key);
+  }
+
+  private lbinChange(key: string, now: number): DraftEvent | undefined {
+    const old = this.lowest.get(key);
+    const best = this.cheapest(key);
+    if (best) this.lowest.set(key, { uuid: best.uuid, price: best.startingBid });
+    else this.lowest.delete(key);
+    const oldPrice = old?.price ?? null;
+    const newPrice = best?.startingBid ?? null;
+    if (oldPrice === newPrice) return undefined;
+    const sep = key.indexOf('|');
+    return {
+      topic: 'lbin.changed',
+      time: now,
+      tag: sep < 0 ? key : key.slice(0, sep),
+      variant: sep < 0 ? null : key.slice(sep + 1),
+      oldPrice,
+      newPrice,
+      listing: best ? { uuid: best.uuid, price: best.startingBid, seller: best.seller, end: best.end, item: itemOf(best) } : null,
+    };
+  }
+
+  private forgetOldSales(now: number): void {
+    if (this.sold.size < 1000) return;
+    for (const [uuid, at] of this.sold) {
+      if (now - at < SOLD_MEMORY_MS) break; // insertion order: oldest first
+      this.sold.delete(uuid);
+    }
+  }
+}
+
+function entryOf(l: ActiveListing): Listing {
+  const variant = variantOf(l.tag, l.tier, l.flatNbt);
+  return { uuid: l.uuid, l, variant, key: variant === null ? l.tag : `${l.tag}|${variant}` };
+}
+
+function itemOf(l: ActiveListing): AuctionItem {
+  return { itemName: l.itemName, count: l.count, tier: l.tier, reforge: l.reforge, itemUid: l.itemUid, itemCreatedAt: l.itemCreatedAt, enchantments: l.enchantments, flatNbt: l.flatNbt };
+}
+
+function facts({ l, variant }: Listing): AuctionFacts {
+  return { uuid: l.uuid, tag: l.tag, variant, bin: l.bin, startingBid: l.startingBid, highestBid: l.highestBid, seller: l.seller, start: l.start, end: l.end, item: itemOf(l) };
+}
+
+function priceOf({ l }: Listing): number {
+  return l.highestBid > 0 ? l.highestBid : l.startingBid;
+}
+
+function soldEvent(sale: SaleNote, listing: Listing | undefined, now: number): DraftEvent {
+  return {
+    topic: 'auction.sold',
+    time: now,
+    uuid: sale.uuid,
+    tag: listing?.l.tag ?? sale.tag ?? null,
+    variant: listing?.variant ?? null,
+    price: sale.price,
+    bin: listing?.l.bin ?? sale.bin ?? null,
+    buyer: sale.buyer,
+    seller: listing?.l.seller ?? sale.seller ?? null,
+    soldAt: sale.at,
+    item: listing ? itemOf(listing.l) : null,
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * An item's values in the bulk price files (services/bulk-prices.ts), for its page: the file's
+ * JSON is parsed once per build (kept per bytes) and the item's key read from it.
+ */
+import { eliteIdOf } from '../domain/bulk-prices.ts';
+import { neuIdOf, type NeuIdSubject } from '../domain/item-names.ts';
+import type { BulkPricesService } from '../services/bulk-prices.ts';
+
+export interface BulkValue {
+  file: string;
+  /** where the file is served */
+  path: string;
+  key: string;
+  value: number | null;
+}
+
+const parsed = new WeakMap<Buffer, Record<string, number>>();
+
+function valuesOf(json: Buffer): Record<string, number> {
+  let values = parsed.get(json);
+  if (!values) parsed.set(json, (values = JSON.parse(json.toString()) as Record<string, number>));
+  return values;
+}
+
+/** The item's (as the subject, e.g. its cheapest listing) value in each bulk file. */
+export async function bulkValues(service: BulkPricesService, item: NeuIdSubject): Promise<BulkValue[]> {
+  const neu = neuIdOf(item);
+  const elite = eliteIdOf(item);
+  const out: BulkValue[] = [];
+  for (const [file, path, key] of [
+    ['neu/lowestbin', '/neu/lowestbin.json', neu],
+    ['elite/raw', '/resources/auctions/neu?mode=raw', elite],
+    ['elite/smooth', '/resources/auctions/neu?mode=smooth', elite],
+  ] as const) {
+    const prepared = await service.file(file);
+    out.push({ file, path, key, value: valuesOf(prepared.json)[key] ?? null });
+  }
+  return out;
+}

@@ -1,0 +1,421 @@
+/**
+ * The pages' one script (bundled by esbuild from npm packages, no CDN): search suggestions, the
+ * item and bazaar charts (TradingView lightweight-charts, hydrated from the JSON embedded in the
+ * page: no second request for the first view), range and variant switches, the order book's
+ * refresh and sortable flip tables. Every page is readable without it.
+ */
+import {
+  createChart,
+  CandlestickSeries,
+  HistogramSeries,
+  LineSeries,
+  LineStyle,
+  type IChartApi,
+  type ISeriesApi,
+  type ISeriesPrimitive,
+  type SeriesAttachedParameter,
+  type Time,
+  type UTCTimestamp,
+} from 'lightweight-charts';
+
+interface ItemPoint { time: number; min: number; max: number; avg: number; median: number; volume: number; lowestBin: number | null }
+interface Term { start: number; end: number; name: string }
+interface ItemChart { points: ItemPoint[]; range: string; variant: string; filters: Record<string, string>; sales: number; cut: number | null; mayors: Term[] }
+interface Ohlc { open: number; high: number; low: number; close: number }
+interface Candle { time: number; buy: Ohlc; sell: Ohlc; buyMovingWeek: number; sellMovingWeek: number }
+interface BookLevel { amount: number; pricePerUnit: number; orders: number }
+interface Book { ts: number; buyPrice: number; sellPrice: number; sellOffers: BookLevel[]; buyOrders: BookLevel[] }
+type PageData =
+  | { kind: 'item'; tag: string; chart: ItemChart; lowestBin: number | null }
+  | { kind: 'bazaar'; tag: string; range: string; candles: Candle[]; book: Book | null };
+
+/** What the tests and the screenshots read: how many points each series drew. */
+declare global {
+  interface Window { skymarketChart?: ChartState }
+}
+interface ChartState {
+  series: Record<string, number>;
+  range: string;
+  variant: string;
+  updates: number;
+  /** ms the last setData of every series took (the browser tests feed a year of hourly points) */
+  drawMs?: number;
+  /** draws a chart answer as the range switch does (the browser tests use it) */
+  draw?: (chart: ItemChart) => void;
+}
+
+const sec = (ms: number) => Math.floor(ms / 1000) as UTCTimestamp;
+const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
+const fmt = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
+const coins = (n: number) => (Math.abs(n) < 100_000 ? n.toLocaleString('en-US', { maximumFractionDigits: 1 }) : fmt.format(n));
+
+function colors() {
+  const d = dark();
+  return {
+    text: d ? '#d5dae1' : '#1f2328',
+    grid: d ? '#2a2f37' : '#eceef1',
+    up: '#1a9d5c',
+    down: '#d64545',
+    accent: d ? '#6ea8fe' : '#1f6feb',
+    median: d ? '#f5b14c' : '#b7791f',
+    band: d ? 'rgba(110,168,254,0.16)' : 'rgba(31,111,235,0.12)',
+    volume: d ? 'rgba(160,170,185,0.45)' : 'rgba(100,110,125,0.35)',
+  };
+}
+
+function baseChart(el: HTMLElement): IChartApi {
+  const c = colors();
+  const chart = createChart(el, {
+    autoSize: true,
+    layout: { background: { color: 'transparent' }, textColor: c.text, attributionLogo: false, fontFamily: 'inherit' },
+    grid: { vertLines: { color: c.grid }, horzLines: { color: c.grid } },
+    timeScale: { timeVisible: true, secondsVisible: false, borderVisible: false },
+    rightPriceScale: { borderVisible: false },
+    localization: { priceFormatter: coins },
+    handleScroll: true,
+    handleScale: true,
+  });
+  return chart;
+}
+
+/** The min–max band of the item chart, drawn under the lines (lightweight-charts has no band series). */
+class Band implements ISeriesPrimitive<Time> {
+  private points: ItemPoint[] = [];
+  private params: SeriesAttachedParameter<Time> | undefined;
+  constructor(private readonly color: string) {}
+  attached(p: SeriesAttachedParameter<Time>) { this.params = p; }
+  detached() { this.params = undefined; }
+  set(points: ItemPoint[]) { this.points = points; this.params?.requestUpdate(); }
+  updateAllViews() {}
+  paneViews() {
+    const self = this;
+    return [{
+      zOrder: () => 'bottom' as const,
+      renderer: () => ({
+        draw(target: { useMediaCoordinateSpace<T>(f: (s: { context: CanvasRenderingContext2D }) => T): T }) {
+          const p = self.params;
+          if (!p || self.points.length < 2) return;
+          const ts = p.chart.timeScale();
+          const upper: Array<[number, number]> = [];
+          const lower: Array<[number, number]> = [];
+          for (const pt of self.points) {
+            const x = ts.timeToCoordinate(sec(pt.time));
+            const hi = p.series.priceToCoordinate(pt.max);
+            const lo = p.series.priceToCoordinate(pt.min);
+            if (x === null || hi === null || lo === null) continue;
+            upper.push([x, hi]);
+            lower.push([x, lo]);
+          }
+          if (upper.length < 2) return;
+          target.useMediaCoordinateSpace(({ context }) => {
+            context.beginPath();
+            context.moveTo(upper[0]![0], upper[0]![1]);
+            for (const [x, y] of upper) context.lineTo(x, y);
+            for (let i = lower.length - 1; i >= 0; i--) context.lineTo(lower[i]![0], lower[i]![1]);
+            context.closePath();
+            context.fillStyle = self.color;
+            context.fill();
+          });
+        },
+      }),
+    }];
+  }
+}
+
+/** Mayor terms shaded behind the item chart, every other term darker, each named at its top. */
+class Terms implements ISeriesPrimitive<Time> {
+  private terms: Term[] = [];
+  private points: ItemPoint[] = [];
+  private params: SeriesAttachedParameter<Time> | undefined;
+  constructor(private readonly fill: string, private readonly text: string) {}
+  attached(p: SeriesAttachedParameter<Time>) { this.params = p; }
+  detached() { this.params = undefined; }
+  set(terms: Term[], points: ItemPoint[]) { this.terms = terms; this.points = points; this.params?.requestUpdate(); }
+  updateAllViews() {}
+  /** x of a time: the first drawn point at or after it (terms start and end between points) */
+  private x(time: number, edge: number): number | null {
+    const ts = this.params!.chart.timeScale();
+    const p = this.points.find((q) => q.time >= time);
+    if (!p) return edge;
+    return ts.timeToCoordinate(sec(p.time));
+  }
+  paneViews() {
+    const self = this;
+    return [{
+      zOrder: () => 'bottom' as const,
+      renderer: () => ({
+        draw(target: { useMediaCoordinateSpace<T>(f: (s: { context: CanvasRenderingContext2D; mediaSize: { width: number; height: number } }) => T): T }) {
+          if (!self.params || self.points.length === 0) return;
+          target.useMediaCoordinateSpace(({ context, mediaSize }) => {
+            self.terms.forEach((t, i) => {
+              const x0 = Math.max(0, self.x(t.start, 0) ?? 0);
+              const x1 = Math.min(mediaSize.width, self.x(t.end, mediaSize.width) ?? mediaSize.width);
+              if (x1 <= x0) return;
+              if (i % 2 === 0) {
+                context.fillStyle = self.fill;
+                context.fillRect(x0, 0, x1 - x0, mediaSize.height);
+              }
+              context.fillStyle = self.text;
+              context.font = '11px system-ui, sans-serif';
+              context.fillText(t.name, x0 + 4, 12);
+            });
+          });
+        },
+      }),
+    }];
+  }
+}
+
+function pageData(): PageData | undefined {
+  const el = document.getElementById('page-data');
+  return el?.textContent ? (JSON.parse(el.textContent) as PageData) : undefined;
+}
+
+function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
+  const c = colors();
+  const chart = baseChart(el);
+  const avg = chart.addSeries(LineSeries, { color: c.accent, lineWidth: 2, title: 'average', priceLineVisible: false });
+  const median = chart.addSeries(LineSeries, { color: c.median, lineWidth: 1, title: 'median', priceLineVisible: false, lastValueVisible: false });
+  const band = new Band(c.band);
+  avg.attachPrimitive(band);
+  const terms = new Terms(dark() ? 'rgba(255,255,255,0.04)' : 'rgba(0,0,0,0.035)', dark() ? '#9aa4b1' : '#59636e');
+  avg.attachPrimitive(terms);
+  const lbin = chart.addSeries(LineSeries, { color: c.down, lineWidth: 1, title: 'lowest BIN', priceLineVisible: false, lastValueVisible: false });
+  const volume = chart.addSeries(HistogramSeries, { color: c.volume, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
+  chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+  chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.25 } });
+  // min and max as invisible lines so the price scale spans the band
+  const hi = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
+  const lo = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
+  if (data.lowestBin !== null) avg.createPriceLine({ price: data.lowestBin, color: c.down, lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: true, title: 'lowest BIN' });
+  const state: ChartState = (window.skymarketChart = { series: {}, range: data.chart.range, variant: '', updates: 0 });
+  const draw = (chartData: ItemChart) => {
+    const started = performance.now();
+    const pts = chartData.points;
+    avg.setData(pts.map((p) => ({ time: sec(p.time), value: p.avg })));
+    median.setData(pts.map((p) => ({ time: sec(p.time), value: p.median })));
+    hi.setData(pts.map((p) => ({ time: sec(p.time), value: p.max })));
+    lo.setData(pts.map((p) => ({ time: sec(p.time), value: p.min })));
+    volume.setData(pts.map((p) => ({ time: sec(p.time), value: p.volume })));
+    const bins = pts.filter((p) => p.lowestBin !== null);
+    lbin.setData(bins.map((p) => ({ time: sec(p.time), value: p.lowestBin! })));
+    band.set(pts);
+    terms.set(chartData.mayors ?? [], pts);
+    chart.timeScale().fitContent();
+    state.series = { average: pts.length, median: pts.length, band: pts.length, volume: pts.length, lowestBin: bins.length, mayorTerms: (chartData.mayors ?? []).length };
+    state.range = chartData.range;
+    state.variant = [chartData.variant, ...Object.values(chartData.filters)].filter(Boolean).join(',');
+    state.updates++;
+    state.drawMs = performance.now() - started;
+    el.dataset.points = String(pts.length);
+  };
+  state.draw = draw;
+  draw(data.chart);
+  controls(async (params) => {
+    const res = await fetch(`/item/${encodeURIComponent(data.tag)}/chart.json?${params}`);
+    if (res.ok) draw((await res.json()) as ItemChart);
+  });
+}
+
+function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement) {
+  const c = colors();
+  const chart = baseChart(el);
+  const candles = chart.addSeries(CandlestickSeries, { upColor: c.up, downColor: c.down, wickUpColor: c.up, wickDownColor: c.down, borderVisible: false });
+  const volume = chart.addSeries(HistogramSeries, { color: c.volume, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
+  chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+  chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.25 } });
+  const sideSelect = document.getElementById('side') as HTMLSelectElement | null;
+  let current = data.candles;
+  const state: ChartState = (window.skymarketChart = { series: {}, range: data.range, variant: 'buy', updates: 0 });
+  const draw = () => {
+    const side = (sideSelect?.value ?? 'buy') as 'buy' | 'sell';
+    candles.setData(current.map((k) => ({ time: sec(k.time), ...k[side] })));
+    volume.setData(current.map((k) => ({ time: sec(k.time), value: side === 'buy' ? k.buyMovingWeek : k.sellMovingWeek })));
+    chart.timeScale().fitContent();
+    state.series = { candles: current.length, volume: current.length };
+    state.variant = side;
+    state.updates++;
+    el.dataset.points = String(current.length);
+  };
+  draw();
+  sideSelect?.addEventListener('change', draw);
+  controls(async (params) => {
+    params.delete('side');
+    const res = await fetch(`/bazaar/${encodeURIComponent(data.tag)}/candles.json?${params}`);
+    if (!res.ok) return;
+    const body = (await res.json()) as { range: string; candles: Candle[] };
+    current = body.candles;
+    state.range = body.range;
+    draw();
+  });
+  if (data.book) liveBook(data.tag);
+}
+
+/**
+ * Keeps the order book live: refetched on every `bazaar.changed` event of the product from the live
+ * feed (GET /api/stream, Server-Sent Events); on a 20-second timer while the feed cannot be reached.
+ */
+function liveBook(tag: string) {
+  const status = document.getElementById('book-status');
+  const refresh = async () => {
+    const res = await fetch(`/bazaar/${encodeURIComponent(tag)}/book.json`).catch(() => undefined);
+    if (!res?.ok) return;
+    const book = (await res.json()) as Book;
+    for (const side of ['sellOffers', 'buyOrders'] as const) {
+      const body = document.querySelector(`tbody[data-side="${side}"]`);
+      if (!body) continue;
+      body.replaceChildren(...book[side].map((l) => {
+        const tr = document.createElement('tr');
+        for (const v of [coins(l.pricePerUnit), l.amount.toLocaleString('en-US'), String(l.orders)]) {
+          const td = document.createElement('td');
+          td.className = 'num';
+          td.textContent = v;
+          tr.append(td);
+        }
+        return tr;
+      }));
+    }
+    const buy = document.getElementById('stat-buy');
+    const sell = document.getElementById('stat-sell');
+    if (buy) buy.textContent = coins(book.buyPrice);
+    if (sell) sell.textContent = coins(book.sellPrice);
+    const when = document.getElementById('book-time');
+    if (when) when.textContent = new Date(book.ts).toLocaleTimeString();
+    if (status) status.dataset.refreshedAt = String(book.ts);
+  };
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const poll = () => { timer ??= setInterval(() => { if (!document.hidden) void refresh(); }, 20_000); };
+  if (typeof EventSource === 'undefined') return poll();
+  const feed = new EventSource(`/api/stream?topics=bazaar.changed&tags=${encodeURIComponent(tag)}`);
+  feed.onopen = () => {
+    if (timer !== undefined) { clearInterval(timer); timer = undefined; }
+    if (status) status.dataset.live = 'stream';
+  };
+  feed.onmessage = (m) => {
+    const e = JSON.parse(m.data as string) as { topic: string; product?: string };
+    if (e.topic === 'bazaar.changed' && e.product === tag) void refresh();
+    else if (e.topic === 'gap') void refresh();
+  };
+  // EventSource reconnects by itself; meanwhile (or when the feed is refused) the timer keeps the book fresh.
+  feed.onerror = () => { if (status) status.dataset.live = 'timer'; poll(); };
+}
+
+/** Range radios and variant selects: fetch and redraw in place, and keep the URL shareable. */
+function controls(load: (params: URLSearchParams) => Promise<void>) {
+  const form = document.getElementById('chart-controls') as HTMLFormElement | null;
+  if (!form) return;
+  const params = () => {
+    const p = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (typeof v === 'string' && v !== '') p.set(k, v);
+    return p;
+  };
+  form.addEventListener('change', (e) => {
+    const p = params();
+    if ((e.target as HTMLElement).id === 'side') return;
+    history.replaceState(null, '', `${location.pathname}?${p}`);
+    void load(p);
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    void load(params());
+  });
+}
+
+/** Search suggestions from /api/item/search (items and bazaar products), keyboard-navigable. */
+function search() {
+  const input = document.getElementById('q') as HTMLInputElement | null;
+  const list = document.getElementById('suggest') as HTMLUListElement | null;
+  if (!input || !list) return;
+  let seq = 0;
+  let active = -1;
+  const close = () => { list.hidden = true; input.setAttribute('aria-expanded', 'false'); active = -1; };
+  const options = () => [...list.querySelectorAll<HTMLAnchorElement>('a')];
+  input.addEventListener('input', async () => {
+    const term = input.value.trim();
+    const mine = ++seq;
+    if (term.length < 2) return close();
+    const res = await fetch(`/api/item/search/${encodeURIComponent(term.slice(0, 64))}`).catch(() => undefined);
+    if (!res?.ok || mine !== seq) return;
+    const hits = (await res.json()) as Array<{ name: string; id: string; type: string; iconUrl: string | null }>;
+    list.replaceChildren(...hits.filter((h) => h.type === 'item').slice(0, 8).map((h, i) => {
+      const li = document.createElement('li');
+      li.setAttribute('role', 'option');
+      li.id = `suggest-${i}`;
+      const a = document.createElement('a');
+      a.href = `/item/${encodeURIComponent(h.id)}`;
+      if (h.iconUrl) {
+        const img = document.createElement('img');
+        img.src = h.iconUrl; img.alt = ''; img.width = 20; img.height = 20;
+        a.append(img);
+      }
+      a.append(document.createTextNode(h.name));
+      li.append(a);
+      return li;
+    }));
+    list.hidden = list.children.length === 0;
+    input.setAttribute('aria-expanded', String(!list.hidden));
+  });
+  input.addEventListener('keydown', (e) => {
+    const opts = options();
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      if (opts.length === 0) return;
+      e.preventDefault();
+      active = (active + (e.key === 'ArrowDown' ? 1 : opts.length - 1)) % opts.length;
+      opts.forEach((o, i) => o.parentElement!.setAttribute('aria-selected', String(i === active)));
+      input.setAttribute('aria-activedescendant', `suggest-${active}`);
+    } else if (e.key === 'Enter') {
+      const target = opts[active >= 0 ? active : 0];
+      if (target) { e.preventDefault(); location.href = target.href; }
+    } else if (e.key === 'Escape') close();
+  });
+  document.addEventListener('click', (e) => { if (!list.contains(e.target as Node) && e.target !== input) close(); });
+}
+
+/** Tabs (by hash) and click-to-sort tables. */
+function tables() {
+  const tabs = [...document.querySelectorAll<HTMLAnchorElement>('[role="tab"]')];
+  if (tabs.length) {
+    const show = (id: string) => {
+      for (const t of tabs) {
+        const on = t.getAttribute('aria-controls') === id;
+        t.setAttribute('aria-selected', String(on));
+        document.getElementById(t.getAttribute('aria-controls')!)!.hidden = !on;
+      }
+    };
+    const initial = tabs.find((t) => `#${t.getAttribute('aria-controls')}` === location.hash) ?? tabs[0]!;
+    show(initial.getAttribute('aria-controls')!);
+    for (const t of tabs) t.addEventListener('click', (e) => { e.preventDefault(); show(t.getAttribute('aria-controls')!); history.replaceState(null, '', t.hash); });
+  }
+  for (const table of document.querySelectorAll<HTMLTableElement>('table.sortable')) {
+    const heads = [...table.tHead!.rows[0]!.cells];
+    heads.forEach((th, col) => th.querySelector('button')?.addEventListener('click', () => {
+      const asc = th.getAttribute('aria-sort') === 'descending';
+      heads.forEach((h) => h.setAttribute('aria-sort', 'none'));
+      th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+      const body = table.tBodies[0]!;
+      const rows = [...body.rows];
+      const key = (r: HTMLTableRowElement) => r.cells[col]!.dataset.v ?? '';
+      rows.sort((a, b) => {
+        const x = key(a), y = key(b);
+        const nx = Number(x), ny = Number(y);
+        const d = x !== '' && y !== '' && !Number.isNaN(nx) && !Number.isNaN(ny) ? nx - ny : x.localeCompare(y);
+        return asc ? d : -d;
+      });
+      body.append(...rows);
+    }));
+  }
+}
+
+function start() {
+  search();
+  tables();
+  const data = pageData();
+  const el = document.getElementById('chart');
+  if (data && el) {
+    if (data.kind === 'item') itemPage(data, el);
+    else bazaarPage(data, el);
+  }
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

@@ -1,0 +1,92 @@
+/**
+ * The /flips page's tabs: one per feed anyone may read without a token (the token-only feeds,
+ * demand spread, NPC sell, multi-step fusion, mayor and attribute, are left out), each with the
+ * columns shown and the JSON endpoint behind it. Rows are flattened to { item, cells } here.
+ */
+import type { FlipsService } from '../services/flips.ts';
+
+export type CellKind = 'coins' | 'number' | 'percent' | 'text';
+export interface Column {
+  key: string;
+  label: string;
+  kind: CellKind;
+}
+
+export interface FlipRow {
+  /** the item the row links to: tag and name */
+  tag: string;
+  name: string;
+  /** bazaar product (links to /bazaar/TAG) or auction item (/item/TAG) */
+  bazaar: boolean;
+  cells: Record<string, number | string | null>;
+}
+
+interface Tab {
+  label: string;
+  api: string;
+  note: string;
+  columns: Column[];
+  feed(service: FlipsService): { computedAt: number | null; flips: readonly unknown[] };
+  row(flip: Record<string, any>): FlipRow;
+}
+
+const c = (key: string, label: string, kind: CellKind = 'coins'): Column => ({ key, label, kind });
+const pick = (flip: Record<string, any>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, flip[k] ?? null]));
+
+export const FLIP_TABS = {
+  spread: {
+    label: 'Bazaar spread',
+    api: '/api/flip/bazaar/spread',
+    note: 'Buy with a buy order, sell with a sell offer: the spread times the tradable volume, after the 1.25 % tax.',
+    columns: [c('buyPrice', 'Instant buy'), c('sellPrice', 'Instant sell'), c('profitPerHour', 'Profit / h'), c('volume', 'Volume / h', 'number'), c('medianBuyPrice', '7-day median')],
+    feed: (s) => s.bazaar('spread'),
+    row: (f) => ({ tag: f.flip.itemTag, name: f.itemName, bazaar: true, cells: pick(f.flip, ['buyPrice', 'sellPrice', 'profitPerHour', 'volume', 'medianBuyPrice']) }),
+  },
+  residual: {
+    label: 'Residual',
+    api: '/api/flip/bazaar/residual',
+    note: 'Capacity not taken by open orders times the spread, for a one-hour hold.',
+    columns: [c('buyOrderPrice', 'Buy order'), c('sellOfferPrice', 'Sell offer'), c('spread', 'Spread'), c('remainingCapacity', 'Free capacity', 'number'), c('value', 'Value')],
+    feed: (s) => s.residual(1),
+    row: (f) => ({ tag: f.itemTag, name: f.itemName, bazaar: true, cells: pick(f, ['buyOrderPrice', 'sellOfferPrice', 'spread', 'remainingCapacity', 'value']) }),
+  },
+  npc: {
+    label: 'NPC → bazaar',
+    api: '/api/flip/npc',
+    note: 'Buy from an NPC shop, sell on the bazaar.',
+    columns: [c('npcBuyPrice', 'NPC price'), c('sellPrice', 'Bazaar sell'), c('profit', 'Profit'), c('profitMargin', 'Margin', 'percent'), c('profitPerHour', 'Profit / h')],
+    feed: (s) => s.bazaar('reverseNpc'),
+    row: (f) => ({ tag: f.itemId, name: f.itemName, bazaar: true, cells: pick(f, ['npcBuyPrice', 'sellPrice', 'profit', 'profitMargin', 'profitPerHour']) }),
+  },
+  books: {
+    label: 'Books',
+    api: '/api/flip/bazaar/books',
+    note: 'Combine two level-N enchanted books into one of level N+1.',
+    columns: [c('startBuyPrice', 'Two books cost'), c('endSellPrice', 'Result sells'), c('profitPerHour', 'Profit / h'), c('hourlyVolume', 'Volume / h', 'number')],
+    feed: (s) => s.bazaar('books'),
+    row: (f) => ({ tag: f.endTag, name: f.endTag, bazaar: true, cells: pick(f, ['startBuyPrice', 'endSellPrice', 'profitPerHour', 'hourlyVolume']) }),
+  },
+  fusion: {
+    label: 'Fusion',
+    api: '/api/flip/fusion',
+    note: 'Single-step shard fusion.',
+    columns: [c('inputCost', 'Inputs cost'), c('outputValue', 'Output value'), c('profit', 'Profit'), c('profitPerHour', 'Profit / h'), c('volume', 'Volume / h', 'number')],
+    feed: (s) => s.bazaar('fusion'),
+    row: (f) => ({ tag: f.output, name: f.output, bazaar: true, cells: pick(f, ['inputCost', 'outputValue', 'profit', 'profitPerHour', 'volume']) }),
+  },
+  copper: {
+    label: 'Copper',
+    api: '/api/flip/copper',
+    note: 'Coins per copper of buying greenhouse crops and analysing them.',
+    columns: [c('buyPrice', 'Buy price'), c('totalCost', 'Total cost'), c('copperYield', 'Copper', 'number'), c('coinsPerCopper', 'Coins / copper')],
+    feed: (s) => s.bazaar('copper'),
+    row: (f) => ({ tag: f.itemTag, name: f.itemName, bazaar: true, cells: pick(f, ['buyPrice', 'totalCost', 'copperYield', 'coinsPerCopper']) }),
+  },
+} satisfies Record<string, Tab>;
+
+export type FlipTabId = keyof typeof FLIP_TABS;
+
+export function flipRows(id: FlipTabId, flips: readonly unknown[]): FlipRow[] {
+  const tab: Tab = FLIP_TABS[id];
+  return flips.map((f) => tab.row(f as Record<string, any>));
+}

@@ -1,0 +1,317 @@
+/**
+ * The pages (issue 26): `/`, `/item/{tag}`, `/bazaar/{tag}`, `/flips`, `/data`, their JSON for the
+ * charts' range and variant switches, and the fingerprinted assets. Server-rendered from Eta
+ * templates; the first view's chart data is embedded in the page. A handler parses, calls the
+ * services, renders. Rendered pages are kept briefly (WEB_PAGE_CACHE_MS) per URL and data generation.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { itemNotFound, parseItemTag, parseSearchTerm } from '../http/params.ts';
+import { badRequest } from '../http/problem.ts';
+import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
+import { HISTORY_RANGES, priceVariantKey, type HistoryRange } from '../domain/prices.ts';
+import type { PriceHistory } from '../services/prices.ts';
+import { iconPath } from '../services/items.ts';
+import { loadAssets, type AssetSet } from './assets.ts';
+import { FLIP_TABS, flipRows } from './flip-tabs.ts';
+import { bulkValues } from './bulk-values.ts';
+import { PageCache } from './page-cache.ts';
+import { renderPage, type PageMeta, type RenderContext } from './render.ts';
+
+const HTML = 'text/html; charset=utf-8';
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** The item page's ranges (the price history's), as the page names them. */
+const ITEM_RANGES = HISTORY_RANGES;
+type ItemRange = HistoryRange;
+
+const TagParams = Type.Object({ tag: Type.String({ description: 'item tag or alias' }) });
+const ItemQuery = Type.Object(
+  {
+    range: Type.Optional(Type.Union(ITEM_RANGES.map((r) => Type.Literal(r)))),
+    variant: Type.Optional(Type.String({ maxLength: 32, pattern: '^[A-Za-z0-9_+]*$', description: 'a price variant (pets: rarity and level band; runes and potions: level)' })),
+    Rarity: Type.Optional(Type.String({ maxLength: 32 })),
+  },
+  { additionalProperties: false },
+);
+const BazaarQuery = Type.Object({ range: Type.Optional(Type.Union(CANDLE_RANGES.map((r) => Type.Literal(r)))) }, { additionalProperties: false });
+const AssetParams = Type.Object({ file: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,80}$' }) });
+
+interface ItemQueryT {
+  range?: ItemRange;
+  variant?: string;
+  Rarity?: string;
+}
+
+/** What the item chart draws: the price history of a range, times in epoch ms. */
+export interface ItemChart {
+  tag: string;
+  range: ItemRange;
+  variant: string;
+  filters: Record<string, string>;
+  points: Array<{ time: number; min: number; max: number; avg: number; median: number; volume: number; lowestBin: number | null }>;
+  /** items sold in the range */
+  sales: number;
+  /** the filtered read stopped at its deadline: buckets before `cut` are missing or partial */
+  cut: number | null;
+  source: PriceHistory['source'];
+  /** the mayor terms overlapping the chart (shaded behind it) */
+  mayors: Array<{ start: number; end: number; name: string }>;
+}
+
+export async function webRoutes(app: FastifyInstance): Promise<void> {
+  const { services, clock } = app;
+  let assets: AssetSet | undefined;
+  app.addHook('onReady', async () => {
+    assets = await loadAssets();
+  });
+  const cache = new PageCache(app.context.config.webPageCacheMs, 500);
+  const hide = { hide: true } as const;
+
+  function context(request: FastifyRequest): RenderContext {
+    const a = assets!;
+    return {
+      assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}` },
+      origin: `${request.protocol}://${request.host}`,
+      simulated: app.context.dataSource === 'simulator',
+    };
+  }
+  /** what a page's cache entry is valid for: the last market update the flip engine has seen */
+  const generation = () => `${services.flips.lastUpdate() ?? 0}`;
+
+  async function page(request: FastifyRequest, reply: FastifyReply, build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }>) {
+    // The origin is part of the page (its OpenGraph URLs): one entry per origin, so no Host header shapes another's page.
+    const key = `${request.protocol}://${request.host}${request.url}`;
+    const now = clock.now();
+    const hit = cache.get(key, generation(), now);
+    reply.type(HTML);
+    if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit);
+    const { template, meta, data } = await build();
+    const html = renderPage(template, context(request), meta, { ...data, now });
+    cache.set(key, generation(), now, html);
+    return reply.send(html);
+  }
+
+  let bazaarTags: readonly string[] = [];
+  let bazaarTagSet = new Set<string>();
+  const bazaarSet = () => {
+    const tags = services.items.bazaarTags();
+    if (tags !== bazaarTags) [bazaarTags, bazaarTagSet] = [tags, new Set(tags)];
+    return bazaarTagSet;
+  };
+
+  /** The tag of a page: an alias redirects (301) to the canonical tag's page; a malformed tag is 400, an unknown one 404. */
+  function canonical(raw: string, reply: FastifyReply, prefix: string, request: FastifyRequest): string | undefined {
+    // A bazaar product id is its own canonical name on its page, even where the catalog maps it to an item.
+    const resolved = prefix === '/bazaar/' && bazaarSet().has(raw) ? raw : services.items.resolve(raw);
+    const tag = parseItemTag(resolved ?? raw);
+    if (tag !== raw) {
+      const q = request.url.indexOf('?');
+      void reply.redirect(`${prefix}${encodeURIComponent(tag)}${q >= 0 ? request.url.slice(q) : ''}`, 301);
+      return undefined;
+    }
+    return tag;
+  }
+
+  app.get<{ Params: { file: string } }>('/assets/:file', { schema: { ...hide, params: AssetParams }, config: { rateLimit: false } }, async (request, reply) => {
+    const asset = assets?.byName.get(request.params.file);
+    if (!asset) return reply.code(404).type('text/plain; charset=utf-8').send('not found');
+    const accept = String(request.headers['accept-encoding'] ?? '');
+    reply.header('cache-control', IMMUTABLE).header('vary', 'accept-encoding').type(asset.type);
+    if (/\bbr\b/.test(accept)) return reply.header('content-encoding', 'br').send(asset.brotli);
+    if (/\bgzip\b/.test(accept)) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+    return reply.send(asset.raw);
+  });
+
+  const HomeQuery = Type.Object({ q: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
+  app.get<{ Querystring: { q?: string } }>('/', { schema: { ...hide, querystring: HomeQuery }, config: { cache: 5 } }, (request, reply) =>
+    page(request, reply, async () => {
+      // The search box without its script: the results as a list.
+      const q = request.query.q === undefined || request.query.q.trim() === '' ? undefined : parseSearchTerm(request.query.q);
+      const results = q === undefined ? null : services.items.searchItems(q, 20).map((r) => ({ ...r, bazaar: bazaarSet().has(r.id) }));
+      const spread = services.flips.bazaar('spread');
+      const flips = flipRows('spread', spread.flips).slice(0, 8);
+      const movers = moversOf(spread.flips as Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, 8);
+      return {
+        template: 'home',
+        meta: { title: 'skymarket: Hypixel SkyBlock prices', description: 'Auction house and bazaar prices, charts and flips for Hypixel SkyBlock, open and self-hostable.', path: '/', nav: 'home' },
+        data: { flips, flipColumns: FLIP_TABS.spread.columns, movers, q, results },
+      };
+    }),
+  );
+
+  app.get('/data', { schema: hide, config: { cache: 60 } }, (request, reply) =>
+    page(request, reply, async () => ({
+      template: 'data',
+      meta: { title: 'Data and attribution · skymarket', description: 'What skymarket serves, how to credit it, the terms, the bulk files and the API.', path: '/data', nav: 'data' },
+      data: {},
+    })),
+  );
+
+  app.get('/flips', { schema: hide, config: { cache: 10 } }, (request, reply) =>
+    page(request, reply, async () => {
+      const tabs = Object.entries(FLIP_TABS).map(([id, tab]) => {
+        const feed = tab.feed(services.flips);
+        return { id, label: tab.label, api: tab.api, note: tab.note, columns: tab.columns, rows: flipRows(id as keyof typeof FLIP_TABS, feed.flips).slice(0, 200), computedAt: feed.computedAt };
+      });
+      return {
+        template: 'flips',
+        meta: { title: 'Flips · skymarket', description: `Bazaar, NPC, book, fusion and copper flips, updated with every market snapshot.`, path: '/flips', nav: 'flips' },
+        data: { tabs },
+      };
+    }),
+  );
+
+  // ----- item pages -----
+
+  function variantFilters(query: ItemQueryT): Record<string, string> {
+    const v = query.Rarity;
+    return v !== undefined && v !== '' && v.toLowerCase() !== 'any' ? { Rarity: v } : {};
+  }
+
+  /** The chart of a range: the price history service (rollups; raw sales with a filter). */
+  async function itemChart(tag: string, range: ItemRange, query: ItemQueryT): Promise<ItemChart> {
+    const filters = variantFilters(query);
+    const variant = query.variant ?? '';
+    const history = await services.prices.history(tag, range, { filters, variant });
+    const points = history.points.map((p) => ({ time: Date.parse(p.time), min: p.min, max: p.max, avg: p.avg, median: p.median ?? p.avg, volume: p.volume, lowestBin: p.lowestBin }));
+    const terms = points.length > 0 ? await services.mayors.periods(points[0]!.time, clock.now()) : [];
+    const mayors = terms.map((t) => ({ start: Date.parse(t.start), end: Date.parse(t.end), name: t.winner.name }));
+    return { tag, range, variant, filters, points, sales: points.reduce((n, p) => n + p.volume, 0), cut: history.cut, source: history.source, mayors };
+  }
+
+  app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
+    '/item/:tag',
+    { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 5 } },
+    async (request, reply) => {
+      const tag = canonical(request.params.tag, reply, '/item/', request);
+      if (tag === undefined) return reply;
+      const details = services.items.details(tag);
+      if (!details) throw itemNotFound(tag);
+      if (bazaarSet().has(tag)) return reply.redirect(`/bazaar/${encodeURIComponent(tag)}`, 302);
+      const range: ItemRange = request.query.range ?? 'week';
+      const filters = variantFilters(request.query);
+      const variant = request.query.variant ?? '';
+      return page(request, reply, async () => {
+        const now = clock.now();
+        const [chart, active, recent] = await Promise.all([
+          itemChart(tag, range, request.query),
+          services.auctions.activeOverview(tag, filters, 'LOWEST_PRICE', 0, 12),
+          // Unfiltered: the newest sales (a page of 12); with a filter: the newest matching ones.
+          Object.keys(filters).length === 0 ? services.auctions.sold(tag, false, 0, 12).then((records) => ({ records })) : services.auctions.recentSales(tag, filters, 12),
+        ]);
+        const supply = services.auctions.supplyOf(tag);
+        const lowest = active.records.find((r) => r.bin && (variant === '' || priceVariantKey(r) === variant));
+        const variants = variantChoices(tag);
+        const craft = await services.craft.costOf(tag);
+        const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier, flatNbt: {} });
+        const last = chart.points.at(-1);
+        const priceLine = lowest ? `lowest BIN ${fmt(lowest.startingBid)}` : last ? `median ${fmt(last.median)}` : 'no recent sales';
+        const sold = `${chart.sales} sold in the last ${range === 'full' ? 'recorded history' : range}`;
+        return {
+          template: 'item',
+          meta: {
+            title: `${details.name} price · skymarket`,
+            description: `${details.name}: ${priceLine}; ${sold}, ${supply} listed. Charts, lowest BINs and recent sales.`,
+            path: `/item/${tag}`,
+            image: iconPath(tag),
+            data: { kind: 'item', tag, chart, lowestBin: lowest?.startingBid ?? null },
+          },
+          data: { tag, details, chart, range, ranges: ITEM_RANGES, active: active.records, names: active.names, recent: recent.records, supply, variants, filters, variant, craft, bulk, lowest: lowest?.startingBid ?? null, now },
+        };
+      });
+    },
+  );
+
+  /**
+   * The variant selector: the price variants (pets: rarity and level band; runes and potions: level)
+   * the item's active listings show, read from the rollups; else its rarities, as a filter over raw sales.
+   */
+  function variantChoices(tag: string): Array<{ name: 'variant' | 'Rarity'; label: string; options: string[] }> {
+    const variants = services.auctions.variantsOf(tag);
+    if (variants.length > 1) return [{ name: 'variant', label: tag.startsWith('PET_') ? 'Rarity and level' : 'Level', options: variants }];
+    const rarity = services.items.filterOptions(tag).find((f) => f.name === 'Rarity');
+    return rarity && rarity.options.length > 1 ? [{ name: 'Rarity', label: 'Rarity', options: rarity.options.slice(0, 12) }] : [];
+  }
+
+  app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
+    '/item/:tag/chart.json',
+    { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 30 } },
+    async (request) => {
+      const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+      return itemChart(tag, request.query.range ?? 'week', request.query);
+    },
+  );
+
+  // ----- bazaar pages -----
+
+  app.get<{ Params: { tag: string }; Querystring: { range?: CandleRange } }>(
+    '/bazaar/:tag',
+    { schema: { ...hide, params: TagParams, querystring: BazaarQuery }, config: { cache: 5 } },
+    async (request, reply) => {
+      const tag = canonical(request.params.tag, reply, '/bazaar/', request);
+      if (tag === undefined) return reply;
+      const range: CandleRange = request.query.range ?? 'day';
+      return page(request, reply, async () => {
+        const now = clock.now();
+        const [candles, snapshot] = await Promise.all([services.bazaar.candles(tag, range, now), services.bazaar.snapshotAt(tag, now)]);
+        if ('miss' in candles) throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
+        const snap = 'miss' in snapshot ? null : snapshot;
+        const name = services.items.details(tag)?.name ?? tag;
+        const row = snap?.row;
+        return {
+          template: 'bazaar',
+          meta: {
+            title: `${name} bazaar price · skymarket`,
+            description: row ? `${name}: instant buy ${fmt(row.buy_price)}, instant sell ${fmt(row.sell_price)}. Candles, volume and the live order book.` : `${name} on the bazaar.`,
+            path: `/bazaar/${tag}`,
+            image: iconPath(tag),
+            data: { kind: 'bazaar', tag, range, candles, book: bookOf(snap) },
+          },
+          data: { tag, name, range, ranges: CANDLE_RANGES, candles, row: row ?? null, book: bookOf(snap), now },
+        };
+      });
+    },
+  );
+
+  app.get<{ Params: { tag: string }; Querystring: { range?: CandleRange } }>(
+    '/bazaar/:tag/candles.json',
+    { schema: { ...hide, params: TagParams, querystring: BazaarQuery }, config: { cache: 20 } },
+    async (request) => {
+      const raw = request.params.tag;
+      const tag = parseItemTag(bazaarSet().has(raw) ? raw : (services.items.resolve(raw) ?? raw));
+      const candles = await services.bazaar.candles(tag, request.query.range ?? 'day', clock.now());
+      if ('miss' in candles) throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
+      return { tag, range: request.query.range ?? 'day', candles };
+    },
+  );
+
+  app.get<{ Params: { tag: string } }>('/bazaar/:tag/book.json', { schema: { ...hide, params: TagParams }, config: { cache: 10 } }, async (request) => {
+    const raw = request.params.tag;
+    const tag = parseItemTag(bazaarSet().has(raw) ? raw : (services.items.resolve(raw) ?? raw));
+    const snapshot = await services.bazaar.snapshotAt(tag, clock.now());
+    if ('miss' in snapshot) {
+      if (snapshot.miss === 'unknown_product') throw itemNotFound(tag, `\`${tag}\` is not a bazaar product`);
+      throw badRequest('no_snapshot', 'no snapshot yet');
+    }
+    return bookOf(snapshot);
+  });
+}
+
+/** Products whose instant-buy price is furthest from its 7-day median (the spread feed's own figures). */
+function moversOf(flips: Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, n: number) {
+  return flips
+    .filter((f) => f.flip.medianBuyPrice > 0 && f.flip.buyPrice > 0)
+    .map((f) => ({ tag: f.flip.itemTag, name: f.itemName, price: f.flip.buyPrice, median: f.flip.medianBuyPrice, change: f.flip.buyPrice / f.flip.medianBuyPrice - 1 }))
+    .sort((a, b) => Math.abs(b.change) - Math.abs(a.change))
+    .slice(0, n);
+}
+
+function bookOf(snap: { row: { ts: number; buy_price: number; sell_price: number }; instantBuySide: unknown[] | null; instantSellSide: unknown[] | null } | null) {
+  if (!snap) return null;
+  return { ts: snap.row.ts, buyPrice: snap.row.buy_price, sellPrice: snap.row.sell_price, sellOffers: (snap.instantBuySide ?? []).slice(0, 15), buyOrders: (snap.instantSellSide ?? []).slice(0, 15) };
+}
+
+const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
+function fmt(n: number): string {
+  return `${compact.format(n)} coins`;
+}
