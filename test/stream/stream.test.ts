@@ -381,8 +381,9 @@ describe('two API processes deliver the same events [postgres + redis]', { skip:
     const onB = await openSse(`${b}/api/stream`);
     const wsB = await openWs(`${b}/api/stream?topics=auction.new,auction.sold,generation`);
     await feeder.generation();
-    await onA.waitFor((e) => generations(e, 'bazaar').length >= 1);
-    await onB.waitFor((e) => e.length >= onA.events.length);
+    // Generous under a loaded machine (it once took over 15 s with four test suites running beside it).
+    await onA.waitFor((e) => generations(e, 'bazaar').length >= 1, 45_000);
+    await onB.waitFor((e) => e.length >= onA.events.length, 45_000);
     assert.ok(onA.events.filter((e) => auctionTopics.has(e.topic)).length > 0);
     assert.deepEqual(ids(onB.events), ids(onA.events));
     assert.deepEqual(onB.events, onA.events);
