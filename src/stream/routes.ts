@@ -9,6 +9,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
+import { Counter, Gauge } from 'prom-client';
 import { Type } from 'typebox';
 import { compareEventIds, connectionAllowance, isEverything, type EventId, type Subscription } from '../domain/stream-events.ts';
 import { HttpProblem } from '../http/problem.ts';
@@ -66,6 +67,9 @@ abstract class Connection {
   protected after: EventId | undefined;
   closed = false;
 
+  /** counted when the connection is cut off as too slow */
+  onCutOff: () => void = () => undefined;
+
   constructor(
     protected subscription: Subscription,
     after: EventId | undefined,
@@ -87,6 +91,7 @@ abstract class Connection {
     // What earlier batches left unsent (a batch itself may be larger than the limit: it is written whole).
     if (!replay && this.pending() > this.queueBytes) {
       this.cut('too slow: more than STREAM_QUEUE_BYTES unread; reconnect with Last-Event-ID');
+      this.onCutOff();
       return;
     }
     this.write(batch, after);
@@ -196,6 +201,25 @@ export async function streamRoutes(app: FastifyInstance) {
   const admissions = new WeakMap<FastifyRequest, Admission>();
   const queueBytes = config.streamQueueBytes;
 
+  const registry = app.context.metrics.registry;
+  new Gauge({
+    name: 'skymarket_stream_connections',
+    help: 'open live-feed connections (SSE and WebSocket) of this process',
+    registers: [registry],
+    collect() {
+      this.set(connections.size);
+    },
+  });
+  const refusals = new Counter({ name: 'skymarket_stream_refused_total', help: 'live-feed connections refused for the per-address or per-account limit', registers: [registry] });
+  const cutOffs = new Counter({ name: 'skymarket_stream_cut_off_total', help: 'live-feed connections closed because they left more than STREAM_QUEUE_BYTES unread', registers: [registry] });
+  new Gauge({
+    name: 'skymarket_stream_ring_events',
+    help: 'events this process holds for resumes (Last-Event-ID)',
+    registers: [registry],
+    collect() {
+      this.set(hub.size);
+    },
+  });
   const onBatch = (batch: RingBatch) => {
     for (const c of connections) c.deliver(batch);
   };
@@ -211,6 +235,7 @@ export async function streamRoutes(app: FastifyInstance) {
   });
 
   const opened = (c: Connection, release: () => void) => {
+    c.onCutOff = () => cutOffs.inc();
     connections.add(c);
     return () => {
       connections.delete(c);
@@ -246,11 +271,14 @@ export async function streamRoutes(app: FastifyInstance) {
       },
     },
     config: { cache: 'no-store', auth: 'optionalToken' },
+    // A HEAD answer would be an event stream without a body that never ends.
+    exposeHeadRoute: false,
     preHandler: async (request) => {
       const query = request.query as Record<string, unknown>;
       const subscription = await parseSubscription(query, feed);
       const after = parseResumeId(request.headers['last-event-id'], query['lastEventId']);
       const slot = counts.open(request.clientIp, request.account ? { id: request.account.id, tier: request.account.tier } : null);
+      if ('refused' in slot) refusals.inc();
       if ('refused' in slot) throw new HttpProblem(429, 'too_many_connections', `Too many open feed connections: ${slot.refused}.`, {}, { 'Retry-After': '30' });
       // The count is released however the connection ends, even before it is served.
       request.raw.socket.once('close', slot.release);

@@ -306,6 +306,7 @@ for (const variant of variants) {
         cut = (await status()).connections === open - 1;
       }
       assert.ok(cut, 'the stalled client was closed');
+      assert.match(await (await fetch(`${base}/metrics`)).text(), /skymarket_stream_cut_off_total(\{[^}]*\})? [1-9]/);
       // Once it reads again, it finds the connection closed.
       stalled.socket.resume();
       await stalled.closed;
@@ -324,6 +325,7 @@ for (const variant of variants) {
       assert.equal(refused.status, 429);
       assert.equal(refused.problem?.['slug'], 'too_many_connections');
       assert.ok(Number(refused.headers.get('retry-after')) > 0);
+      assert.match(await (await fetch(`${base}/metrics`)).text(), /skymarket_stream_refused_total(\{[^}]*\})? [1-9]/);
       await assert.rejects(openWs(`${base}/api/stream`), (err: Error & { status?: number }) => err.status === 429);
       open.pop()!.close();
       await waitUntil(() => false, 0, '').catch(() => undefined);
@@ -379,8 +381,9 @@ describe('two API processes deliver the same events [postgres + redis]', { skip:
     const onB = await openSse(`${b}/api/stream`);
     const wsB = await openWs(`${b}/api/stream?topics=auction.new,auction.sold,generation`);
     await feeder.generation();
-    await onA.waitFor((e) => generations(e, 'bazaar').length >= 1);
-    await onB.waitFor((e) => e.length >= onA.events.length);
+    // Generous under a loaded machine (it once took over 15 s with four test suites running beside it).
+    await onA.waitFor((e) => generations(e, 'bazaar').length >= 1, 45_000);
+    await onB.waitFor((e) => e.length >= onA.events.length, 45_000);
     assert.ok(onA.events.filter((e) => auctionTopics.has(e.topic)).length > 0);
     assert.deepEqual(ids(onB.events), ids(onA.events));
     assert.deepEqual(onB.events, onA.events);
