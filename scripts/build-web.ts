@@ -1,13 +1,14 @@
 /**
  * `npm run build`, after tsc: the pages' browser assets (fingerprinted) and templates beside the
  * compiled server, so `npm start` serves them without a bundler (src/web/assets.ts).
+ * Usage: `build-web.ts [out dir]` (default dist/web; the CLI tests build into a scratch dist).
  */
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleClient } from '../src/web/assets.ts';
 
 const src = join(import.meta.dirname, '..', 'src', 'web');
-const out = join(import.meta.dirname, '..', 'dist', 'web');
+const out = process.argv[2] ?? join(import.meta.dirname, '..', 'dist', 'web');
 rmSync(join(out, 'assets'), { recursive: true, force: true });
 mkdirSync(join(out, 'assets'), { recursive: true });
 const files = await bundleClient(src);

@@ -238,7 +238,14 @@ function compiled(): Promise<string> {
     let out = '';
     tsc.stdout.on('data', (d) => (out += d));
     tsc.stderr.on('data', (d) => (out += d));
-    tsc.on('exit', (code) => (code === 0 ? resolve(root) : reject(new Error(`tsc failed (${code}): ${out}`))));
+    // Then what `npm run build` does after tsc: the web assets and templates beside the compiled server.
+    tsc.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`tsc failed (${code}): ${out}`));
+      const web = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'scripts/build-web.ts'), join(root, 'dist', 'web')], { stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO });
+      web.stdout.on('data', (d) => (out += d));
+      web.stderr.on('data', (d) => (out += d));
+      web.on('exit', (webCode) => (webCode === 0 ? resolve(root) : reject(new Error(`build-web failed (${webCode}): ${out}`))));
+    });
   });
   return build;
 }
