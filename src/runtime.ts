@@ -61,7 +61,7 @@ export function browsableUrl(listenUrl: string, host: string): string {
   return url.toString().replace(/\/$/, '');
 }
 
-/** The start banner: where to look (docs, health, metrics) and where the data comes from. */
+/** The start banner: where to look (pages, docs, price files, health, metrics) and where the data comes from. */
 function announce(a: Announcement, logger: Logger, banner: RuntimeOptions['banner']): void {
   const base = browsableUrl(a.url, a.config.host);
   const ingests = a.config.role === 'all' || a.config.role === 'ingest';
@@ -71,7 +71,7 @@ function announce(a: Announcement, logger: Logger, banner: RuntimeOptions['banne
       ? `the Hypixel API at ${redact(a.config.upstreamUrl)}`
       : 'the database, written by the ingest process (this process does not ingest)';
   const urls = {
-    ...(a.serveApi ? { docs: `${base}/api/docs` } : {}),
+    ...(a.serveApi ? { pages: `${base}/`, docs: `${base}/api/docs`, mods: `${base}/neu/lowestbin.json` } : {}),
     health: `${base}/api/health`,
     metrics: `${base}/metrics`,
   };
@@ -81,11 +81,17 @@ function announce(a: Announcement, logger: Logger, banner: RuntimeOptions['banne
       ? ' (503 with the reasons, such as an unreachable upstream, until the first data is stored)'
       : '';
   if (!banner) {
-    logger.info({ urls, data, database: a.database, role: a.config.role }, `skymarket is ready: ${a.serveApi ? `API docs at ${urls.docs}, ` : ''}health at ${urls.health}; data from ${data}`);
+    logger.info({ urls, data, database: a.database, role: a.config.role }, `skymarket is ready: ${a.serveApi ? `pages at ${urls.pages}, API docs at ${urls.docs}, ` : ''}health at ${urls.health}; data from ${data}`);
     return;
   }
   const rows: Array<[string, string]> = [
-    ...(a.serveApi ? ([['API docs', `${urls.docs}`]] as Array<[string, string]>) : []),
+    ...(a.serveApi
+      ? ([
+          ['pages', `${urls.pages} (items, bazaar, flips, the data page)`],
+          ['API docs', `${urls.docs}`],
+          ['for mods', `${urls.mods} and the other price files (docs/mods.md)`],
+        ] as Array<[string, string]>)
+      : []),
     ['health', `${urls.health}${healthNote}`],
     ['metrics', urls.metrics],
     ['data', data],

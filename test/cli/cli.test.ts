@@ -93,7 +93,13 @@ describe('skymarket CLI', () => {
       // Not a terminal: structured JSON logs, one object per line, among them the start record with the URLs.
       const records = run.output.trim().split('\n').map((line) => JSON.parse(line) as { msg: string; urls?: Record<string, string>; data?: string });
       const ready = records.find((r) => r.msg.startsWith('skymarket is ready'));
-      assert.deepEqual(ready?.urls, { docs: `http://127.0.0.1:${port}/api/docs`, health: `http://127.0.0.1:${port}/api/health`, metrics: `http://127.0.0.1:${port}/metrics` });
+      assert.deepEqual(ready?.urls, {
+        pages: `http://127.0.0.1:${port}/`,
+        docs: `http://127.0.0.1:${port}/api/docs`,
+        mods: `http://127.0.0.1:${port}/neu/lowestbin.json`,
+        health: `http://127.0.0.1:${port}/api/health`,
+        metrics: `http://127.0.0.1:${port}/metrics`,
+      });
       assert.equal(ready?.data, `the Hypixel API at http://127.0.0.1:${upstreamPort}`);
     } finally {
       child.kill('SIGKILL');
@@ -119,7 +125,9 @@ describe('skymarket CLI', () => {
       // A wildcard listen address is shown as localhost, the address a person opens.
       const banner = run.output.slice(run.output.indexOf('  skymarket '));
       assert.match(banner, new RegExp(`^  skymarket \\S+ \\(role all\\) listening on http://localhost:${port}\\n`));
+      assert.match(banner, new RegExp(`\\n    pages     http://localhost:${port}/ \\(items, bazaar, flips, the data page\\)\\n`));
       assert.match(banner, new RegExp(`\\n    API docs  http://localhost:${port}/api/docs\\n`));
+      assert.match(banner, new RegExp(`\\n    for mods  http://localhost:${port}/neu/lowestbin\\.json and the other price files`));
       assert.match(banner, new RegExp(`\\n    health    http://localhost:${port}/api/health \\(503 with the reasons`));
       assert.match(banner, /\n    data      the Hypixel API at http:\/\/127\.0\.0\.1:\d+\n/);
       assert.match(banner, new RegExp(`\\n    database  sqlite:${dir}/skymarket\\.db\\n`));
@@ -280,7 +288,7 @@ async function demoServes(entry: string): Promise<string> {
     assert.ok(body.feeds.auctions!.records >= 250, JSON.stringify(body.feeds));
     assert.equal(body.feeds.bazaar!.source, 'simulator');
     assert.match(run.output, /market data comes from the built-in simulator \(simulated, not real Hypixel data\)/);
-    assert.match(run.output, /"msg":"skymarket is ready: API docs at http:\/\/127\.0\.0\.1:\d+\/api\/docs, health at http:\/\/127\.0\.0\.1:\d+\/api\/health; data from SIMULATED: the built-in market simulator at http:\/\/127\.0\.0\.1:\d+ \(not real Hypixel data\)"/);
+    assert.match(run.output, /"msg":"skymarket is ready: pages at http:\/\/127\.0\.0\.1:\d+\/, API docs at http:\/\/127\.0\.0\.1:\d+\/api\/docs, health at http:\/\/127\.0\.0\.1:\d+\/api\/health; data from SIMULATED: the built-in market simulator at http:\/\/127\.0\.0\.1:\d+ \(not real Hypixel data\)"/);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     assert.match(metrics, /skymarket_ingest_records_total\{feed="auctions",outcome="stored",service="skymarket"\} \d+/);
     child.kill('SIGTERM');
