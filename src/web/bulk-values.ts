@@ -4,7 +4,7 @@
  */
 import { eliteIdOf } from '../domain/bulk-prices.ts';
 import { neuIdOf, type NeuIdSubject } from '../domain/item-names.ts';
-import type { BulkPricesService } from '../services/bulk-prices.ts';
+import { AVERAGE_DAYS, type BulkPricesService } from '../services/bulk-prices.ts';
 
 export interface BulkValue {
   file: string;
@@ -34,6 +34,16 @@ export async function bulkValues(service: BulkPricesService, item: NeuIdSubject)
   ] as const) {
     const prepared = await service.file(file);
     out.push({ file, path, key, value: valuesOf(prepared.json)[key] ?? null });
+  }
+  // The averages, once the price rollups have closed an hour.
+  for (const days of AVERAGE_DAYS) {
+    for (const [file, path, key] of [
+      [`neu/auction_averages_lbin/${days}day`, `/neu/auction_averages_lbin/${days}day.json`, neu],
+      [`elite/average-lbin/${days}day`, `/resources/auctions/neu/average-lbin/${days}day`, elite],
+    ] as const) {
+      const prepared = await service.averagesFile(file);
+      if (prepared) out.push({ file, path, key, value: valuesOf(prepared.json)[key] ?? null });
+    }
   }
   return out;
 }
