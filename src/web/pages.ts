@@ -104,7 +104,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     // A bazaar product id is its own canonical name on its page, even where the catalog maps it to an item.
     const resolved = prefix === '/bazaar/' && bazaarSet().has(raw) ? raw : services.items.resolve(raw);
     const tag = parseItemTag(resolved ?? raw);
-    if (tag !== raw) {
+    // Redirect only to a page that exists: something no alias names (`aote`) is answered 404 here.
+    if (tag !== raw && resolved !== undefined) {
       const q = request.url.indexOf('?');
       void reply.redirect(`${prefix}${encodeURIComponent(tag)}${q >= 0 ? request.url.slice(q) : ''}`, 301);
       return undefined;

@@ -126,6 +126,10 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const unknown = await get('/item/NO_SUCH_ITEM_EVER');
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().slug, 'item_not_found');
+    // Not an alias of anything (initials are a search, not an alias): 404 at once, no redirect to a 404.
+    const lower = await get('/item/no_such_item_ever');
+    assert.equal(lower.statusCode, 404);
+    assert.equal(lower.json().slug, 'item_not_found');
     const range = await get(`/item/${s.item}?range=decade`);
     assert.equal(range.statusCode, 400);
     assert.match(range.headers['content-type'] as string, /application\/problem\+json/);
