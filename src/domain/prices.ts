@@ -93,6 +93,14 @@ export function rangeStart(range: HistoryRange, now: number): number {
   return span === null ? 0 : bucketOf(now - span, bucket) + bucket;
 }
 
+/**
+ * The hours an average over `windowMs` reads: whole hours ending at the last rolled-up hour
+ * (`rolledTo`), so the averages change once an hour, not with every sale.
+ */
+export function averageWindow(rolledTo: number, windowMs: number): { from: number; to: number } {
+  return { from: rolledTo - Math.ceil(windowMs / HOUR_MS) * HOUR_MS, to: rolledTo };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Cells
 

@@ -18,7 +18,7 @@ import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { coins, eliteIdOf, smoothLowest, variantIds } from '../domain/bulk-prices.ts';
-import { DAY_MS, HOUR_MS } from '../domain/prices.ts';
+import { averageWindow, DAY_MS, HOUR_MS } from '../domain/prices.ts';
 import { isPetTag, neuIdOf, PET_RARITIES } from '../domain/item-names.ts';
 import { craftCostsPerUnit } from '../domain/craft/profit.ts';
 import type { PriceSource } from '../domain/craft/prices.ts';
@@ -246,7 +246,7 @@ export class BulkPrices {
       return f;
     };
     for (const days of AVERAGE_DAYS) {
-      const from = to - days * DAY_MS;
+      const { from } = averageWindow(to, days * DAY_MS);
       // Sales per day over the part of the window the store holds (at least an hour).
       const span = Math.max(HOUR_MS, to - Math.max(from, first)) / DAY_MS;
       covered[days] = Math.round(span * 1000) / 1000;

@@ -1,7 +1,6 @@
 /**
  * Prices and price history of an item (issue 24): history at every range, the 2-day summary, the
- * lowest BINs, what buying N costs now, the year's statistics and NEU's graph format; the
- * per-variant averages the bulk files read.
+ * lowest BINs, what buying N costs now, the year's statistics and NEU's graph format.
  *
  * Without filters every answer reads the price rollups (store.priceRollups, kept by
  * market/price-rollups.ts) for the rolled-up hours and days of the window, plus the raw sales
@@ -14,7 +13,7 @@ import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
 import type { Store } from '../store/index.ts';
 import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
-import type { StoredCell, VariantAverage } from '../store/repositories/price-rollups.ts';
+import type { StoredCell } from '../store/repositories/price-rollups.ts';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import type { FilterPredicate } from '../domain/filters.ts';
 import { neuIdCandidates } from '../domain/item-names.ts';
@@ -287,19 +286,6 @@ export class PriceService {
       }
     }
     return null;
-  }
-
-  /**
-   * Every tag and price variant's sales totals over the rolled-up hours of the last `windowMs`
-   * (whole hours, ending at the last rolled-up hour): count, items, coins, sum of prices per unit,
-   * min, max, median (from the digests), and the mean of the hourly lowest BINs. For the bulk
-   * price files (1-, 3-, 7-day averages).
-   */
-  async averages(windowMs: number): Promise<{ from: number; to: number; variants: VariantAverage[] }> {
-    const state = await this.store.priceRollups.state();
-    const to = state.rolledTo;
-    const from = to - Math.ceil(windowMs / HOUR_MS) * HOUR_MS;
-    return { from, to, variants: to > 0 ? await this.store.priceRollups.averages(from, to) : [] };
   }
 
   // -------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { bucketOf, DAY_MS, HOUR_MS, rangeStart, RANGE_BUCKETS, type HistoryRange, type PricePoint } from '../../src/domain/prices.ts';
+import { averageWindow, bucketOf, DAY_MS, HOUR_MS, rangeStart, RANGE_BUCKETS, type HistoryRange, type PricePoint } from '../../src/domain/prices.ts';
 import { PriceService } from '../../src/services/prices.ts';
 import { KnownTags } from '../../src/services/auction-filters.ts';
 import type { AuctionsTable } from '../../src/store/schema.ts';
@@ -286,7 +286,9 @@ describeEachBackend('prices and price history', (fixture) => {
   });
 
   test('averages per tag and variant for the bulk files', async () => {
-    const { from, to, variants } = await t.app.services.prices.averages(3 * DAY_MS);
+    // What the bulk files read (market/bulk-prices.ts): the window of the last rolled-up hour, then its averages.
+    const { from, to } = averageWindow((await t.app.store.priceRollups.state()).rolledTo, 3 * DAY_MS);
+    const variants = await t.app.store.priceRollups.averages(from, to);
     assert.equal(to, bucketOf(now - 10 * MIN, HOUR_MS));
     assert.equal(from, to - 3 * DAY_MS);
     const diamonds = variants.find((v) => v.tag === 'ENCHANTED_DIAMOND' && v.variant === '')!;

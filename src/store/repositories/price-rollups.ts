@@ -35,16 +35,10 @@ export interface StoredBin {
   uuid: string;
 }
 
-/** Totals of one tag and variant over a window (the bulk files' averages). */
-export interface VariantAverage {
+/** Totals of one tag and variant over a window (the bulk files' averages): a cell's figures without its digest. */
+export interface VariantAverage extends Omit<PriceCell, 'prices'> {
   tag: string;
   variant: string;
-  count: number;
-  items: number;
-  coins: number;
-  sum: number;
-  min: number;
-  max: number;
   median: number | null;
   /** the mean of the hourly lowest BINs recorded in the window; null when none was */
   lowestBinAverage: number | null;
