@@ -26,7 +26,8 @@ import type { GameData } from '../gamedata/types.ts';
 import type { CraftMarket } from './craft.ts';
 import type { ItemCatalog } from './item-catalog.ts';
 import type { Store } from '../store/index.ts';
-import type { BazaarQuick } from '../store/repositories/market-prices.ts';
+import type { BazaarQuick } from '../domain/stream-events.ts';
+import type { ProductQuick } from '../store/repositories/market-prices.ts';
 import type { ActiveAuctionsView } from './active-auctions.ts';
 
 export type BulkFileName = 'neu/lowestbin' | 'elite/raw' | 'elite/smooth';
@@ -60,7 +61,7 @@ export interface BazaarBuild {
   snapshotAt: number;
   products: number;
   files: Record<BazaarFileName, PreparedFile>;
-  quick: readonly BazaarQuick[];
+  quick: readonly ProductQuick[];
 }
 
 export type TooltipFileName = 'tooltip/neu' | 'tooltip/hypixel';
@@ -398,9 +399,9 @@ export class BulkPrices {
   }
 }
 
-function bazaarFiles(ts: number, products: readonly BazaarQuick[]): BazaarBuild {
-  const byId: Record<string, Omit<BazaarQuick, 'productId'>> = {};
-  const byNeu: Record<string, Omit<BazaarQuick, 'productId'>> = {};
+function bazaarFiles(ts: number, products: readonly ProductQuick[]): BazaarBuild {
+  const byId: Record<string, BazaarQuick> = {};
+  const byNeu: Record<string, BazaarQuick> = {};
   for (const { productId, ...figures } of [...products].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
     byId[productId] = figures;
     byNeu[neuIdOf({ tag: productId, tier: null, flatNbt: {} })] = figures;

@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import type { Database } from '../schema.ts';
+import type { BazaarQuick } from '../../domain/stream-events.ts';
 import type { BazaarRepository } from './bazaar.ts';
 
 export interface LatestBazaarProduct {
@@ -17,19 +18,9 @@ export interface LatestBazaarProduct {
   book: Uint8Array | null;
 }
 
-/** A product's figures in one snapshot (the quick status, with top-of-book prices). */
-export interface BazaarQuick {
+/** A product's figures in one snapshot (the quick status, with top-of-book prices; fields in domain/stream-events.ts). */
+export interface ProductQuick extends BazaarQuick {
   productId: string;
-  /** instant-buy price: the lowest sell offer */
-  buyPrice: number;
-  /** instant-sell price: the highest buy order */
-  sellPrice: number;
-  buyVolume: number;
-  sellVolume: number;
-  buyMovingWeek: number;
-  sellMovingWeek: number;
-  buyOrders: number;
-  sellOrders: number;
 }
 
 export interface BinRow {
@@ -62,7 +53,7 @@ export class MarketPriceRepository {
   }
 
   /** Every product's figures in the newest bazaar snapshot, without books (the bulk bazaar file); undefined before the first. */
-  async latestBazaarQuick(): Promise<{ ts: number; products: BazaarQuick[] } | undefined> {
+  async latestBazaarQuick(): Promise<{ ts: number; products: ProductQuick[] } | undefined> {
     const rows = await this.newestSnapshotRows();
     if (rows.length === 0) return undefined;
     return {
