@@ -29,6 +29,7 @@
  * test/http/stored-responses.test.ts compares both paths over a matrix of requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import type { Metrics } from '../metrics.ts';
 import { cacheHeaders } from './caching.ts';
@@ -260,7 +261,27 @@ export class StoredResponses {
       if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
       server.setTimeout(opts.connectionTimeout ?? 0);
       if ((opts.maxRequestsPerSocket ?? 0) > 0) server.maxRequestsPerSocket = opts.maxRequestsPerSocket as number;
+      dropSilentConnectionsOnClose(server);
       return server;
     };
   }
+}
+
+/**
+ * Node's `close()` ends idle keep-alive connections at once but waits for a connection that has sent
+ * nothing yet (a client's spare pooled socket, or one that never speaks) until `headersTimeout`:
+ * a closing server kept running for a minute. Closing drops those too; requests in flight finish.
+ */
+function dropSilentConnectionsOnClose(server: Server): void {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  const close = server.close.bind(server);
+  server.close = (callback?: (err?: Error) => void) => {
+    close(callback);
+    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+    return server;
+  };
 }
