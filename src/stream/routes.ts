@@ -141,9 +141,16 @@ class SseConnection extends Connection {
 
   cut(reason: string): void {
     if (this.closed) return;
+    // Taken now: once the last frame is handed to the kernel the response lets go of its socket,
+    // which would then idle as a keep-alive connection until its timeout.
+    const socket = this.res.socket;
     this.res.end(`data: ${JSON.stringify({ topic: 'closed', time: Date.now(), reason })}\n\n`);
-    // A client that reads nothing never takes the last frame: drop the connection.
-    setTimeout(() => this.res.destroy(), 1000).unref();
+    // A client that reads nothing never takes the last frame: drop the connection with a reset, which
+    // also drops what the kernel still holds for it (a plain close would keep sending it, probing a
+    // zero window with backoff).
+    setTimeout(() => {
+      if (socket && !socket.destroyed) socket.resetAndDestroy();
+    }, 1000).unref();
     this.closedNow();
   }
 }
