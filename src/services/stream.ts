@@ -109,7 +109,7 @@ export class StreamHub {
   /** the newest event no longer held (trimmed, or before this process read the stream) */
   private horizon: EventId | undefined;
   readonly batches = new EventEmitter<{ batch: [RingBatch] }>();
-  private publisher: Redis | undefined;
+  private publisher: Promise<Redis> | undefined;
   private reader: Redis | undefined;
   private reading: Promise<void> | undefined;
   private closed = false;
@@ -169,7 +169,7 @@ export class StreamHub {
     this.closed = true;
     this.reader?.disconnect();
     await this.reading?.catch(() => undefined);
-    this.publisher?.disconnect();
+    (await this.publisher?.catch(() => undefined))?.disconnect();
     this.batches.removeAllListeners();
   }
 
@@ -190,12 +190,22 @@ export class StreamHub {
       this.accept(ms, seq, events);
       return;
     }
-    if (!this.publisher) {
-      this.publisher = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-      this.publisher.on('error', (err) => this.options.logger.warn({ err: { message: err.message } }, 'stream: redis publisher error'));
-      await this.publisher.connect();
-    }
-    await this.publisher.xadd(this.key, 'MAXLEN', '~', redis.maxLen, '*', 'events', JSON.stringify(events));
+    // Every publish waits for the one connection, so batches enter the stream in the order they were published.
+    this.publisher ??= (async () => {
+      const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+      client.on('error', (err) => this.options.logger.warn({ err: { message: err.message } }, 'stream: redis publisher error'));
+      try {
+        await client.connect();
+      } catch (err) {
+        // The next publish tries a new connection.
+        this.publisher = undefined;
+        client.disconnect();
+        throw err;
+      }
+      return client;
+    })();
+    const publisher = await this.publisher;
+    await publisher.xadd(this.key, 'MAXLEN', '~', redis.maxLen, '*', 'events', JSON.stringify(events));
   }
 
   private acceptEntry(id: string, fields: string[], age = 0): void {
