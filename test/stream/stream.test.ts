@@ -5,6 +5,7 @@
  * schema and one Redis prefix, only one of which writes.
  */
 import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/clock.ts';
 import { AuctionIngester } from '../../src/ingest/auctions.ts';
@@ -381,9 +382,19 @@ describe('two API processes deliver the same events [postgres + redis]', { skip:
     const onB = await openSse(`${b}/api/stream`);
     const wsB = await openWs(`${b}/api/stream?topics=auction.new,auction.sold,generation`);
     await feeder.generation();
+    // What each side holds, for a failure's message (one under a loaded CI machine gave only a timeout).
+    const explain = async (err: unknown) => {
+      const topics = (events: FeedEvent[]) => JSON.stringify(Object.fromEntries([...new Set(events.map((e) => e.topic))].map((t) => [t, events.filter((e) => e.topic === t).length])));
+      const redis = new Redis(REDIS_URL);
+      const length = await redis.xlen(`${prefix}stream:events`).finally(() => redis.disconnect());
+      return new Error(
+        `${(err as Error).message}; A got ${topics(onA.events)}, B ${topics(onB.events)}; ` +
+          `hub ids: writer ${writer.app.services.stream.hub.lastId()}, reader ${reader.app.services.stream.hub.lastId()}; stream length ${length}`,
+      );
+    };
     // Generous under a loaded machine (it once took over 15 s with four test suites running beside it).
-    await onA.waitFor((e) => generations(e, 'bazaar').length >= 1, 45_000);
-    await onB.waitFor((e) => e.length >= onA.events.length, 45_000);
+    await onA.waitFor((e) => generations(e, 'bazaar').length >= 1, 45_000).catch(async (err) => Promise.reject(await explain(err)));
+    await onB.waitFor((e) => e.length >= onA.events.length, 45_000).catch(async (err) => Promise.reject(await explain(err)));
     assert.ok(onA.events.filter((e) => auctionTopics.has(e.topic)).length > 0);
     assert.deepEqual(ids(onB.events), ids(onA.events));
     assert.deepEqual(onB.events, onA.events);
