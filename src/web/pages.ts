@@ -11,12 +11,13 @@ import { badRequest } from '../http/problem.ts';
 import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
 import { HISTORY_RANGES, priceVariantKey, type HistoryRange } from '../domain/prices.ts';
 import type { PriceHistory } from '../services/prices.ts';
+import type { Previews } from '../services/auctions.ts';
 import { iconPath } from '../services/items.ts';
 import { loadAssets, type AssetSet } from './assets.ts';
 import { FLIP_TABS, flipRows } from './flip-tabs.ts';
 import { bulkValues } from './bulk-values.ts';
 import { PageCache } from './page-cache.ts';
-import { renderPage, type PageMeta, type RenderContext } from './render.ts';
+import { coins, renderPage, type PageMeta, type RenderContext } from './render.ts';
 
 const HTML = 'text/html; charset=utf-8';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -56,6 +57,25 @@ export interface ItemChart {
   source: PriceHistory['source'];
   /** the mayor terms overlapping the chart (shaded behind it) */
   mayors: Array<{ start: number; end: number; name: string }>;
+}
+
+/** The item page's lowest-BIN panel (`/item/{tag}/bins.json` sends it with `lowest` as the price). */
+interface ItemBins {
+  tag: string;
+  lowest: Previews['records'][number] | null;
+  rows: Array<{ price: number; tier: string; attrs: string; seller: string }>;
+  supply: number;
+  at: number;
+}
+
+/** What a listing's row shows beside its price: up to three enchantments, the reforge, pet exp. */
+function keyAttributes(a: Previews['records'][number]): string {
+  const attrs = Object.entries(a.enchantments)
+    .slice(0, 3)
+    .map(([k, v]) => `${k} ${v}`);
+  if (a.reforge) attrs.push(a.reforge);
+  if (a.flatNbt['exp']) attrs.push(`exp ${coins(Number(a.flatNbt['exp']))}`);
+  return attrs.join(', ') || '–';
 }
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
@@ -169,6 +189,26 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     return v !== undefined && v !== '' && v.toLowerCase() !== 'any' ? { Rarity: v } : {};
   }
 
+  /**
+   * The item page's lowest-BIN panel: the cheapest listings (12, with the filter), the lowest BIN of
+   * the variant, and the supply; the page renders it and the page's live part refetches it
+   * (`/item/{tag}/bins.json`) when the feed tells of a listing, sale or lowest-BIN change of the tag.
+   */
+  async function itemBins(tag: string, query: ItemQueryT): Promise<ItemBins> {
+    const variant = query.variant ?? '';
+    const active = await services.auctions.activeOverview(tag, variantFilters(query), 'LOWEST_PRICE', 0, 12);
+    const lowest = active.records.find((r) => r.bin && (variant === '' || priceVariantKey(r) === variant));
+    const rows = active.records
+      .filter((a) => a.bin)
+      .map((a) => ({
+        price: a.startingBid,
+        tier: a.tier ?? '',
+        attrs: keyAttributes(a),
+        seller: active.names.get(a.seller) ?? a.seller.slice(0, 8),
+      }));
+    return { tag, lowest: lowest ?? null, rows, supply: services.auctions.supplyOf(tag), at: clock.now() };
+  }
+
   /** The chart of a range: the price history service (rollups; raw sales with a filter). */
   async function itemChart(tag: string, range: ItemRange, query: ItemQueryT): Promise<ItemChart> {
     const filters = variantFilters(query);
@@ -194,14 +234,13 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       const variant = request.query.variant ?? '';
       return page(request, reply, async () => {
         const now = clock.now();
-        const [chart, active, recent] = await Promise.all([
+        const [chart, bins, recent] = await Promise.all([
           itemChart(tag, range, request.query),
-          services.auctions.activeOverview(tag, filters, 'LOWEST_PRICE', 0, 12),
+          itemBins(tag, request.query),
           // Unfiltered: the newest sales (a page of 12); with a filter: the newest matching ones.
           Object.keys(filters).length === 0 ? services.auctions.sold(tag, false, 0, 12).then((records) => ({ records })) : services.auctions.recentSales(tag, filters, 12),
         ]);
-        const supply = services.auctions.supplyOf(tag);
-        const lowest = active.records.find((r) => r.bin && (variant === '' || priceVariantKey(r) === variant));
+        const { supply, lowest } = bins;
         const variants = variantChoices(tag);
         const craft = await services.craft.costOf(tag);
         const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier, flatNbt: {} });
@@ -217,7 +256,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
             image: iconPath(tag),
             data: { kind: 'item', tag, chart, lowestBin: lowest?.startingBid ?? null },
           },
-          data: { tag, details, chart, range, ranges: ITEM_RANGES, active: active.records, names: active.names, recent: recent.records, supply, variants, filters, variant, craft, bulk, lowest: lowest?.startingBid ?? null, now },
+          data: { tag, details, chart, range, ranges: ITEM_RANGES, bins, recent: recent.records, supply, variants, filters, variant, craft, bulk, lowest: lowest?.startingBid ?? null, now },
         };
       });
     },
@@ -240,6 +279,16 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     async (request) => {
       const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
       return itemChart(tag, request.query.range ?? 'week', request.query);
+    },
+  );
+
+  app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
+    '/item/:tag/bins.json',
+    { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 'no-store' } },
+    async (request) => {
+      const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+      const bins = await itemBins(tag, request.query);
+      return { ...bins, lowest: bins.lowest?.startingBid ?? null };
     },
   );
 

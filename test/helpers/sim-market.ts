@@ -17,6 +17,8 @@ export interface SimMarket {
   sim: SimulatorHandle;
   clock: ManualClock;
   ctx: IngestContext;
+  auctions: AuctionIngester;
+  ended: EndedIngester;
   bazaar: BazaarIngester;
   close(): Promise<void>;
 }
@@ -64,6 +66,8 @@ export async function fillFromSimulator(
     sim,
     clock,
     ctx,
+    auctions,
+    ended,
     bazaar,
     async close() {
       await ctx.client.close();

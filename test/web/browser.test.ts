@@ -117,6 +117,31 @@ describe('web pages in Chromium', { skip }, () => {
     assert.deepEqual(w.errors, []);
   });
 
+  it('the item page follows the live feed: a generation that moves its listings refreshes the lowest BINs', async () => {
+    // The pet: the simulator lists and sells pets every minute, most other tags far less often.
+    await w.page.goto(`${s.origin}/item/${s.pet}`, { waitUntil: 'load' });
+    await w.page.waitForFunction(() => (globalThis as any).document.getElementById('bins-status')?.dataset['live'] === 'stream');
+    const refreshed = () => w.page.evaluate(() => (globalThis as any).document.getElementById('bins-status')?.dataset['refreshedAt'] ?? null);
+    assert.equal(await refreshed(), null);
+    // Generations until one lists, sells or ends a listing of the pet (the first, with this seed).
+    const sim = s.sim;
+    let tries = 0;
+    while ((await refreshed()) === null && tries++ < 10) {
+      sim.clock.advance(60_000);
+      sim.sim.market.advanceTo(sim.clock.now());
+      s.t.clock.set(sim.clock.now());
+      await sim.auctions.pollOnce();
+      await sim.ended.pollOnce();
+      await w.page.waitForFunction(() => (globalThis as any).document.getElementById('bins-status')?.dataset['refreshedAt'], undefined, { timeout: 4000 }).catch(() => undefined);
+    }
+    assert.ok(Number(await refreshed()) > 0, `the lowest BINs were refreshed within ${tries} generations`);
+    // What the page shows is what bins.json says now.
+    const bins = (await (await fetch(`${s.origin}/item/${s.pet}/bins.json`)).json()) as { rows: unknown[]; supply: number };
+    assert.equal(await w.page.locator('#bins-body tr').count(), bins.rows.length);
+    assert.equal(await w.page.locator('#stat-supply').textContent(), String(bins.supply));
+    assert.deepEqual(w.errors, []);
+  });
+
   it('search suggests items and a suggestion leads to its page', async () => {
     await w.page.goto(`${s.origin}/`, { waitUntil: 'load' });
     const name = s.t.app.services.items.details(s.item)!.name;

@@ -113,6 +113,28 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.ok(filtered.sales <= month.sales);
   });
 
+  it('/item: the lowest-BIN panel as the page renders it and as bins.json sends it (the live part refetches it)', async () => {
+    const bins = (await get(`/item/${s.item}/bins.json`)).json() as { tag: string; lowest: number | null; supply: number; at: number; rows: Array<{ price: number; tier: string; attrs: string; seller: string }> };
+    const cheapest = s.t.app.market.activeAuctions.lowestBin(s.item, () => true, 12);
+    assert.equal(bins.tag, s.item);
+    assert.equal(bins.lowest, cheapest[0]!.startingBid);
+    assert.equal(bins.supply, s.t.app.services.auctions.supplyOf(s.item));
+    assert.equal(bins.at, s.t.clock.now());
+    assert.ok(bins.rows.length > 0 && bins.rows.length <= 12);
+    assert.deepEqual(bins.rows.map((r) => r.price), [...bins.rows.map((r) => r.price)].sort((a, b) => a - b));
+    assert.equal(bins.rows[0]!.price, cheapest[0]!.startingBid);
+    const html = (await get(`/item/${s.item}`)).body;
+    const body = /<tbody id="bins-body">([\s\S]*?)<\/tbody>/.exec(html)![1]!;
+    assert.equal(body.match(/<tr>/g)?.length, bins.rows.length);
+    assert.match(html, /<dd id="stat-supply">\d+<\/dd>/);
+    assert.match(html, /id="bins-status" data-live="off"/);
+    // an alias answers for the canonical tag; bad input is a problem
+    assert.equal((await get(`/item/${s.item.toLowerCase()}/bins.json`)).json().tag, s.item);
+    assert.equal((await get('/item/NO_SUCH_ITEM_EVER/bins.json')).statusCode, 404);
+    assert.equal((await get('/item/bad%20tag/bins.json')).statusCode, 400);
+    assert.equal((await get(`/item/${s.item}/bins.json?variant=${'X'.repeat(40)}`)).statusCode, 400);
+  });
+
   it('/item: an alias redirects to the canonical tag, keeping the query', async () => {
     const res = await get(`/item/${s.item.toLowerCase()}?range=day`);
     assert.equal(res.statusCode, 301);

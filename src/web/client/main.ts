@@ -24,6 +24,7 @@ interface ItemChart { points: ItemPoint[]; range: string; variant: string; filte
 interface Ohlc { open: number; high: number; low: number; close: number }
 interface Candle { time: number; buy: Ohlc; sell: Ohlc; buyMovingWeek: number; sellMovingWeek: number }
 interface BookLevel { amount: number; pricePerUnit: number; orders: number }
+interface Bins { at: number; lowest: number | null; supply: number; rows: Array<{ price: number; tier: string; attrs: string; seller: string }> }
 interface Book { ts: number; buyPrice: number; sellPrice: number; sellOffers: BookLevel[]; buyOrders: BookLevel[] }
 type PageData =
   | { kind: 'item'; tag: string; chart: ItemChart; lowestBin: number | null }
@@ -47,7 +48,7 @@ interface ChartState {
 const sec = (ms: number) => Math.floor(ms / 1000) as UTCTimestamp;
 const dark = () => matchMedia('(prefers-color-scheme: dark)').matches;
 const fmt = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
-const coins = (n: number) => (Math.abs(n) < 100_000 ? n.toLocaleString('en-US', { maximumFractionDigits: 1 }) : fmt.format(n));
+const coins = (n: number | null) => (n === null ? '–' : Math.abs(n) < 100_000 ? n.toLocaleString('en-US', { maximumFractionDigits: 1 }) : fmt.format(n));
 
 function colors() {
   const d = dark();
@@ -187,7 +188,15 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   // min and max as invisible lines so the price scale spans the band
   const hi = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
   const lo = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
-  if (data.lowestBin !== null) avg.createPriceLine({ price: data.lowestBin, color: c.down, lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: true, title: 'lowest BIN' });
+  // the lowest BIN now: a dashed line, moved by the live feed (liveBins)
+  let lowestLine = data.lowestBin === null ? undefined : avg.createPriceLine({ price: data.lowestBin, color: c.down, lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: true, title: 'lowest BIN' });
+  const moveLowest = (price: number | null) => {
+    if (price === null) {
+      if (lowestLine) avg.removePriceLine(lowestLine);
+      lowestLine = undefined;
+    } else if (lowestLine) lowestLine.applyOptions({ price });
+    else lowestLine = avg.createPriceLine({ price, color: c.down, lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: true, title: 'lowest BIN' });
+  };
   const state: ChartState = (window.skymarketChart = { series: {}, range: data.chart.range, variant: '', updates: 0 });
   const draw = (chartData: ItemChart) => {
     const started = performance.now();
@@ -215,6 +224,7 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
     const res = await fetch(`/item/${encodeURIComponent(data.tag)}/chart.json?${params}`);
     if (res.ok) draw((await res.json()) as ItemChart);
   });
+  liveBins(data.tag, moveLowest);
 }
 
 function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement) {
@@ -252,28 +262,53 @@ function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement
 }
 
 /**
- * Keeps the order book live: refetched on every `bazaar.changed` event of the product from the live
- * feed (GET /api/stream, Server-Sent Events); on a 20-second timer while the feed cannot be reached.
+ * Follows the live feed (GET /api/stream, Server-Sent Events): `refresh` runs when an event passes
+ * `wanted` (at most once a second), and after a gap; on a 20-second timer while the feed cannot be
+ * reached or the browser has no EventSource. `status` says which (data-live) and when (data-refreshed-at).
  */
+function follow(query: string, wanted: (e: { topic: string; [k: string]: unknown }) => boolean, refresh: () => Promise<number | undefined>, status: HTMLElement | null) {
+  let due: ReturnType<typeof setTimeout> | undefined;
+  const run = async () => {
+    const at = await refresh().catch(() => undefined);
+    if (status && at !== undefined) status.dataset.refreshedAt = String(at);
+  };
+  const soon = () => { due ??= setTimeout(() => { due = undefined; void run(); }, 1000); };
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const poll = () => { timer ??= setInterval(() => { if (!document.hidden) void run(); }, 20_000); };
+  if (typeof EventSource === 'undefined') return poll();
+  const feed = new EventSource(`/api/stream?${query}`);
+  feed.onopen = () => {
+    if (timer !== undefined) { clearInterval(timer); timer = undefined; }
+    if (status) status.dataset.live = 'stream';
+  };
+  feed.onmessage = (m) => {
+    const e = JSON.parse(m.data as string) as { topic: string };
+    if (e.topic === 'gap' || wanted(e)) soon();
+  };
+  // EventSource reconnects by itself; meanwhile (or when the feed is refused) the timer keeps the panel fresh.
+  feed.onerror = () => { if (status) status.dataset.live = 'timer'; poll(); };
+}
+
+function cells(values: string[], classes: string[] = []): HTMLTableRowElement {
+  const tr = document.createElement('tr');
+  values.forEach((v, i) => {
+    const td = document.createElement('td');
+    if (classes[i]) td.className = classes[i]!;
+    td.textContent = v;
+    tr.append(td);
+  });
+  return tr;
+}
+
+/** Keeps the order book live: refetched on every `bazaar.changed` event of the product. */
 function liveBook(tag: string) {
-  const status = document.getElementById('book-status');
   const refresh = async () => {
-    const res = await fetch(`/bazaar/${encodeURIComponent(tag)}/book.json`).catch(() => undefined);
-    if (!res?.ok) return;
+    const res = await fetch(`/bazaar/${encodeURIComponent(tag)}/book.json`, { cache: 'no-store' });
+    if (!res.ok) return undefined;
     const book = (await res.json()) as Book;
     for (const side of ['sellOffers', 'buyOrders'] as const) {
       const body = document.querySelector(`tbody[data-side="${side}"]`);
-      if (!body) continue;
-      body.replaceChildren(...book[side].map((l) => {
-        const tr = document.createElement('tr');
-        for (const v of [coins(l.pricePerUnit), l.amount.toLocaleString('en-US'), String(l.orders)]) {
-          const td = document.createElement('td');
-          td.className = 'num';
-          td.textContent = v;
-          tr.append(td);
-        }
-        return tr;
-      }));
+      body?.replaceChildren(...book[side].map((l) => cells([coins(l.pricePerUnit), l.amount.toLocaleString('en-US'), String(l.orders)], ['num', 'num', 'num'])));
     }
     const buy = document.getElementById('stat-buy');
     const sell = document.getElementById('stat-sell');
@@ -281,23 +316,34 @@ function liveBook(tag: string) {
     if (sell) sell.textContent = coins(book.sellPrice);
     const when = document.getElementById('book-time');
     if (when) when.textContent = new Date(book.ts).toLocaleTimeString();
-    if (status) status.dataset.refreshedAt = String(book.ts);
+    return book.ts;
   };
-  let timer: ReturnType<typeof setInterval> | undefined;
-  const poll = () => { timer ??= setInterval(() => { if (!document.hidden) void refresh(); }, 20_000); };
-  if (typeof EventSource === 'undefined') return poll();
-  const feed = new EventSource(`/api/stream?topics=bazaar.changed&tags=${encodeURIComponent(tag)}`);
-  feed.onopen = () => {
-    if (timer !== undefined) { clearInterval(timer); timer = undefined; }
-    if (status) status.dataset.live = 'stream';
+  follow(`topics=bazaar.changed&tags=${encodeURIComponent(tag)}`, (e) => e.topic === 'bazaar.changed' && e['product'] === tag, refresh, document.getElementById('book-status'));
+}
+
+/**
+ * Keeps the lowest BINs live: the panel, the lowest-BIN figure, the supply and the chart's dashed
+ * line are refetched when the feed tells of a new listing, a sale, an ended listing or a
+ * lowest-BIN change of the tag.
+ */
+function liveBins(tag: string, onLowest: (price: number | null) => void) {
+  const refresh = async () => {
+    const params = new URLSearchParams();
+    for (const [k, v] of new URLSearchParams(location.search)) if ((k === 'variant' || k === 'Rarity') && v !== '') params.set(k, v);
+    const res = await fetch(`/item/${encodeURIComponent(tag)}/bins.json?${params}`, { cache: 'no-store' });
+    if (!res.ok) return undefined;
+    const bins = (await res.json()) as Bins;
+    document.getElementById('bins-body')?.replaceChildren(...bins.rows.map((r) => cells([coins(r.price), r.tier, r.attrs, r.seller], ['num', '', 'small', ''])));
+    document.getElementById('bins-empty')?.toggleAttribute('hidden', bins.rows.length > 0);
+    document.getElementById('bins-body')?.closest('.scroll')?.toggleAttribute('hidden', bins.rows.length === 0);
+    const lbin = document.getElementById('stat-lbin');
+    if (lbin) lbin.textContent = coins(bins.lowest);
+    const supply = document.getElementById('stat-supply');
+    if (supply) supply.textContent = String(bins.supply);
+    onLowest(bins.lowest);
+    return bins.at;
   };
-  feed.onmessage = (m) => {
-    const e = JSON.parse(m.data as string) as { topic: string; product?: string };
-    if (e.topic === 'bazaar.changed' && e.product === tag) void refresh();
-    else if (e.topic === 'gap') void refresh();
-  };
-  // EventSource reconnects by itself; meanwhile (or when the feed is refused) the timer keeps the book fresh.
-  feed.onerror = () => { if (status) status.dataset.live = 'timer'; poll(); };
+  follow(`topics=auction.new,auction.sold,auction.ended,lbin.changed&tags=${encodeURIComponent(tag)}`, (e) => e['tag'] === tag, refresh, document.getElementById('bins-status'));
 }
 
 /** Range radios and variant selects: fetch and redraw in place, and keep the URL shareable. */
