@@ -376,6 +376,12 @@ describe('two API processes deliver the same events [postgres + redis]', { skip:
   });
 
   it('both processes send the same events with the same ids, and either resumes from the other\'s id', async () => {
+    // Both hubs read the stream on their own: before the clients connect, both hold its newest entry
+    // (else a client of the one behind gets the earlier generation's batches and the other's does not).
+    const redis = new Redis(REDIS_URL);
+    const newest = (await redis.xrevrange(`${prefix}stream:events`, '+', '-', 'COUNT', 1).finally(() => redis.disconnect()))[0]![0];
+    const holds = (t: TestApp) => t.app.services.stream.hub.lastId()?.startsWith(`${newest}-`) === true;
+    await waitUntil(() => holds(writer) && holds(reader), 15_000, `both hubs at ${newest}`);
     const a = await writer.app.listen({ port: 0, host: '127.0.0.1' });
     const b = await reader.app.listen({ port: 0, host: '127.0.0.1' });
     const onA = await openSse(`${a}/api/stream`);
