@@ -91,6 +91,14 @@ export class MarketEvents {
   private readonly pendingMs: number;
   private started: Promise<void> | undefined;
   private loaded = false;
+  /**
+   * Whether the next auctions generation is the baseline: the store held no active listing when
+   * this process started, so that generation lists the whole market as skymarket first sees it.
+   * Those listings were not listed just now: they are indexed without an `auction.new` or
+   * `lbin.changed` each (60,000 of them on a real market, ~45 MB of events held for the retention
+   * window and pushed to every client), and its `generation` event counts them as `baseline`.
+   */
+  private baselinePending = false;
   private buffered: Array<() => void> = [];
   private readonly onAuctions = (change: AuctionsChange) => this.whenLoaded(() => this.applyAuctions(change));
   private readonly onBazaar = (change: BazaarChange) => this.whenLoaded(() => this.applyBazaar(change));
@@ -116,6 +124,7 @@ export class MarketEvents {
         for await (const records of this.store.auctionQueries.activeListingChunks()) for (const r of records) this.put(entryOf(compactListing(r)));
       }
       for (const key of this.bins.keys()) this.refreshLowest(key);
+      this.baselinePending = this.listings.size === 0;
       this.loaded = true;
       const pending = this.buffered;
       this.buffered = [];
@@ -130,6 +139,7 @@ export class MarketEvents {
     this.store.bazaar.changes.off('snapshot', this.onBazaar);
     this.started = undefined;
     this.loaded = false;
+    this.baselinePending = false;
     this.buffered = [];
     this.listings.clear();
     this.bins.clear();
@@ -154,6 +164,11 @@ export class MarketEvents {
   // -------------------------------------------------------------------------
 
   private applyAuctions(change: AuctionsChange): void {
+    if (this.baselinePending && change.feed === 'auctions' && change.upserted.length > 0) {
+      this.baselinePending = false;
+      this.applyBaseline(change);
+      return;
+    }
     const now = this.clock.now();
     const events: DraftEvent[] = [];
     const touched = new Set<string>();
@@ -211,6 +226,19 @@ export class MarketEvents {
     }
     events.push({ topic: 'generation', time: now, feed: change.feed, lastUpdated: change.lastUpdated, counts: { ...counts, active: this.listings.size } });
     if (change.lastUpdated >= now - HISTORY_MS) this.emit(events);
+  }
+
+  /** The baseline generation: indexed, told only as a `generation` event with its `baseline` count. */
+  private applyBaseline(change: AuctionsChange): void {
+    const now = this.clock.now();
+    for (const row of change.upserted) {
+      if (row.state !== 'active') continue;
+      const held = this.options.view?.get(row.uuid);
+      this.put(entryOf(held && held.lastUpdated === Number(row.last_updated) ? held : compactListing(toRecord(row))));
+    }
+    for (const key of this.bins.keys()) this.refreshLowest(key);
+    const counts = { new: 0, sold: 0, ended: 0, lbinChanged: 0, baseline: this.listings.size, active: this.listings.size };
+    if (change.lastUpdated >= now - HISTORY_MS) this.emit([{ topic: 'generation', time: now, feed: change.feed, lastUpdated: change.lastUpdated, counts }]);
   }
 
   private applyBazaar(change: BazaarChange): void {

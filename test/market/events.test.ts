@@ -71,13 +71,25 @@ describe('market events', () => {
     dir.remove();
   });
 
+  it('the first generation on an empty store is the baseline: indexed, told only by its generation event', () => {
+    const batch = auctions([row('z0', { tag: 'BASELINE_ITEM', starting_bid: 10 }), row('z1', { tag: 'BASELINE_ITEM', starting_bid: 20 })]);
+    assert.deepEqual(topics(batch), ['generation']);
+    const generation = batch[0]! as Extract<DraftEvent, { topic: 'generation' }>;
+    assert.deepEqual(generation.counts, { new: 0, sold: 0, ended: 0, lbinChanged: 0, baseline: 2, active: 2 });
+    // Indexed: the next change of its lowest BIN is told against it.
+    const next = auctions([row('z0', { tag: 'BASELINE_ITEM', starting_bid: 15 })]);
+    assert.deepEqual(topics(next), ['lbin.changed', 'generation']);
+    const lbin = next[0]! as Extract<DraftEvent, { topic: 'lbin.changed' }>;
+    assert.deepEqual([lbin.oldPrice, lbin.newPrice, lbin.listing?.uuid], [10, 15, 'z0']);
+  });
+
   it('new listings are auction.new, the cheapest BIN per tag is lbin.changed, then generation', () => {
     const batch = auctions([row('a', { starting_bid: 1000 }), row('b', { starting_bid: 900 }), row('c', { starting_bid: 5000, bin: false })]);
     assert.deepEqual(topics(batch), ['auction.new', 'auction.new', 'auction.new', 'lbin.changed', 'generation']);
     const lbin = batch[3]! as Extract<DraftEvent, { topic: 'lbin.changed' }>;
     assert.deepEqual([lbin.tag, lbin.variant, lbin.oldPrice, lbin.newPrice, lbin.listing?.uuid], ['HYPERION', null, null, 900, 'b']);
     const generation = batch[4]! as Extract<DraftEvent, { topic: 'generation' }>;
-    assert.deepEqual(generation.counts, { new: 3, sold: 0, ended: 0, lbinChanged: 1, active: 3 });
+    assert.deepEqual(generation.counts, { new: 3, sold: 0, ended: 0, lbinChanged: 1, active: 5 });
   });
 
   it('a listing seen again is not new; a price change that moves the lowest BIN is told', () => {
