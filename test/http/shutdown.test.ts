@@ -4,7 +4,8 @@ import { connect } from 'node:net';
 import { it } from 'node:test';
 import { createTestApp } from '../helpers/app.ts';
 
-it('finishes in-flight requests on close and then refuses new ones', async () => {
+/** An app with `/test/slow`, which answers once released. */
+async function appWithSlowRoute() {
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));
   let started!: () => void;
@@ -18,6 +19,11 @@ it('finishes in-flight requests on close and then refuses new ones', async () =>
       });
     },
   });
+  return { t, inFlight, release };
+}
+
+it('finishes in-flight requests on close and then refuses new ones', async () => {
+  const { t, inFlight, release } = await appWithSlowRoute();
   const url = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const slow = fetch(`${url}/test/slow`);
   await inFlight;
@@ -36,19 +42,7 @@ it('finishes in-flight requests on close and then refuses new ones', async () =>
 });
 
 it('close does not wait for a connection that never sent a request; a request in flight beside it finishes', async () => {
-  let release!: () => void;
-  const held = new Promise<void>((r) => (release = r));
-  let started!: () => void;
-  const inFlight = new Promise<void>((r) => (started = r));
-  const t = await createTestApp({
-    extend(app) {
-      app.get('/test/slow', async () => {
-        started();
-        await held;
-        return { done: true };
-      });
-    },
-  });
+  const { t, inFlight, release } = await appWithSlowRoute();
   const url = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }));
   // A spare pooled socket (browsers preconnect; undici may open one it then does not use): Node's
   // close() would wait for it until headersTimeout (60 s).
