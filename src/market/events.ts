@@ -199,9 +199,7 @@ export class MarketEvents {
     }
     for (const row of change.upserted) {
       if (row.state !== 'active' || this.sold.has(row.uuid)) continue;
-      // The view applied this change just before (its listener came first): its object is the listing.
-      const held = this.options.view?.get(row.uuid);
-      const listing = entryOf(held && held.lastUpdated === Number(row.last_updated) ? held : compactListing(toRecord(row)));
+      const listing = this.listingFor(row);
       const before = this.listings.get(listing.uuid);
       if (before) this.remove(before, touched);
       this.put(listing, touched);
@@ -228,13 +226,18 @@ export class MarketEvents {
     if (change.lastUpdated >= now - HISTORY_MS) this.emit(events);
   }
 
+  /** A stored row's listing: the view's own object when it holds this version (its listener came first), else one built from the row. */
+  private listingFor(row: AuctionsChange['upserted'][number]): Listing {
+    const held = this.options.view?.get(row.uuid);
+    return entryOf(held && held.lastUpdated === Number(row.last_updated) ? held : compactListing(toRecord(row)));
+  }
+
   /** The baseline generation: indexed, told only as a `generation` event with its `baseline` count. */
   private applyBaseline(change: AuctionsChange): void {
     const now = this.clock.now();
     for (const row of change.upserted) {
       if (row.state !== 'active') continue;
-      const held = this.options.view?.get(row.uuid);
-      this.put(entryOf(held && held.lastUpdated === Number(row.last_updated) ? held : compactListing(toRecord(row))));
+      this.put(this.listingFor(row));
     }
     for (const key of this.bins.keys()) this.refreshLowest(key);
     const counts = { new: 0, sold: 0, ended: 0, lbinChanged: 0, baseline: this.listings.size, active: this.listings.size };
