@@ -26,6 +26,8 @@ const ITEM_RANGES = HISTORY_RANGES;
 type ItemRange = HistoryRange;
 
 const TagParams = Type.Object({ tag: Type.String({ description: 'item tag or alias' }) });
+/** `{itemTag}`: the aliases plugin (http/item-aliases.ts) has put the canonical tag in it before validation. */
+const ItemTagParams = Type.Object({ itemTag: Type.String({ description: 'item tag or alias' }) });
 const ItemQuery = Type.Object(
   {
     range: Type.Optional(Type.Union(ITEM_RANGES.map((r) => Type.Literal(r)))),
@@ -273,20 +275,20 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     return rarity && rarity.options.length > 1 ? [{ name: 'Rarity', label: 'Rarity', options: rarity.options.slice(0, 12) }] : [];
   }
 
-  app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
-    '/item/:tag/chart.json',
-    { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 30 } },
+  app.get<{ Params: { itemTag: string }; Querystring: ItemQueryT }>(
+    '/item/:itemTag/chart.json',
+    { schema: { ...hide, params: ItemTagParams, querystring: ItemQuery }, config: { cache: 30 } },
     async (request) => {
-      const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+      const tag = parseItemTag(request.params.itemTag);
       return itemChart(tag, request.query.range ?? 'week', request.query);
     },
   );
 
-  app.get<{ Params: { tag: string }; Querystring: ItemQueryT }>(
-    '/item/:tag/bins.json',
-    { schema: { ...hide, params: TagParams, querystring: ItemQuery }, config: { cache: 'no-store' } },
+  app.get<{ Params: { itemTag: string }; Querystring: ItemQueryT }>(
+    '/item/:itemTag/bins.json',
+    { schema: { ...hide, params: ItemTagParams, querystring: ItemQuery }, config: { cache: 'no-store' } },
     async (request) => {
-      const tag = parseItemTag(services.items.resolve(request.params.tag) ?? request.params.tag);
+      const tag = parseItemTag(request.params.itemTag);
       const bins = await itemBins(tag, request.query);
       return { ...bins, lowest: bins.lowest?.startingBid ?? null };
     },
