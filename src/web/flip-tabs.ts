@@ -25,13 +25,14 @@ interface Tab {
   label: string;
   api: string;
   note: string;
+  /** the cells: these fields of the flip's `values` */
   columns: Column[];
   feed(service: FlipsService): { computedAt: number | null; flips: readonly unknown[] };
-  row(flip: Record<string, any>): FlipRow;
+  /** the item a flip's row links to, and the object its columns are read from */
+  subject(flip: Record<string, any>): { tag: string; name: string; values: Record<string, any> };
 }
 
 const c = (key: string, label: string, kind: CellKind = 'coins'): Column => ({ key, label, kind });
-const pick = (flip: Record<string, any>, keys: string[]) => Object.fromEntries(keys.map((k) => [k, flip[k] ?? null]));
 
 export const FLIP_TABS = {
   spread: {
@@ -40,7 +41,7 @@ export const FLIP_TABS = {
     note: 'Buy with a buy order, sell with a sell offer: the spread times the tradable volume, after the 1.25 % tax.',
     columns: [c('buyPrice', 'Instant buy'), c('sellPrice', 'Instant sell'), c('profitPerHour', 'Profit / h'), c('volume', 'Volume / h', 'number'), c('medianBuyPrice', '7-day median')],
     feed: (s) => s.bazaar('spread'),
-    row: (f) => ({ tag: f.flip.itemTag, name: f.itemName, bazaar: true, cells: pick(f.flip, ['buyPrice', 'sellPrice', 'profitPerHour', 'volume', 'medianBuyPrice']) }),
+    subject: (f) => ({ tag: f.flip.itemTag, name: f.itemName, values: f.flip }),
   },
   residual: {
     label: 'Residual',
@@ -48,7 +49,7 @@ export const FLIP_TABS = {
     note: 'Capacity not taken by open orders times the spread, for a one-hour hold.',
     columns: [c('buyOrderPrice', 'Buy order'), c('sellOfferPrice', 'Sell offer'), c('spread', 'Spread'), c('remainingCapacity', 'Free capacity', 'number'), c('value', 'Value')],
     feed: (s) => s.residual(1),
-    row: (f) => ({ tag: f.itemTag, name: f.itemName, bazaar: true, cells: pick(f, ['buyOrderPrice', 'sellOfferPrice', 'spread', 'remainingCapacity', 'value']) }),
+    subject: (f) => ({ tag: f.itemTag, name: f.itemName, values: f }),
   },
   npc: {
     label: 'NPC → bazaar',
@@ -56,7 +57,7 @@ export const FLIP_TABS = {
     note: 'Buy from an NPC shop, sell on the bazaar.',
     columns: [c('npcBuyPrice', 'NPC price'), c('sellPrice', 'Bazaar sell'), c('profit', 'Profit'), c('profitMargin', 'Margin', 'percent'), c('profitPerHour', 'Profit / h')],
     feed: (s) => s.bazaar('reverseNpc'),
-    row: (f) => ({ tag: f.itemId, name: f.itemName, bazaar: true, cells: pick(f, ['npcBuyPrice', 'sellPrice', 'profit', 'profitMargin', 'profitPerHour']) }),
+    subject: (f) => ({ tag: f.itemId, name: f.itemName, values: f }),
   },
   books: {
     label: 'Books',
@@ -64,7 +65,7 @@ export const FLIP_TABS = {
     note: 'Combine two level-N enchanted books into one of level N+1.',
     columns: [c('startBuyPrice', 'Two books cost'), c('endSellPrice', 'Result sells'), c('profitPerHour', 'Profit / h'), c('hourlyVolume', 'Volume / h', 'number')],
     feed: (s) => s.bazaar('books'),
-    row: (f) => ({ tag: f.endTag, name: f.endTag, bazaar: true, cells: pick(f, ['startBuyPrice', 'endSellPrice', 'profitPerHour', 'hourlyVolume']) }),
+    subject: (f) => ({ tag: f.endTag, name: f.endTag, values: f }),
   },
   fusion: {
     label: 'Fusion',
@@ -72,7 +73,7 @@ export const FLIP_TABS = {
     note: 'Single-step shard fusion.',
     columns: [c('inputCost', 'Inputs cost'), c('outputValue', 'Output value'), c('profit', 'Profit'), c('profitPerHour', 'Profit / h'), c('volume', 'Volume / h', 'number')],
     feed: (s) => s.bazaar('fusion'),
-    row: (f) => ({ tag: f.output, name: f.output, bazaar: true, cells: pick(f, ['inputCost', 'outputValue', 'profit', 'profitPerHour', 'volume']) }),
+    subject: (f) => ({ tag: f.output, name: f.output, values: f }),
   },
   copper: {
     label: 'Copper',
@@ -80,7 +81,7 @@ export const FLIP_TABS = {
     note: 'Coins per copper of buying greenhouse crops and analysing them.',
     columns: [c('buyPrice', 'Buy price'), c('totalCost', 'Total cost'), c('copperYield', 'Copper', 'number'), c('coinsPerCopper', 'Coins / copper')],
     feed: (s) => s.bazaar('copper'),
-    row: (f) => ({ tag: f.itemTag, name: f.itemName, bazaar: true, cells: pick(f, ['buyPrice', 'totalCost', 'copperYield', 'coinsPerCopper']) }),
+    subject: (f) => ({ tag: f.itemTag, name: f.itemName, values: f }),
   },
 } satisfies Record<string, Tab>;
 
@@ -88,5 +89,9 @@ export type FlipTabId = keyof typeof FLIP_TABS;
 
 export function flipRows(id: FlipTabId, flips: readonly unknown[]): FlipRow[] {
   const tab: Tab = FLIP_TABS[id];
-  return flips.map((f) => tab.row(f as Record<string, any>));
+  return flips.map((f) => {
+    const { tag, name, values } = tab.subject(f as Record<string, any>);
+    // Every public feed is a bazaar one: its rows link to /bazaar/TAG.
+    return { tag, name, bazaar: true, cells: Object.fromEntries(tab.columns.map((col) => [col.key, values[col.key] ?? null])) };
+  });
 }
