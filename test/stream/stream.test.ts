@@ -349,6 +349,8 @@ for (const variant of variants) {
 describe('two API processes deliver the same events [postgres + redis]', { skip: (postgresUnavailable || redisUnavailable) && !IN_CI ? 'PostgreSQL or Redis unreachable' : false, timeout: 120_000 }, () => {
   const schema = uniqueSchema('stream2');
   const prefix = `skymarket-test:${schema}:`;
+  /** the hub's stream key under this prefix (services/stream.ts) */
+  const streamKey = `${prefix}stream:events`;
   const env = { REDIS_URL, REDIS_PREFIX: prefix };
   let writerStore: Store;
   let readerStore: Store;
@@ -379,7 +381,7 @@ describe('two API processes deliver the same events [postgres + redis]', { skip:
     // Both hubs read the stream on their own: before the clients connect, both hold its newest entry
     // (else a client of the one behind gets the earlier generation's batches and the other's does not).
     const redis = new Redis(REDIS_URL);
-    const newest = (await redis.xrevrange(`${prefix}stream:events`, '+', '-', 'COUNT', 1).finally(() => redis.disconnect()))[0]![0];
+    const newest = (await redis.xrevrange(streamKey, '+', '-', 'COUNT', 1).finally(() => redis.disconnect()))[0]![0];
     const holds = (t: TestApp) => t.app.services.stream.hub.lastId()?.startsWith(`${newest}-`) === true;
     await waitUntil(() => holds(writer) && holds(reader), 15_000, `both hubs at ${newest}`);
     const a = await writer.app.listen({ port: 0, host: '127.0.0.1' });
@@ -392,7 +394,7 @@ describe('two API processes deliver the same events [postgres + redis]', { skip:
     const explain = async (err: unknown) => {
       const topics = (events: FeedEvent[]) => JSON.stringify(Object.fromEntries([...new Set(events.map((e) => e.topic))].map((t) => [t, events.filter((e) => e.topic === t).length])));
       const redis = new Redis(REDIS_URL);
-      const length = await redis.xlen(`${prefix}stream:events`).finally(() => redis.disconnect());
+      const length = await redis.xlen(streamKey).finally(() => redis.disconnect());
       return new Error(
         `${(err as Error).message}; A got ${topics(onA.events)}, B ${topics(onB.events)}; ` +
           `hub ids: writer ${writer.app.services.stream.hub.lastId()}, reader ${reader.app.services.stream.hub.lastId()}; stream length ${length}`,
