@@ -39,7 +39,7 @@ import { prepareAuctionRecord } from '../src/ingest/prepare-auction.ts';
 import { createLogger } from '../src/logger.ts';
 import { Market } from '../src/simulator/market.ts';
 import { Store } from '../src/store/index.ts';
-import type { AuctionsTable, BidsTable } from '../src/store/schema.ts';
+import type { AuctionRowWrite, AuctionsTable, BidsTable } from '../src/store/schema.ts';
 import { dropBenchSchema, formatNumber, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 type Backend = 'sqlite' | 'postgres';
@@ -118,7 +118,7 @@ async function fillReal(store: Store, auctions: Array<Record<string, any>>, copi
   const ended = new EndedIngester(context(store, clock));
   const shift = END - 7 * DAY - Math.min(...auctions.map((a) => a['start'] as number));
   for (let c = 0; c < copies; c++) {
-    const listings: AuctionsTable[] = [];
+    const listings: AuctionRowWrite[] = [];
     const bids: BidsTable[] = [];
     const sales: unknown[] = [];
     for (const a of auctions) {

@@ -5,7 +5,7 @@
  * last_updated, decode only new or changed auctions, and apply it in one transaction.
  */
 import type { ActiveAuction, DepartedAuction } from '../store/repositories/auctions.ts';
-import type { AuctionsTable, BidsTable } from '../store/schema.ts';
+import type { AuctionRowWrite, AuctionsTable, BidsTable } from '../store/schema.ts';
 import { realSleep, SkipLog, type IngestContext } from './context.ts';
 import { DecodePool } from './decode-pool.ts';
 import { prepareAuctionRecord, type PreparedRecord } from './prepare-auction.ts';
@@ -33,7 +33,7 @@ type ScannedPage = Omit<AuctionPage, 'auctions'> & { auctions: ScannedAuction[] 
 /** One upstream auction that is new or changed after validation: decoded, or not decodable. */
 type PreparedAuction =
   | { kind: 'undecodable'; uuid: string; lastUpdated: number }
-  | { kind: 'new' | 'changed'; uuid: string; lastUpdated: number; row: AuctionsTable; bids: BidsTable[] };
+  | { kind: 'new' | 'changed'; uuid: string; lastUpdated: number; row: AuctionRowWrite; bids: BidsTable[] };
 
 /**
  * The ingester's memory of an active auction; `seenIn` is the last crawl attempt that found it
@@ -122,7 +122,7 @@ export class AuctionIngester {
         if (!previous || entry.lastUpdated > previous.lastUpdated) seen.set(entry.uuid, entry);
       }
     }
-    const listings: AuctionsTable[] = [];
+    const listings: AuctionRowWrite[] = [];
     const bids: BidsTable[] = [];
     let inserted = 0;
     let updated = 0;

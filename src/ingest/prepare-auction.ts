@@ -4,12 +4,12 @@
  * sweep (decode-pool.ts), so it returns plain, cloneable data and never throws for bad input.
  */
 import { ItemDecodeError } from '../domain/nbt.ts';
-import type { AuctionsTable, BidsTable } from '../store/schema.ts';
+import type { AuctionRowWrite, BidsTable } from '../store/schema.ts';
 import { bidRows, decodeAuctionItem, listingRow } from './records.ts';
 import { check } from './upstream.ts';
 
 export type PreparedRecord =
-  | { kind: 'ok'; uuid: string; lastUpdated: number; row: AuctionsTable; bids: BidsTable[] }
+  | { kind: 'ok'; uuid: string; lastUpdated: number; row: AuctionRowWrite; bids: BidsTable[] }
   | { kind: 'invalid'; uuid: unknown; reason: string }
   | { kind: 'undecodable'; uuid: string; lastUpdated: number; reason: string };
 

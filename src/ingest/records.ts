@@ -4,8 +4,8 @@
  */
 import { decodeAuctionItem, type DecodedItem } from '../domain/nbt.ts';
 import { tierFromLore } from '../domain/wire-enums.ts';
-import { coopColumn, compactItemBytes, itemBytesColumn } from '../store/auction-encoding.ts';
-import type { AuctionsTable, BidsTable } from '../store/schema.ts';
+import { coopColumn, compactItemBytes } from '../store/auction-encoding.ts';
+import type { AuctionRowWrite, AuctionsTable, BidsTable } from '../store/schema.ts';
 import type { UpstreamAuction, UpstreamSale } from './upstream.ts';
 
 /** 32 hex without dashes, lower case; null when absent or malformed. */
@@ -27,7 +27,7 @@ function itemColumns(item: DecodedItem) {
   };
 }
 
-export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionsTable {
+export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionRowWrite {
   return {
     uuid: a.uuid.toLowerCase(),
     ...itemColumns(item),
@@ -43,7 +43,8 @@ export function listingRow(a: UpstreamAuction, item: DecodedItem): AuctionsTable
     bin: a.bin === true,
     tier: a.tier ?? null,
     category: a.category ?? null,
-    item_bytes: itemBytesColumn(a.item_bytes),
+    // Stored as the bytes it encodes; decoded by the insert (store/schema.ts AuctionRowWrite).
+    item_bytes: a.item_bytes,
     state: 'active',
     last_updated: a.last_updated ?? a.start,
     sold_price: null,

@@ -36,11 +36,6 @@ export const ITEM_FORMAT_DICTIONARY_V1 = 0x01;
 /** Cap on an item's decompressed NBT (as the ingest decoder's): stored items decoded under it once. */
 const MAX_NBT_BYTES = 2 * 1024 * 1024;
 
-/** Upstream's base64 `item_bytes` as a listing stores them: the gzip bytes it encodes. */
-export function itemBytesColumn(base64: string): Buffer {
-  return Buffer.from(base64, 'base64');
-}
-
 /**
  * Upstream's base64 `item_bytes` as a sale stores them: format 1 (the NBT deflated with the
  * preset dictionary); the gzip bytes when they do not inflate or the result would not be smaller.

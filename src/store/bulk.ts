@@ -7,7 +7,7 @@
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from './db.ts';
 
-/** Column types as PostgreSQL names them; SQLite maps them to its storage classes. */
+/** Column types as PostgreSQL names them; SQLite maps them to its storage classes. A `bytea` value may be base64 text (bytesOfBase64). */
 export type ColumnType = 'text' | 'int4' | 'int8' | 'float8' | 'bool' | 'bytea' | 'jsonb';
 
 export interface BulkSpec<Row> {
@@ -85,6 +85,14 @@ export async function bulkInsert<Row extends object>(
   return rows.length;
 }
 
+/**
+ * A `bytea` value given as text is base64 (upstream's form, standard or URL-safe), decoded here, one
+ * statement's rows at a time (schema.ts `AuctionRowWrite`).
+ */
+function bytesOfBase64(text: string): Buffer {
+  return Buffer.from(text, 'base64');
+}
+
 /** Rows per SQLite statement so that rows × columns stays under the parameter limit. */
 export function sqliteRowsPerStatement(columnCount: number): number {
   return Math.max(1, Math.min(SQLITE_MAX_ROWS, Math.floor(SQLITE_MAX_PARAMETERS / columnCount)));
@@ -105,6 +113,7 @@ function quoteIdentifier(name: string): string {
 
 function toSqlite(value: unknown, type: ColumnType): unknown {
   if (value === undefined || value === null) return null;
+  if (type === 'bytea' && typeof value === 'string') return bytesOfBase64(value);
   if (type === 'bool') return value ? 1 : 0;
   if (type === 'jsonb') return typeof value === 'string' ? value : JSON.stringify(value);
   return value;
@@ -141,6 +150,7 @@ export function postgresArray(values: unknown[], type: ColumnType): unknown[] | 
 
 function toPostgres(value: unknown, type: ColumnType): unknown {
   if (value === undefined || value === null) return null;
+  if (type === 'bytea' && typeof value === 'string') return bytesOfBase64(value);
   if (type === 'jsonb') return typeof value === 'string' ? value : JSON.stringify(value);
   return value;
 }

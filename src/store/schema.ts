@@ -78,6 +78,14 @@ export interface AuctionsTable {
   buyer_profile: string | null;
 }
 
+/**
+ * An auction row as the ingester writes it: a listing's `item_bytes` may still be upstream's base64
+ * text, which the insert decodes statement by statement (store/bulk.ts). A cold sweep then holds its
+ * 60,000 items as strings in the JS heap until the generation is stored, not as 60,000 small native
+ * buffers whose freed memory the C allocator kept afterwards (issue 29: ~23 MB of resident memory).
+ */
+export type AuctionRowWrite = Omit<AuctionsTable, 'item_bytes'> & { item_bytes: Uint8Array | string };
+
 export interface BidsTable {
   auction_uuid: string;
   amount: number;

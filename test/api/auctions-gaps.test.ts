@@ -9,7 +9,7 @@ import { after, before, it } from 'node:test';
 import { ANALYSIS_TIMEOUT_MS } from '../../src/services/price-analysis.ts';
 import { ArchiveExportWorker } from '../../src/jobs/archive-export.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { AuctionsTable } from '../../src/store/schema.ts';
+import type { AuctionRowWrite } from '../../src/store/schema.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { hex32, listing, realRows, sale, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
@@ -19,7 +19,7 @@ const TECHNO = '0123456789abcdef0123456789abcdef';
 const OTHER = 'fedcba9876543210fedcba9876543210';
 const BUYER = 'cccccccccccccccccccccccccccccccc';
 
-const flatOf = (r: AuctionsTable): Record<string, string> =>
+const flatOf = (r: AuctionRowWrite): Record<string, string> =>
   (typeof r.flat_nbt === 'string' ? JSON.parse(r.flat_nbt) : (r.flat_nbt ?? {})) as Record<string, string>;
 
 function startWebhook(): Promise<{ server: Server; origin: string; bodies: string[] }> {
@@ -43,7 +43,7 @@ describeEachBackend('auction gaps', (fixture) => {
   let hook: Awaited<ReturnType<typeof startWebhook>>;
   let plus: string;
   let premium: string;
-  let real: AuctionsTable;
+  let real: AuctionRowWrite;
   const resoldUid = hex32().slice(-12);
 
   before(async () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bucketOf, DAY_MS, HOUR_MS, priceVariantKey, rangeStart, type PricePoint } from '../../src/domain/prices.ts';
-import type { AuctionsTable } from '../../src/store/schema.ts';
+import type { AuctionRowWrite } from '../../src/store/schema.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { realRows, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
@@ -22,8 +22,8 @@ function median(xs: number[]): number {
 describeEachBackend('prices on the real 2022 auction pages', (fixture) => {
   let t: TestApp;
   let now: number;
-  const sold: AuctionsTable[] = [];
-  const listed: AuctionsTable[] = [];
+  const sold: AuctionRowWrite[] = [];
+  const listed: AuctionRowWrite[] = [];
 
   before(async () => {
     t = await createTestApp({ store: fixture().store, env: { FLIPS_POLL_MS: '0' } });
@@ -53,11 +53,11 @@ describeEachBackend('prices on the real 2022 auction pages', (fixture) => {
     assert.equal(res.statusCode, 200, `${url}: ${res.body.slice(0, 300)}`);
     return res.json() as T;
   };
-  const unit = (r: AuctionsTable) => r.sold_price! / r.count;
+  const unit = (r: AuctionRowWrite) => r.sold_price! / r.count;
 
   /** Brute-force points of rows in buckets of `size` from `from` on (sales only). */
-  function expected(rows: AuctionsTable[], from: number, size: number) {
-    const by = new Map<number, AuctionsTable[]>();
+  function expected(rows: AuctionRowWrite[], from: number, size: number) {
+    const by = new Map<number, AuctionRowWrite[]>();
     for (const r of rows) if (r.sold_at! >= from) by.set(bucketOf(r.sold_at!, size), [...(by.get(bucketOf(r.sold_at!, size)) ?? []), r]);
     return new Map(
       [...by].map(([b, list]) => {
@@ -67,7 +67,7 @@ describeEachBackend('prices on the real 2022 auction pages', (fixture) => {
     );
   }
 
-  function check(points: PricePoint[], rows: AuctionsTable[], from: number, size: number, what: string) {
+  function check(points: PricePoint[], rows: AuctionRowWrite[], from: number, size: number, what: string) {
     const want = expected(rows, from, size);
     const got = points.filter((p) => p.sales > 0);
     assert.equal(got.length, want.size, `${what}: ${got.length} points, expected ${want.size}`);
@@ -104,7 +104,7 @@ describeEachBackend('prices on the real 2022 auction pages', (fixture) => {
     for (const tag of tags.slice(0, 60)) check(await get<PricePoint[]>(`/api/item/price/${tag}/history/full`), sold.filter((r) => r.tag === tag), 0, DAY_MS, tag);
     const petRows = sold.filter((r) => r.tag.startsWith('PET_'));
     assert.ok(petRows.length > 20, `${petRows.length} pet sales`);
-    const byVariant = new Map<string, AuctionsTable[]>();
+    const byVariant = new Map<string, AuctionRowWrite[]>();
     for (const r of petRows) {
       const k = `${r.tag}|${priceVariantKey({ tag: r.tag, tier: r.tier, flatNbt: r.flat_nbt as Record<string, string> })}`;
       byVariant.set(k, [...(byVariant.get(k) ?? []), r]);

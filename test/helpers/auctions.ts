@@ -4,7 +4,7 @@ import { bidRows, decodeAuctionItem, listingRow } from '../../src/ingest/records
 import type { UpstreamAuction } from '../../src/ingest/upstream.ts';
 import type { Store } from '../../src/store/index.ts';
 import type { AuctionQueryRepository, AuctionRecord } from '../../src/store/repositories/auction-queries.ts';
-import type { AuctionsTable, BidsTable } from '../../src/store/schema.ts';
+import type { AuctionRowWrite, AuctionsTable, BidsTable } from '../../src/store/schema.ts';
 import { realGeneration } from './fixtures.ts';
 
 export const hex32 = () => randomBytes(16).toString('hex');
@@ -67,7 +67,7 @@ export function sale(now: number, agoMs: number, over: Partial<AuctionsTable> = 
 }
 
 /** Stores listings as one auctions generation (emits the store's change event). */
-export async function storeGeneration(store: Store, lastUpdated: number, listings: AuctionsTable[], bids: BidsTable[] = [], departed: string[] = []) {
+export async function storeGeneration(store: Store, lastUpdated: number, listings: AuctionRowWrite[], bids: BidsTable[] = [], departed: string[] = []) {
   await store.auctions.applyGeneration({
     listings,
     bids,
@@ -77,14 +77,14 @@ export async function storeGeneration(store: Store, lastUpdated: number, listing
 }
 
 /** Stores sold rows as an auctions_ended batch. */
-export async function storeSales(store: Store, lastUpdated: number, rows: AuctionsTable[]) {
+export async function storeSales(store: Store, lastUpdated: number, rows: AuctionRowWrite[]) {
   await store.auctions.recordSales(rows, [], { name: 'auctions_ended', lastUpdated, storedAt: lastUpdated, records: rows.length, source: 'upstream' });
 }
 
 /** The real 2022 generation shifted to `now`, decoded into rows exactly as the ingester does. */
-export function realRows(now: number): { listings: AuctionsTable[]; bids: BidsTable[]; raw: UpstreamAuction[] } {
+export function realRows(now: number): { listings: AuctionRowWrite[]; bids: BidsTable[]; raw: UpstreamAuction[] } {
   const pages = realGeneration(now);
-  const listings: AuctionsTable[] = [];
+  const listings: AuctionRowWrite[] = [];
   const bids: BidsTable[] = [];
   const raw: UpstreamAuction[] = [];
   const seen = new Set<string>();

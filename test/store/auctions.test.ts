@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Store } from '../../src/store/index.ts';
 import type { AuctionsTable } from '../../src/store/schema.ts';
@@ -119,5 +120,30 @@ describeEachBackend('auctions: departed auctions leave the active set in set-bas
     assert.deepEqual(await state(4), { state: 'active', price: null, buyer: null, at: null });
     assert.deepEqual(await state(6), { state: 'sold', price: 77, buyer: 'e'.repeat(32), at: T + 1 });
     assert.deepEqual(await store.auctions.countByState(), { active: 2, sold: 3, expired: 2 });
+  });
+});
+
+describeEachBackend("auctions: a listing's item bytes written as upstream's base64 text are stored as the bytes", (fixture) => {
+  it('decodes standard and URL-safe base64 per statement; bytes given as bytes stay as they are', async () => {
+    const { store } = fixture();
+    await emptyAuctions(store);
+    const gz = gzipSync(Buffer.from('0a0000090001690a00000000', 'hex'));
+    // Bytes chosen so that standard and URL-safe base64 differ ('+/' against '-_').
+    const odd = Buffer.from([0xfb, 0xff, 0xbf, 0x3e, 0x00, 0xfa]);
+    const rows = generation(3);
+    const written = [
+      { ...rows[0]!, item_bytes: gz.toString('base64') },
+      { ...rows[1]!, item_bytes: odd.toString('base64url') },
+      { ...rows[2]!, item_bytes: odd },
+    ];
+    assert.notEqual(odd.toString('base64'), odd.toString('base64url'));
+    await store.auctions.applyGeneration({ listings: written, bids: [], departed: [], feed: { ...feed, records: 3 } });
+    const stored = async (i: number) => Buffer.from((await store.auctions.get(rows[i]!.uuid))!.item_bytes);
+    assert.deepEqual(await stored(0), gz);
+    assert.deepEqual(await stored(1), odd);
+    assert.deepEqual(await stored(2), odd);
+    // A sale over the listing, its bytes as text too.
+    await store.auctions.recordSales([{ ...written[0]!, item_bytes: odd.toString('base64'), state: 'sold', sold_price: 5, buyer: 'e'.repeat(32), sold_at: T + 1 }], [], { ...feed, name: 'auctions_ended', lastUpdated: T + 1 });
+    assert.deepEqual(await stored(0), odd);
   });
 });

@@ -3,7 +3,7 @@ import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { StatisticsRepository } from './statistics.ts';
-import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
+import type { AuctionRowWrite, AuctionsTable, BidsTable, Database } from '../schema.ts';
 import { withSaleBid } from '../auction-encoding.ts';
 import { ACTIVE } from './auction-queries.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
@@ -38,7 +38,7 @@ const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
 };
 
 /** A listing seen in an auctions generation: new ones insert, changed ones refresh, sold ones stay sold. */
-const LISTINGS: BulkSpec<AuctionsTable> = {
+const LISTINGS: BulkSpec<AuctionRowWrite> = {
   table: 'auctions',
   columns: AUCTION_COLUMNS,
   conflict: {
@@ -54,7 +54,7 @@ const LISTINGS: BulkSpec<AuctionsTable> = {
  * its item bytes in the sale's compact form (store/auction-encoding.ts) over the listing's gzip
  * (idempotent).
  */
-const SALES: BulkSpec<AuctionsTable> = {
+const SALES: BulkSpec<AuctionRowWrite> = {
   table: 'auctions',
   columns: AUCTION_COLUMNS,
   conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin', 'item_bytes', 'buyer_profile'] },
@@ -88,7 +88,7 @@ export interface ActiveAuction {
 }
 
 export interface GenerationWrite {
-  listings: AuctionsTable[];
+  listings: AuctionRowWrite[];
   bids: BidsTable[];
   departed: DepartedAuction[];
   feed: FeedState;
@@ -102,7 +102,7 @@ export interface GenerationWrite {
 export interface AuctionsChange {
   feed: 'auctions' | 'auctions_ended';
   lastUpdated: number;
-  upserted: readonly AuctionsTable[];
+  upserted: readonly AuctionRowWrite[];
   removed: readonly string[];
   /**
    * The sales this change recorded (a subset of `removed`): auctions that ended with bids
@@ -256,7 +256,7 @@ export class AuctionRepository {
   }
 
   /** Records sales from auctions_ended; storing the same sale twice changes nothing. */
-  async recordSales(rows: AuctionsTable[], bids: BidsTable[], feed: FeedState): Promise<void> {
+  async recordSales(rows: AuctionRowWrite[], bids: BidsTable[], feed: FeedState): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await bulkInsert(trx, this.dialect, SALES, rows);
       await bulkInsert(trx, this.dialect, BIDS, bids);
