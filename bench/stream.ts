@@ -5,8 +5,10 @@
  *   unless set) minus before, per connection.
  * - Delivery: one generation's events (2,000 new, 2,000 sold, 1,000 lowest-BIN changes, ≈ 4 MB
  *   of JSON) to STREAM_BENCH_CLIENTS connections (comma list; default 100,500), p50/p99/max from the
- *   moment the batch is handed to the hub to each client's receipt of its last event. The floor:
- *   the same generation to a single client, in the same run.
+ *   moment the batch is handed to the hub to each client's receipt of its last event. The floors,
+ *   in the same run: the same generation to a single client; and, at each size, a bare node:http
+ *   server writing the same bytes to every socket (bench/servers/stream-bare.ts), plain and
+ *   compressed once per batch.
  * - A stalled client among them: cut off (the server's connection count drops and the socket ends),
  *   while the p99 of the others is measured again.
  */
@@ -17,8 +19,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchOptions, BenchRow } from './lib.ts';
 
-function child(script: string): ChildProcess {
-  return fork(join(import.meta.dirname, 'servers', script), [], { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+function child(script: string, args: string[] = []): ChildProcess {
+  return fork(join(import.meta.dirname, 'servers', script), args, { execArgv: ['--import', 'tsx', '--expose-gc'], stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
 }
 
 function ask<T>(proc: ChildProcess, message: object, key: string): Promise<T> {
@@ -54,6 +56,11 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const sizes = (process.env.STREAM_BENCH_CLIENTS ?? (options.quick ? '50' : '100,500')).split(',').map(Number);
   const server = child('stream.ts');
   const url = await serverUrl(server);
+  // The floors: a bare node:http server writing the same generation to every socket, plain and compressed once per batch.
+  const bare = child('stream-bare.ts');
+  const bareGzip = child('stream-bare.ts', ['gzip']);
+  const bareUrl = await serverUrl(bare);
+  const bareGzipUrl = await serverUrl(bareGzip);
   const clients = child('stream-clients.ts');
   await once(clients, 'message');
   const rows: BenchRow[] = [];
@@ -74,16 +81,18 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     await ask(clients, { cmd: 'close' }, 'closed');
     await new Promise((r) => setTimeout(r, 500));
 
-    const deliver = async (n: number, stall = false) => {
-      await ask(clients, { cmd: 'open', url, n }, 'open');
+    type Target = { proc: ChildProcess; url: string; gzip?: boolean };
+    const ours: Target = { proc: server, url };
+    const deliver = async (n: number, stall = false, target: Target = ours) => {
+      await ask(clients, { cmd: 'open', url: target.url, n, gzip: target.gzip }, 'open');
       if (stall) await ask(clients, { cmd: 'stall', url }, 'stalled');
       await new Promise((r) => setTimeout(r, 300));
       const runs: number[][] = [];
-      let info = { events: 0, bytes: 0, publishMs: 0 };
+      let info = { events: 0, bytes: 0, wire: 0, publishMs: 0 };
       // With a stalled client: several generations, so its unread bytes pass the queue limit.
       for (let g = 0; g < (stall ? 6 : options.quick ? 1 : 2); g++) {
-        const published = await ask<{ published: number; events: number; bytes: number; publishMs: number }>(server, { cmd: 'publish' }, 'published');
-        info = published;
+        const published = await ask<{ published: number; events: number; bytes: number; wire?: number; publishMs: number }>(target.proc, { cmd: 'publish' }, 'published');
+        info = { ...published, wire: published.wire ?? published.bytes };
         const { latencies } = await ask<{ latencies: number[] }>(clients, { cmd: 'wait', published: published.published }, 'latencies');
         runs.push(latencies);
         await new Promise((r) => setTimeout(r, 200));
@@ -100,6 +109,8 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     rows.push({ name: 'one generation to 1 SSE client (floor)', figure: floor.p99, unit: 'ms', notes: `${floor.info.events} events, ${mb(floor.info.bytes)} MB of JSON; load ${load()}` });
     for (const n of sizes) {
       const r = await deliver(n);
+      const b = await deliver(n, false, { proc: bare, url: bareUrl });
+      const z = await deliver(n, false, { proc: bareGzip, url: bareGzipUrl, gzip: true });
       rows.push({
         name: `one generation to ${n} SSE clients (everything): p99 delivery`,
         figure: r.p99,
@@ -107,6 +118,20 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         ratio: r.p99 / Math.max(1, floor.p99),
         baseline: '1 client',
         notes: `p50 ${r.p50} ms, max ${r.max} ms, ${r.got}/${n} clients got it; ${mb(r.info.bytes * n)} MB sent; target p99 ≤ 1,000 ms at 5,000 clients; load ${load()}`,
+      });
+      rows.push({
+        name: `  floor: bare node:http, the same bytes to ${n} sockets: p99 delivery`,
+        figure: b.p99,
+        unit: 'ms',
+        ratio: r.p99 / Math.max(1, b.p99),
+        baseline: 'ours / bare',
+        notes: `p50 ${b.p50} ms, max ${b.max} ms, ${b.got}/${n} got it; ${mb(b.info.wire * n)} MB sent; ${((b.info.wire * n) / 1048576 / Math.max(0.001, b.p99 / 1000)).toFixed(0)} MB/s`,
+      });
+      rows.push({
+        name: `  floor: bare, one deflate segment per batch for all ${n} (gzip), clients inflate: p99`,
+        figure: z.p99,
+        unit: 'ms',
+        notes: `p50 ${z.p50} ms, max ${z.max} ms, ${z.got}/${n} got it; ${mb(z.info.wire)} MB per client on the wire (${(z.info.bytes / Math.max(1, z.info.wire)).toFixed(1)}× smaller), ${mb(z.info.wire * n)} MB in all`,
       });
     }
     const n = sizes[0]!;
@@ -119,6 +144,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     });
   } finally {
     clients.kill();
+    for (const proc of [bare, bareGzip]) proc.kill('SIGTERM');
     server.kill('SIGTERM');
     await once(server, 'exit');
   }

@@ -6,6 +6,7 @@
  */
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { constants, createGunzip } from 'node:zlib';
 
 interface Client {
   req: ClientRequest;
@@ -20,17 +21,19 @@ const received = new Map<number, number[]>();
 const MARKER_BYTES = Buffer.from('"topic":"generation"');
 const TIME = /"time":(\d+)/;
 
-function open(url: string): Promise<void> {
+function open(url: string, gzip: boolean): Promise<void> {
   return new Promise((resolve, reject) => {
     const client: Client = { req: undefined as unknown as ClientRequest, carry: Buffer.alloc(0) };
-    client.req = request(url, { headers: { accept: 'text/event-stream' }, agent: false }, (res) => {
+    client.req = request(url, { headers: { accept: 'text/event-stream', ...(gzip ? { 'accept-encoding': 'gzip' } : {}) }, agent: false }, (res) => {
       if (res.statusCode !== 200) {
         reject(new Error(`status ${res.statusCode}`));
         return;
       }
       client.res = res;
+      // A compressed feed is read as a browser would: inflated as it arrives.
+      const body = res.headers['content-encoding'] === 'gzip' ? res.pipe(createGunzip({ finishFlush: constants.Z_SYNC_FLUSH /* the stream never ends */ })) : res;
       // Bytes, not strings: the client process should cost as little as it can beside the server.
-      res.on('data', (chunk: Buffer) => {
+      body.on('data', (chunk: Buffer) => {
         const data = client.carry.length > 0 ? Buffer.concat([client.carry, chunk]) : chunk;
         let at = data.indexOf(MARKER_BYTES);
         let counted = 0;
@@ -58,12 +61,12 @@ function open(url: string): Promise<void> {
   });
 }
 
-process.on('message', (message: { cmd: string; url?: string; n?: number; published?: number }) => {
+process.on('message', (message: { cmd: string; url?: string; n?: number; published?: number; gzip?: boolean }) => {
   void (async () => {
     if (message.cmd === 'open') {
       const url = `${message.url!}/api/stream`;
       for (let i = 0; i < message.n!; i += 100) {
-        await Promise.all(Array.from({ length: Math.min(100, message.n! - i) }, () => open(url)));
+        await Promise.all(Array.from({ length: Math.min(100, message.n! - i) }, () => open(url, message.gzip === true)));
       }
       process.send!({ open: clients.length });
     } else if (message.cmd === 'stall') {
