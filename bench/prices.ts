@@ -27,10 +27,10 @@ import { listing, storeGeneration } from '../test/helpers/auctions.ts';
 import { storeManySales } from '../test/helpers/sales-history.ts';
 import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
-const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
-const DAY = 86_400_000;
+export const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+export const DAY = 86_400_000;
 /** The most sold tag of the synthetic history (tag 0 of the Zipf-like popularity, a pet: ~13.6 % of all sales). */
-const HOT = 'PET_SYNTH_0';
+export const HOT = 'PET_SYNTH_0';
 
 const ENDPOINTS: Record<string, string> = {
   'history/month': `/api/item/price/${HOT}/history/month`,
@@ -63,7 +63,7 @@ async function rollupBytes(store: Store, backend: Backend): Promise<number> {
   }
 }
 
-interface Prepared {
+export interface Prepared {
   days: number;
   sales: number;
   rollupCpuMs: number;
@@ -84,12 +84,16 @@ async function databaseBytes(store: Store, backend: Backend, dir: string): Promi
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Fills a store with `days` of history, rolls it up (timed), opens the app over it. */
-async function prepare(days: number, perDay: number, backend: Backend = 'sqlite'): Promise<Prepared> {
+/**
+ * Fills a store with `days` of history, rolls it up (timed), opens the app over it. `afterFill`
+ * changes the stored history before the rollup and the app (e.g. gives sales item uids).
+ */
+export async function prepare(days: number, perDay: number, backend: Backend = 'sqlite', afterFill?: (store: Store) => Promise<void>): Promise<Prepared> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-prices-'));
   const schema = `bench_prices_${process.pid}_${days}`;
   const store = backend === 'sqlite' ? await Store.open({ dataDir: dir }) : await Store.open({ databaseUrl: POSTGRES_URL, dataDir: dir, schema });
   const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days, sales: perDay * days, seed: 3 });
+  await afterFill?.(store);
   const cpu0 = process.cpuUsage();
   await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
   const cpu = process.cpuUsage(cpu0);
@@ -124,21 +128,33 @@ async function prepare(days: number, perDay: number, backend: Backend = 'sqlite'
   };
 }
 
-/** Each endpoint asked of both apps in turn (A, B, A, B …), so both see the same JIT state and load. */
-async function measureSideBySide(a: Prepared, b: Prepared, requests: number): Promise<Record<string, { a: number[]; b: number[] }>> {
+/** A request to measure: a URL, or a URL with each app's headers (its own tokens) and its own number of requests. */
+export type Endpoint = string | { url: string; headers?: (p: Prepared) => Record<string, string>; requests?: number; warmups?: number };
+
+/**
+ * Each endpoint asked of both apps in turn (A, B, A, B …), so both see the same JIT state and load.
+ * Each app's clock is set back to NOW after every request (an answer that waits on the clock moves it).
+ */
+export async function measureSideBySide(a: Prepared, b: Prepared, requests: number, endpoints: Record<string, Endpoint> = ENDPOINTS): Promise<Record<string, { a: number[]; b: number[] }>> {
   const out: Record<string, { a: number[]; b: number[] }> = {};
-  for (const [name, url] of Object.entries(ENDPOINTS)) {
+  for (const [name, endpoint] of Object.entries(endpoints)) {
+    const e = typeof endpoint === 'string' ? { url: endpoint } : endpoint;
+    const ask = async (p: Prepared) => {
+      const res = await p.app.app.inject({ method: 'GET', url: e.url, headers: e.headers?.(p) ?? {} });
+      p.app.clock.set(NOW);
+      return res;
+    };
     const times = { a: [] as number[], b: [] as number[] };
-    for (let i = 0; i < 5; i++) {
-      await a.app.app.inject(url);
-      await b.app.app.inject(url);
+    for (let i = 0; i < (e.warmups ?? 5); i++) {
+      await ask(a);
+      await ask(b);
     }
-    for (let i = 0; i < requests; i++) {
+    for (let i = 0; i < (e.requests ?? requests); i++) {
       for (const [side, p] of [['a', a], ['b', b]] as const) {
         const t0 = performance.now();
-        const res = await p.app.app.inject(url);
+        const res = await ask(p);
         times[side].push(performance.now() - t0);
-        if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
+        if (res.statusCode !== 200) throw new Error(`${e.url}: ${res.statusCode} ${res.body.slice(0, 200)}`);
       }
     }
     out[name] = times;
@@ -146,10 +162,26 @@ async function measureSideBySide(a: Prepared, b: Prepared, requests: number): Pr
   return out;
 }
 
-const pct = (xs: number[], p: number) => {
+export const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((x, y) => x - y);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))]!;
 };
+
+/** One row per endpoint: p50 on the long history, its ratio to the short one (1: the cost does not grow with the history). */
+export function ratioRows(times: Record<string, { a: number[]; b: number[] }>, short: Prepared, long: Prepared, prefix: string): BenchRow[] {
+  return Object.entries(times).map(([name, t]) => {
+    const s50 = pct(t.a, 0.5);
+    const l50 = pct(t.b, 0.5);
+    return {
+      name: `${prefix}${name} p50, ${long.days} d vs ${short.days} d of history`,
+      figure: l50,
+      unit: 'ms',
+      ratio: l50 / s50,
+      baseline: `${short.days} d: ${s50.toFixed(2)} ms`,
+      notes: `p99 ${pct(t.b, 0.99).toFixed(2)} / ${pct(t.a, 0.99).toFixed(2)} ms; ${long.sales.toLocaleString('en-US')} vs ${short.sales.toLocaleString('en-US')} sales`,
+    };
+  });
+}
 
 /** The rollup's CPU per minute of sales at `perDay` (hours of history rolled in one catch-up). */
 async function maintenance(perDay: number, hours: number): Promise<{ cpuMsPerMinute: number; sales: number }> {
@@ -179,19 +211,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const long = await prepare(longDays, perDay);
   const rows: BenchRow[] = [];
   try {
-    const times = await measureSideBySide(short, long, requests);
-    for (const [name, t] of Object.entries(times)) {
-      const s50 = pct(t.a, 0.5);
-      const l50 = pct(t.b, 0.5);
-      rows.push({
-        name: `${name} p50, ${long.days} d vs 7 d of history`,
-        figure: l50,
-        unit: 'ms',
-        ratio: l50 / s50,
-        baseline: `7 d: ${s50.toFixed(2)} ms`,
-        notes: `p99 ${pct(t.b, 0.99).toFixed(2)} / ${pct(t.a, 0.99).toFixed(2)} ms; ${long.sales.toLocaleString('en-US')} vs ${short.sales.toLocaleString('en-US')} sales`,
-      });
-    }
+    rows.push(...ratioRows(await measureSideBySide(short, long, requests), short, long, ''));
   } finally {
     await short.close();
     await long.close();
@@ -211,12 +231,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     const a = await prepare(7, perDay, 'postgres');
     const b = await prepare(pgDays, perDay, 'postgres');
     try {
-      const times = await measureSideBySide(a, b, requests);
-      for (const [name, t] of Object.entries(times)) {
-        const s50 = pct(t.a, 0.5);
-        const l50 = pct(t.b, 0.5);
-        rows.push({ name: `PostgreSQL ${name} p50, ${b.days} d vs 7 d`, figure: l50, unit: 'ms', ratio: l50 / s50, baseline: `7 d: ${s50.toFixed(2)} ms`, notes: `p99 ${pct(t.b, 0.99).toFixed(2)} / ${pct(t.a, 0.99).toFixed(2)} ms; ${b.sales.toLocaleString('en-US')} vs ${a.sales.toLocaleString('en-US')} sales` });
-      }
+      rows.push(...ratioRows(await measureSideBySide(a, b, requests), a, b, 'PostgreSQL '));
       rows.push({ name: `PostgreSQL rollup catch-up CPU per minute of sales (${b.days} d)`, figure: b.rollupCpuMs / (b.days * 1440), unit: 'ms', notes: `Node's CPU only (the server's is apart); ${(b.rollupCpuMs / 1000).toFixed(1)} s` });
       rows.push({ name: `PostgreSQL relations per million sales (${b.days} d)`, figure: b.fileBytes / b.sales, unit: 'MB', notes: `price rollup tables ${(b.rollupBytes / b.sales).toFixed(1)} MB of it` });
     } finally {

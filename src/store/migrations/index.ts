@@ -21,6 +21,7 @@ import { m014UploadBytes } from './014-upload-bytes.ts';
 import { m015ExportLease } from './015-export-lease.ts';
 import { m016ProfileRequests } from './016-profile-requests.ts';
 import { m017PriceRollups } from './017-price-rollups.ts';
+import { m018ItemUidSales } from './018-item-uid-sales.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -40,6 +41,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['015-export-lease', m015ExportLease],
   ['016-profile-requests', m016ProfileRequests],
   ['017-price-rollups', m017PriceRollups],
+  ['018-item-uid-sales', m018ItemUidSales],
 ];
 
 /** The migration that creates a database's first tables: it runs only on an empty database. */
