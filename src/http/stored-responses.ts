@@ -47,6 +47,8 @@ export interface PreparedBody {
   br?: Buffer;
   /** a `Last-Modified` value (HTTP date), sent after the content type as the route's handler sends it */
   lastModified?: string;
+  /** further headers of the answer (lower-case names, e.g. the flip feeds' `x-computed-at`), sent after Last-Modified as the handler sends them */
+  headers?: Readonly<Record<string, string>>;
   /** default: the route's */
   contentType?: string;
 }
@@ -94,6 +96,7 @@ interface Representation {
   body: Buffer;
   contentType: string;
   lastModified: string | undefined;
+  headers: Readonly<Record<string, string>> | undefined;
   /** large and compressible: the answer varies by Accept-Encoding */
   eligible: boolean;
   encoding: Encoding | undefined;
@@ -199,16 +202,17 @@ export class StoredResponses {
     const prepared = Buffer.isBuffer(found) ? undefined : found;
     const plain = prepared ? prepared.plain : (found as Buffer);
     const lastModified = prepared?.lastModified;
+    const extra = prepared?.headers;
     let contentType = prepared?.contentType ?? route.contentType;
     if (accept === 'text/json' || accept === 'text/plain') {
       if (!contentType.startsWith('application/json')) return undefined;
       contentType = `${accept}; charset=utf-8`;
     }
-    if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, lastModified, eligible: false, encoding: undefined };
+    if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, lastModified, headers: extra, eligible: false, encoding: undefined };
     const encoding = chooseEncoding(acceptEncoding);
-    if (encoding === undefined) return { body: plain, contentType, lastModified, eligible: true, encoding };
+    if (encoding === undefined) return { body: plain, contentType, lastModified, headers: extra, eligible: true, encoding };
     if (prepared && (prepared.gzip || prepared.br)) rememberVariants(plain, { gzip: prepared.gzip, br: prepared.br });
-    return { body: variantOf(plain, encoding), contentType, lastModified, eligible: true, encoding };
+    return { body: variantOf(plain, encoding), contentType, lastModified, headers: extra, eligible: true, encoding };
   }
 
   /** Response headers per sent Buffer and content type, built once: a body is served many times until its data changes. */
@@ -231,6 +235,7 @@ export class StoredResponses {
       ...context.corsHeaders,
       'content-type': contentType,
       ...(chosen.lastModified !== undefined ? { 'last-modified': chosen.lastModified } : {}),
+      ...chosen.headers,
       ...(chosen.eligible ? compressionHeaders(chosen.encoding) : {}),
       ...cacheHeaders(route.cacheSeconds, chosen.eligible ? 'Accept-Encoding' : undefined),
       etag: context.etagOf(contentType, body),
