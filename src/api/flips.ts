@@ -13,7 +13,7 @@ import { tierAtLeast } from '../domain/tiers.ts';
 import type { AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import type { PreparedBody } from '../http/stored-responses.ts';
-import type { BazaarFeed, FlipFeed } from '../services/flips.ts';
+import type { FlipFeed } from '../services/flips.ts';
 
 const TAGS = ['flips'];
 const Str = Type.String();
