@@ -1,8 +1,9 @@
 /**
  * A fast path in front of Fastify for GET requests a route answers with a prepared body
- * (the unfiltered lowest-BIN page, a bazaar product's current snapshot): the bytes and headers
- * are written straight to the node:http response, skipping Fastify's request and reply objects
- * and the hooks.
+ * (the unfiltered lowest-BIN page, a bazaar product's current snapshot, a flip feed's default
+ * answer): the bytes and headers are written straight to the node:http response, skipping
+ * Fastify's request and reply objects and the hooks. Each body's answer (bytes and headers) is
+ * built once per kind of request (Accept × negotiated encoding).
  *
  * A route hands it a `PreparedBody` (or just the plain Buffer): the plain bytes and, when
  * prepared with them, their gzip and brotli variants. Variants not given are compressed once
