@@ -29,7 +29,9 @@ export function startServer(script: string, args: string[] = [], env: NodeJS.Pro
  */
 export async function spawnServer(scriptPath: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; name: string; timeoutMs: number }): Promise<ServerProcess> {
   const { name } = options;
-  const child = spawn(process.execPath, ['--import', 'tsx', scriptPath, ...args], {
+  // BENCH_SERVER_NODE_ARGS: extra node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (not allowed in NODE_OPTIONS).
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', scriptPath, ...args], {
     ...(options.cwd ? { cwd: options.cwd } : {}),
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -4,12 +4,12 @@
  * - hot reads of the compiled-in app (60,000 simulated auctions, quick: 10,000; the bazaar's
  *   products with 7 days of 5-minute snapshots and the last hour at 20 seconds) against a bare
  *   node:http server returning the same bytes (the same compressed bytes with gzip): the lowest-BIN
- *   page, the bazaar snapshot, the bazaar histories and a flip feed; requests per second and the
+ *   page, the bazaar snapshot, the bazaar histories and the twelve flip feeds; requests per second and the
  *   server's CPU per request (from /proc), alternated rounds, the median round.
  * - compression: bytes on the wire and CPU per answer (gzip, brotli) of the large answers: sold
  *   page 0 (1,000 sales), a uid's sales (1,000), the histories.
  *
- * `npm run bench -- speed` (or `--quick`). The cold-ingest floor is bench/ingest-floor.ts.
+ * `npm run bench -- speed` (or `--quick`; `BENCH_SPEED_ONLY=snapshot,flip` measures only the hot reads so named). The cold-ingest floor is bench/ingest-floor.ts.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -119,6 +119,16 @@ async function fillSales(dir: string, now: number): Promise<void> {
   }
 }
 
+/** A Premium+ account's token, for the token-gated flip feeds. */
+async function accountToken(dir: string, now: number): Promise<string> {
+  const store = await Store.open({ dataDir: dir });
+  try {
+    return (await store.accounts.create({ tier: 'premium_plus', now })).token;
+  } finally {
+    await store.close();
+  }
+}
+
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const auctions = options.quick ? 10_000 : 60_000;
   const rounds = options.quick ? 1 : 3;
@@ -133,6 +143,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     const now = Date.now();
     const products = await fillBazaar(dir, now);
     await fillSales(dir, now);
+    const token = await accountToken(dir, now);
     process.stderr.write(`  store filled in ${Math.round(performance.now() - t)} ms\n`);
     const app = await startServer('auctions-app', [dir]);
     servers.push(app);
@@ -145,7 +156,8 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       servers.push(floor);
       return floor;
     };
-    const hot: Array<{ name: string; path: string; encoding?: Encoding }> = [
+    const auth = { authorization: `Bearer ${token}` };
+    const hot: Array<{ name: string; path: string; encoding?: Encoding; headers?: Record<string, string> }> = [
       { name: `lowest BIN (${tag})`, path: `/api/auctions/tag/${tag}/active/bin` },
       { name: `lowest BIN (${tag}), gzip`, path: `/api/auctions/tag/${tag}/active/bin`, encoding: 'gzip' },
       { name: `bazaar snapshot (${product})`, path: `/api/bazaar/${product}/snapshot` },
@@ -153,13 +165,25 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       { name: 'bazaar history/hour (180 points)', path: `/api/bazaar/${product}/history/hour` },
       { name: 'bazaar history/day (288 points)', path: `/api/bazaar/${product}/history/day` },
       { name: 'bazaar history/week (84 points)', path: `/api/bazaar/${product}/history/week` },
-      { name: 'flip feed /api/flip/bazaar/spread', path: '/api/flip/bazaar/spread' },
+      // The twelve flip feeds: the public ones' default answers on the fast path, the token-gated
+      // ones (a Premium+ token: the auth hook's lookup per request) through Fastify, prepared bytes either way.
+      ...['/api/flip/update/when', '/api/flip/bazaar/spread', '/api/flip/bazaar/residual', '/api/flip/bazaar/books', '/api/flip/npc', '/api/flip/fusion', '/api/flip/copper'].map((path) => ({
+        name: `flip feed ${path}`,
+        path,
+      })),
+      ...['/api/flip/bazaar/spread/deemand', '/api/flip/mayor', '/api/flip/npc/reverse', '/api/flip/fusion/multistep', '/api/flip/attribute'].map((path) => ({
+        name: `flip feed ${path} (token)`,
+        path,
+        headers: auth,
+      })),
     ];
-    for (const h of hot) {
-      const headers: Record<string, string> = h.encoding ? { 'accept-encoding': h.encoding } : {};
+    // BENCH_SPEED_ONLY: comma-separated parts of the names of the hot reads to measure (default all).
+    const only = (process.env.BENCH_SPEED_ONLY ?? '').split(',').filter((x) => x !== '');
+    for (const h of hot.filter((x) => only.length === 0 || only.some((o) => x.name.includes(o)))) {
+      const headers: Record<string, string> = { ...h.headers, ...(h.encoding ? { 'accept-encoding': h.encoding } : {}) };
       const url = `${app.url}${h.path}`;
       // Twice: the first request prepares what is prepared.
-      await (await fetch(url, { headers: { 'accept-encoding': 'identity' } })).arrayBuffer();
+      await (await fetch(url, { headers: { ...h.headers, 'accept-encoding': 'identity' } })).arrayBuffer();
       const res = await fetch(url, { headers: { ...headers } });
       if (res.status !== 200) throw new Error(`${h.path}: ${res.status}`);
       // fetch decodes: take the encoded bytes from a raw request instead.
@@ -177,6 +201,16 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs vs ${Math.round(base.cpuUsPerRequest)} µs bare; p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
       });
       process.stderr.write(`  ${rows[rows.length - 1]!.name}: ${rows[rows.length - 1]!.ratio!.toFixed(2)}×\n`);
+    }
+
+    // What the app spends with no requests at all (its timers: flip polling, views, metrics): part of every figure's CPU per request.
+    {
+      const idleSeconds = options.quick ? 2 : 5;
+      const before = cpuSeconds(app.child.pid!);
+      await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+      const idleMs = ((cpuSeconds(app.child.pid!) - before) * 1000) / idleSeconds;
+      rows.push({ name: 'app idle (no requests)', figure: idleMs, unit: 'ms CPU per second', notes: `over ${idleSeconds} s after the hot reads` });
+      process.stderr.write(`  app idle: ${idleMs.toFixed(1)} ms CPU per second\n`);
     }
 
     // Compression: bytes and CPU per answer.

@@ -12,7 +12,8 @@ import { Type, type TSchema } from 'typebox';
 import { tierAtLeast } from '../domain/tiers.ts';
 import type { AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
-import type { BazaarFeed, FlipFeed } from '../services/flips.ts';
+import type { PreparedBody } from '../http/stored-responses.ts';
+import type { FlipFeed } from '../services/flips.ts';
 
 const TAGS = ['flips'];
 const Str = Type.String();
@@ -166,91 +167,142 @@ function list(schema: TSchema): TSchema {
   return Type.Array(schema);
 }
 
-/** A feed's flips, the response marked with the time they were computed. */
+/** The headers marking an answer with the time its flips were computed, in the order they are sent. */
+function computedHeaders(at: number): { 'last-modified': string; 'x-computed-at': string } {
+  return { 'last-modified': new Date(at).toUTCString(), 'x-computed-at': isoTime(at) };
+}
+
+/** A feed's flips, the response marked with the time they were computed (serialised per request: the variants of a feed). */
 function computed<T>(reply: FastifyReply, feed: FlipFeed<T>): T[] {
-  const at = feed.computedAt;
-  if (at) {
-    reply.header('X-Computed-At', isoTime(at));
-    reply.header('Last-Modified', new Date(at).toUTCString());
-  }
+  if (feed.computedAt !== null) reply.headers(computedHeaders(feed.computedAt));
   return feed.flips;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * One feed's default answer, prepared once per computation: the flips serialised by the route's
+ * response schema (the bytes Fastify would send), marked with the computed time. Every
+ * computation replaces a feed's flips array, which keys the prepared body. `current` is what the
+ * stored-response fast path (http/stored-responses.ts) sends ahead of Fastify; `send` is the
+ * handler's answer, preparing the body on the first request after a computation.
+ */
+function preparedFeed<T>() {
+  const bodies = new WeakMap<T[], PreparedBody>();
+  return {
+    current(feed: FlipFeed<T>): PreparedBody | undefined {
+      return bodies.get(feed.flips);
+    },
+    send(reply: FastifyReply, feed: FlipFeed<T>): FastifyReply | T[] {
+      const at = feed.computedAt;
+      // Before the first computation: `[]`, unmarked.
+      if (at === null) return feed.flips;
+      let body = bodies.get(feed.flips);
+      if (body === undefined) {
+        const { 'last-modified': lastModified, ...headers } = computedHeaders(at);
+        // The route's schema serialiser (fast-json-stringify) gives a string.
+        body = { plain: Buffer.from(reply.serialize(feed.flips) as string), lastModified, headers };
+        bodies.set(feed.flips, body);
+      }
+      // The fast path's order: the type, Last-Modified, then the rest.
+      return reply.type(JSON_TYPE).header('last-modified', body.lastModified).headers(body.headers ?? {}).send(body.plain);
+    },
+  };
 }
 
 export async function flips(app: FastifyInstance) {
   const service = app.services.flips;
 
-  const bazaar = (reply: FastifyReply, feed: BazaarFeed) => computed(reply, service.bazaar(feed));
+  /**
+   * A public feed: its default answer prepared once per computation and, for requests without a
+   * query string, sent by the stored-response fast path with the route's caching (`cacheSeconds`,
+   * the route's `config.cache`). Returns the handler's way to send the default answer.
+   */
+  function publicFeed<T>(url: string, cacheSeconds: number, read: () => FlipFeed<T>): (reply: FastifyReply) => FastifyReply | T[] {
+    const feed = preparedFeed<T>();
+    app.storedResponses.add({ url, prefix: url, suffix: '', exact: true, cacheSeconds, contentType: JSON_TYPE, body: () => feed.current(read()) });
+    return (reply) => feed.send(reply, read());
+  }
+  /** A public feed without parameters: the route, its default answer on the fast path. */
+  function publicRoute<T>(url: string, summary: string, item: TSchema, cacheSeconds: number, read: () => FlipFeed<T>): void {
+    const send = publicFeed(url, cacheSeconds, read);
+    app.get(url, { schema: { tags: TAGS, summary, response: { 200: list(item) } }, config: { cache: cacheSeconds } }, (_request, reply) => send(reply));
+  }
+  /** A feed behind a token: its answer prepared once per computation, sent through Fastify (the auth hook decides who gets it). */
+  function gatedFeed<T>(read: () => FlipFeed<T>): (reply: FastifyReply) => FastifyReply | T[] {
+    const feed = preparedFeed<T>();
+    return (reply) => feed.send(reply, read());
+  }
 
+  // A JSON string (quoted), as the established API sends its DateTime; prepared per update time.
+  const WHEN_URL = '/api/flip/update/when';
+  const WHEN_CACHE_SECONDS = 1800;
+  let when: { at: number | null; body: Buffer } | undefined;
+  const whenBody = (): Buffer => {
+    const at = service.lastUpdate();
+    if (when === undefined || when.at !== at) when = { at, body: Buffer.from(JSON.stringify(at ? isoTime(at) : null)) };
+    return when.body;
+  };
+  app.storedResponses.add({ url: WHEN_URL, prefix: WHEN_URL, suffix: '', exact: true, cacheSeconds: WHEN_CACHE_SECONDS, contentType: JSON_TYPE, body: whenBody });
   app.get(
-    '/api/flip/update/when',
+    WHEN_URL,
     {
       schema: { tags: TAGS, summary: 'Time of the last loaded market update the flips were computed from', response: { 200: Type.Union([Time, Type.Null()]) } },
-      config: { cache: 1800 },
+      config: { cache: WHEN_CACHE_SECONDS },
     },
-    async (_request, reply) => {
-      // A JSON string (quoted), as the established API sends its DateTime.
-      reply.type('application/json; charset=utf-8');
-      const last = service.lastUpdate();
-      return JSON.stringify(last ? isoTime(last) : null);
-    },
+    (_request, reply) => reply.type(JSON_TYPE).send(whenBody()),
   );
 
-  app.get(
-    '/api/flip/bazaar/spread',
-    { schema: { tags: TAGS, summary: 'Bazaar spread flips: instant-buy minus instant-sell spread × tradable volume, after tax', response: { 200: list(SpreadFlip) } }, config: { cache: 20 } },
-    async (_request, reply) => bazaar(reply, 'spread'),
-  );
+  publicRoute('/api/flip/bazaar/spread', 'Bazaar spread flips: instant-buy minus instant-sell spread × tradable volume, after tax', SpreadFlip, 20, () => service.bazaar('spread'));
 
+  const demand = gatedFeed(() => service.bazaar('demand'));
   app.get(
     '/api/flip/bazaar/spread/deemand',
     {
       schema: { tags: TAGS, summary: 'Demand spread flips: top order to top order, ranked by real-time demand', response: { 200: list(DemandSpreadFlip) } },
       config: { auth: 'token', cache: 'no-store' },
     },
-    async (_request, reply) => bazaar(reply, 'demand'),
+    (_request, reply) => demand(reply),
   );
 
+  const DEFAULT_HOLD_HOURS = 1;
+  const RESIDUAL_URL = '/api/flip/bazaar/residual';
+  const RESIDUAL_CACHE_SECONDS = 20;
+  const residual = publicFeed(RESIDUAL_URL, RESIDUAL_CACHE_SECONDS, () => service.residual(DEFAULT_HOLD_HOURS));
   app.get<{ Querystring: { targetHoldTimeHours: number } }>(
-    '/api/flip/bazaar/residual',
+    RESIDUAL_URL,
     {
       schema: {
         tags: TAGS,
         summary: 'Residual flips: capacity not taken by open orders × spread, by value descending',
         querystring: Type.Object({
-          targetHoldTimeHours: Type.Number({ default: 1.0, exclusiveMinimum: 0, maximum: 168, description: 'scales hourly volume into the per-cycle capacity' }),
+          targetHoldTimeHours: Type.Number({ default: DEFAULT_HOLD_HOURS, exclusiveMinimum: 0, maximum: 168, description: 'scales hourly volume into the per-cycle capacity' }),
         }),
         response: { 200: list(ResidualEntryDto), ...problemResponses(400) },
       },
-      config: { cache: 20 },
+      config: { cache: RESIDUAL_CACHE_SECONDS },
     },
-    async (request, reply) => {
-      return computed(reply, service.residual(request.query.targetHoldTimeHours));
+    (request, reply) => {
+      const hours = request.query.targetHoldTimeHours;
+      return hours === DEFAULT_HOLD_HOURS ? residual(reply) : computed(reply, service.residual(hours));
     },
   );
 
-  app.get(
-    '/api/flip/bazaar/books',
-    { schema: { tags: TAGS, summary: 'Book flips: combine two level-N enchanted books into level N+1', response: { 200: list(BookFlip) } }, config: { cache: 20 } },
-    async (_request, reply) => bazaar(reply, 'books'),
-  );
+  publicRoute('/api/flip/bazaar/books', 'Book flips: combine two level-N enchanted books into level N+1', BookFlip, 20, () => service.bazaar('books'));
 
+  const mayor = gatedFeed(() => service.mayor());
   app.get(
     '/api/flip/mayor',
     {
       schema: { tags: TAGS, summary: 'Mayor flips: prices expected to change with the next mayor', response: { 200: list(MayorDiffFlip) } },
       config: { auth: 'token', tier: 'premium', cache: 'no-store' },
     },
-    async (_request, reply) => {
-      return computed(reply, service.mayor());
-    },
+    (_request, reply) => mayor(reply),
   );
 
-  app.get(
-    '/api/flip/npc',
-    { schema: { tags: TAGS, summary: 'Buy from an NPC shop, sell on the bazaar (ReverseNpcFlip)', response: { 200: list(ReverseNpcFlip) } }, config: { cache: 20 } },
-    async (_request, reply) => bazaar(reply, 'reverseNpc'),
-  );
+  publicRoute('/api/flip/npc', 'Buy from an NPC shop, sell on the bazaar (ReverseNpcFlip)', ReverseNpcFlip, 20, () => service.bazaar('reverseNpc'));
 
+  const npc = gatedFeed(() => service.bazaar('npc'));
   app.get<{ Querystring: { requestRefresh: boolean } }>(
     '/api/flip/npc/reverse',
     {
@@ -276,30 +328,23 @@ export async function flips(app: FastifyInstance) {
         }
         reply.header('X-Refresh', refresh);
       }
-      return bazaar(reply, 'npc');
+      return npc(reply);
     },
   );
 
-  app.get(
-    '/api/flip/fusion',
-    { schema: { tags: TAGS, summary: 'Single-step shard fusion flips', response: { 200: list(FuseFlip) } }, config: { cache: 20 } },
-    async (_request, reply) => bazaar(reply, 'fusion'),
-  );
+  publicRoute('/api/flip/fusion', 'Single-step shard fusion flips', FuseFlip, 20, () => service.bazaar('fusion'));
 
+  const multistep = gatedFeed(() => service.bazaar('multistep'));
   app.get(
     '/api/flip/fusion/multistep',
     {
       schema: { tags: TAGS, summary: 'Multi-step shard fusion flips (chains up to 3 levels) with steps and depth', response: { 200: list(FuseFlip) } },
       config: { auth: 'token', tier: 'starter_premium', cache: 'no-store' },
     },
-    async (_request, reply) => bazaar(reply, 'multistep'),
+    (_request, reply) => multistep(reply),
   );
 
-  app.get(
-    '/api/flip/copper',
-    { schema: { tags: TAGS, summary: 'Copper flips: coins per copper of buying greenhouse crops and analysing them', response: { 200: list(CopperFlip) } }, config: { cache: 60 } },
-    async (_request, reply) => bazaar(reply, 'copper'),
-  );
+  publicRoute('/api/flip/copper', 'Copper flips: coins per copper of buying greenhouse crops and analysing them', CopperFlip, 60, () => service.bazaar('copper'));
 
   app.get<{ Querystring: { sort: (typeof SORTS)[number] } }>(
     '/api/flip/attribute',
@@ -316,6 +361,7 @@ export async function flips(app: FastifyInstance) {
     },
     async (request, reply) => {
       const sort: AttributeSort = request.query.sort === 'vol' ? 'volume' : request.query.sort;
+      // Sorted per request (a new array each time): serialised per request.
       return computed(reply, service.attribute(sort));
     },
   );

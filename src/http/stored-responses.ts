@@ -1,8 +1,9 @@
 /**
  * A fast path in front of Fastify for GET requests a route answers with a prepared body
- * (the unfiltered lowest-BIN page, a bazaar product's current snapshot): the bytes and headers
- * are written straight to the node:http response, skipping Fastify's request and reply objects
- * and the hooks.
+ * (the unfiltered lowest-BIN page, a bazaar product's current snapshot, a flip feed's default
+ * answer): the bytes and headers are written straight to the node:http response, skipping
+ * Fastify's request and reply objects and the hooks. Each body's answer (bytes and headers) is
+ * built once per kind of request (Accept × negotiated encoding).
  *
  * A route hands it a `PreparedBody` (or just the plain Buffer): the plain bytes and, when
  * prepared with them, their gzip and brotli variants. Variants not given are compressed once
@@ -47,6 +48,8 @@ export interface PreparedBody {
   br?: Buffer;
   /** a `Last-Modified` value (HTTP date), sent after the content type as the route's handler sends it */
   lastModified?: string;
+  /** further headers of the answer (lower-case names, e.g. the flip feeds' `x-computed-at`), sent after Last-Modified as the handler sends them */
+  headers?: Readonly<Record<string, string>>;
   /** default: the route's */
   contentType?: string;
 }
@@ -94,27 +97,60 @@ interface Representation {
   body: Buffer;
   contentType: string;
   lastModified: string | undefined;
+  headers: Readonly<Record<string, string>> | undefined;
   /** large and compressible: the answer varies by Accept-Encoding */
   eligible: boolean;
   encoding: Encoding | undefined;
+}
+
+/** What the fast path writes for one kind of request (see `kindOf`): the bytes and the headers, or null when it leaves that kind to Fastify. */
+interface Answer {
+  body: Buffer;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** The Accept values the fast path answers, by index (see `kindOf`); any other leaves the request to Fastify. */
+const ACCEPTS: ReadonlyArray<string | undefined> = [undefined, '*/*', 'application/json', 'text/json', 'text/plain'];
+const ENCODINGS: ReadonlyArray<Encoding | undefined> = [undefined, 'gzip', 'br'];
+
+/**
+ * A request's kind: its Accept (one of ACCEPTS) and the encoding negotiated from its
+ * Accept-Encoding (one of ENCODINGS), as one index into a body's answers; -1 for an Accept the
+ * fast path does not answer.
+ */
+function kindOf(accept: string | undefined, acceptEncoding: string | undefined): number {
+  const a = ACCEPTS.indexOf(accept);
+  if (a < 0) return -1;
+  const encoding = chooseEncoding(acceptEncoding);
+  return a * ENCODINGS.length + (encoding === undefined ? 0 : encoding === 'gzip' ? 1 : 2);
 }
 
 /** Only plain tag-like parameters: no percent-encoding, no characters the router treats specially. */
 const PARAM = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class StoredResponses {
+  /** routes without a parameter, by path */
+  private readonly exact = new Map<string, StoredRoute>();
+  /** routes with one parameter, in the order added */
   private readonly routes: StoredRoute[] = [];
   private context: StoredResponseContext | undefined;
+  /** per connection: exempt from the limits (a socket's peer does not change) */
+  private exemptSockets = new WeakMap<Socket, boolean>();
   /** requests answered by the fast path (tests check that it was taken) */
   served = 0;
 
   /** Adds a route. Without a context (see `enable`) the fast path stays off. */
   add(route: StoredRoute): void {
-    this.routes.push(route);
+    if (route.exact) {
+      if (!this.exact.has(route.prefix)) this.exact.set(route.prefix, route);
+    } else {
+      this.routes.push(route);
+    }
   }
 
   enable(context: StoredResponseContext): void {
     this.context = context;
+    this.exemptSockets = new WeakMap();
   }
 
   disable(): void {
@@ -131,6 +167,18 @@ export class StoredResponses {
     if (context === undefined || req.method !== 'GET') return false;
     const url = req.url;
     if (url === undefined || url.includes('?')) return false;
+    let route = this.exact.get(url);
+    let param = '';
+    if (route === undefined) {
+      for (const candidate of this.routes) {
+        if (!url.startsWith(candidate.prefix) || !url.endsWith(candidate.suffix)) continue;
+        param = url.slice(candidate.prefix.length, url.length - candidate.suffix.length);
+        if (!PARAM.test(param)) return false;
+        route = candidate;
+        break;
+      }
+      if (route === undefined) return false;
+    }
     const { headers } = req;
     if (
       headers.authorization !== undefined ||
@@ -142,44 +190,42 @@ export class StoredResponses {
     ) {
       return false;
     }
-    const accept = headers.accept;
-    if (accept !== undefined && accept !== '*/*' && accept !== 'application/json' && accept !== 'text/json' && accept !== 'text/plain') return false;
-    for (const route of this.routes) {
-      let param = '';
-      if (route.exact) {
-        if (url !== route.prefix) continue;
-      } else {
-        if (!url.startsWith(route.prefix) || !url.endsWith(route.suffix)) continue;
-        param = url.slice(route.prefix.length, url.length - route.suffix.length);
-        if (!PARAM.test(param)) return false;
-      }
-      if (context.closing()) return false;
-      const started = performance.now();
-      if (route.rateLimited === false || context.exemptPeer(req.socket.remoteAddress)) {
-        const found = route.body(param);
-        if (found === undefined) return false;
-        const chosen = this.representation(route, found, accept, headers['accept-encoding']);
-        if (chosen === undefined) return false;
-        this.answer(res, route, chosen.body, this.headersOf(route, chosen, context), context, started);
-        return true;
-      }
-      const count = context.countPeerRequest;
-      // Counting is the one side effect: only once it is sure the route has a stored answer.
-      const first = count === null || fallback === undefined ? undefined : route.body(param);
-      if (count === null || fallback === undefined || first === undefined || this.representation(route, first, accept, headers['accept-encoding']) === undefined) return false;
-      count(req).then(
-        (limits) => {
-          const found = limits === null || context.closing() ? undefined : route.body(param);
-          const chosen = found === undefined ? undefined : this.representation(route, found, accept, headers['accept-encoding']);
-          if (limits === null || chosen === undefined) return fallback(req, res);
-          // The normal path's order: CORS (onRequest), the limits (onRequest), then the rest.
-          this.answer(res, route, chosen.body, { ...context.corsHeaders, ...limits, ...this.headersOf(route, chosen, context) }, context, started);
-        },
-        () => fallback(req, res),
-      );
+    const kind = kindOf(headers.accept, headers['accept-encoding']);
+    if (kind < 0) return false;
+    if (context.closing()) return false;
+    const started = performance.now();
+    if (route.rateLimited === false || this.exempt(req.socket, context)) {
+      const found = route.body(param);
+      const chosen = found === undefined ? null : this.answerOf(route, found, kind, context);
+      if (chosen === null) return false;
+      this.answer(res, route, chosen.body, chosen.headers, context, started);
       return true;
     }
-    return false;
+    const count = context.countPeerRequest;
+    // Counting is the one side effect: only once it is sure the route has a stored answer.
+    const first = count === null || fallback === undefined ? undefined : route.body(param);
+    if (count === null || fallback === undefined || first === undefined || this.answerOf(route, first, kind, context) === null) return false;
+    const limitedRoute = route;
+    count(req).then(
+      (limits) => {
+        const found = limits === null || context.closing() ? undefined : limitedRoute.body(param);
+        const chosen = found === undefined ? null : this.answerOf(limitedRoute, found, kind, context);
+        if (limits === null || chosen === null) return fallback(req, res);
+        // The normal path's order: CORS (onRequest), the limits (onRequest), then the rest.
+        this.answer(res, limitedRoute, chosen.body, { ...context.corsHeaders, ...limits, ...chosen.headers }, context, started);
+      },
+      () => fallback(req, res),
+    );
+    return true;
+  }
+
+  private exempt(socket: Socket, context: StoredResponseContext): boolean {
+    let exempt = this.exemptSockets.get(socket);
+    if (exempt === undefined) {
+      exempt = context.exemptPeer(socket.remoteAddress);
+      this.exemptSockets.set(socket, exempt);
+    }
+    return exempt;
   }
 
   private answer(res: ServerResponse, route: StoredRoute, body: Buffer, headers: Readonly<Record<string, string>>, context: StoredResponseContext, started: number): void {
@@ -190,54 +236,64 @@ export class StoredResponses {
   }
 
   /**
-   * What the normal path would send for this Accept and Accept-Encoding: the content type (the
-   * content-types plugin's choice for the plain cases), and the plain bytes or the negotiated
+   * The answers of each stored body, per kind of request, built on first use: a body is served
+   * many times until its data changes (a new body, a new entry).
+   */
+  private readonly answers = new WeakMap<PreparedBody | Buffer, { route: StoredRoute; context: StoredResponseContext; byKind: Array<Answer | null | undefined> }>();
+
+  private answerOf(route: StoredRoute, found: PreparedBody | Buffer, kind: number, context: StoredResponseContext): Answer | null {
+    let known = this.answers.get(found);
+    if (known === undefined || known.route !== route || known.context !== context) {
+      known = { route, context, byKind: [] };
+      this.answers.set(found, known);
+    }
+    let chosen = known.byKind[kind];
+    if (chosen === undefined) {
+      const representation = this.representation(route, found, ACCEPTS[Math.floor(kind / ENCODINGS.length)], ENCODINGS[kind % ENCODINGS.length]);
+      chosen = representation === undefined ? null : { body: representation.body, headers: this.headersOf(route, representation, context) };
+      known.byKind[kind] = chosen;
+    }
+    return chosen;
+  }
+
+  /**
+   * What the normal path would send for this Accept and negotiated encoding: the content type
+   * (the content-types plugin's choice for the plain cases), and the plain bytes or the
    * variant when the body is large enough to compress (compression.ts). undefined: not a case
    * the fast path knows.
    */
-  private representation(route: StoredRoute, found: PreparedBody | Buffer, accept: string | undefined, acceptEncoding: string | undefined): Representation | undefined {
+  private representation(route: StoredRoute, found: PreparedBody | Buffer, accept: string | undefined, encoding: Encoding | undefined): Representation | undefined {
     const prepared = Buffer.isBuffer(found) ? undefined : found;
     const plain = prepared ? prepared.plain : (found as Buffer);
     const lastModified = prepared?.lastModified;
+    const extra = prepared?.headers;
     let contentType = prepared?.contentType ?? route.contentType;
     if (accept === 'text/json' || accept === 'text/plain') {
       if (!contentType.startsWith('application/json')) return undefined;
       contentType = `${accept}; charset=utf-8`;
     }
-    if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, lastModified, eligible: false, encoding: undefined };
-    const encoding = chooseEncoding(acceptEncoding);
-    if (encoding === undefined) return { body: plain, contentType, lastModified, eligible: true, encoding };
+    if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, lastModified, headers: extra, eligible: false, encoding: undefined };
+    if (encoding === undefined) return { body: plain, contentType, lastModified, headers: extra, eligible: true, encoding };
     if (prepared && (prepared.gzip || prepared.br)) rememberVariants(plain, { gzip: prepared.gzip, br: prepared.br });
-    return { body: variantOf(plain, encoding), contentType, lastModified, eligible: true, encoding };
+    return { body: variantOf(plain, encoding), contentType, lastModified, headers: extra, eligible: true, encoding };
   }
-
-  /** Response headers per sent Buffer and content type, built once: a body is served many times until its data changes. */
-  private readonly headers = new WeakMap<Buffer, { route: StoredRoute; context: StoredResponseContext; byType: Map<string, Readonly<Record<string, string>>> }>();
 
   private headersOf(route: StoredRoute, chosen: Representation, context: StoredResponseContext): Readonly<Record<string, string>> {
     const { body, contentType } = chosen;
-    let known = this.headers.get(body);
-    if (known === undefined || known.route !== route || known.context !== context) {
-      known = { route, context, byType: new Map() };
-      this.headers.set(body, known);
-    }
-    const values = known.byType.get(contentType);
-    if (values !== undefined) return values;
     // In the order the normal path sets them (CORS in onRequest, the type in the handler, the
     // encoding and Vary in the compression hook, caching in onSend, the length last); Node adds
     // Date and Connection the same way to both.
     // writeHead reads the object without changing it, so one object serves every response.
-    const built = Object.freeze({
+    return Object.freeze({
       ...context.corsHeaders,
       'content-type': contentType,
       ...(chosen.lastModified !== undefined ? { 'last-modified': chosen.lastModified } : {}),
+      ...chosen.headers,
       ...(chosen.eligible ? compressionHeaders(chosen.encoding) : {}),
       ...cacheHeaders(route.cacheSeconds, chosen.eligible ? 'Accept-Encoding' : undefined),
       etag: context.etagOf(contentType, body),
       'content-length': String(body.length),
     });
-    known.byType.set(contentType, built);
-    return built;
   }
 
   /**

@@ -513,3 +513,109 @@ describe('stored-response fast path: the bazaar snapshot', () => {
     assert.deepEqual(a, await send(normal, path));
   });
 });
+
+describe('stored-response fast path: the flip feeds', () => {
+  const SPREAD = '/api/flip/bazaar/spread';
+  const PUBLIC = [SPREAD, '/api/flip/bazaar/residual', '/api/flip/bazaar/books', '/api/flip/npc', '/api/flip/fusion', '/api/flip/copper', '/api/flip/update/when'];
+  const GATED = ['/api/flip/bazaar/spread/deemand', '/api/flip/mayor', '/api/flip/npc/reverse', '/api/flip/fusion/multistep', '/api/flip/attribute'];
+  let fast: Target;
+  let normal: Target;
+  let token = '';
+  const env = { FLIPS_POLL_MS: '0' };
+  // Products with a wide spread and volume: spread flips for each.
+  const PRODUCTS = Array.from({ length: 12 }, (_, i) => `FLIP_ITEM_${i}`);
+  const row = (product: string, ts: number, buy: number): BazaarSnapshotsTable => ({
+    product_id: product, ts, buy_price: buy, sell_price: buy * 0.8, buy_volume: 50_000, sell_volume: 40_000, buy_moving_week: 5_000_000, sell_moving_week: 4_000_000, buy_orders: 20, sell_orders: 20, book: null,
+  });
+  async function snapshot(ts: number, base: number): Promise<void> {
+    await fast.t.store.bazaar.insertSnapshot(PRODUCTS.map((p, i) => row(p, ts, base + i * 10)), { name: 'bazaar', lastUpdated: ts, storedAt: ts, records: PRODUCTS.length, source: 'simulator' });
+  }
+  /** Both apps' engines compute from the same store at the same (manual) time: the same flips. */
+  async function recompute(): Promise<void> {
+    for (const target of [fast, normal]) await target.t.app.market.flips.refresh();
+    assert.equal(fast.t.app.market.flips.bazaar?.computedAt, normal.t.app.market.flips.bazaar?.computedAt);
+  }
+
+  before(async () => {
+    const first = await createTestApp({ env });
+    const second = await createTestApp({ store: first.store, env, storedResponses: false });
+    fast = await listen(first);
+    normal = await listen(second);
+    token = (await first.store.accounts.create({ tier: 'premium', now: first.clock.now() })).token;
+    await snapshot(first.clock.now() - 40_000, 1_000);
+    await recompute();
+    // The first request after a computation prepares the answer (normal path on both).
+    for (const p of PUBLIC) {
+      assert.equal((await send(fast, p)).status, 200, p);
+      assert.equal((await send(normal, p)).status, 200, p);
+    }
+  });
+  after(async () => {
+    for (const target of [fast, normal]) {
+      target.agent.destroy();
+      await target.t.close();
+    }
+  });
+
+  it('the spread feed is large enough to be compressed', async () => {
+    const a = await send(fast, SPREAD);
+    assert.deepEqual(a, await send(normal, SPREAD));
+    assert.ok((JSON.parse(a.body) as unknown[]).length >= PRODUCTS.length / 2, a.body);
+    assert.ok(Number(header(a, 'content-length')) > 1024);
+    assert.ok(header(a, 'x-computed-at'));
+    assert.ok(header(a, 'last-modified'));
+  });
+
+  const cases: Array<{ name: string; path: string; headers?: Record<string, string>; fastPath: boolean }> = [
+    ...PUBLIC.map((path) => ({ name: path, path, fastPath: true })),
+    { name: 'spread, gzip', path: SPREAD, headers: { 'accept-encoding': 'gzip' }, fastPath: true },
+    { name: 'spread, br and text/plain', path: SPREAD, headers: { accept: 'text/plain', 'accept-encoding': 'gzip, deflate, br' }, fastPath: true },
+    { name: 'spread, an Origin', path: SPREAD, headers: { origin: 'https://example.org' }, fastPath: true },
+    { name: 'spread, Accept text/html', path: SPREAD, headers: { accept: 'text/html' }, fastPath: false },
+    { name: 'spread, If-None-Match', path: SPREAD, headers: { 'if-none-match': '"other"' }, fastPath: false },
+    { name: 'spread, a query', path: `${SPREAD}?x=1`, fastPath: false },
+    { name: 'residual, the default hold time asked explicitly', path: '/api/flip/bazaar/residual?targetHoldTimeHours=1', fastPath: false },
+    { name: 'residual, another hold time', path: '/api/flip/bazaar/residual?targetHoldTimeHours=4', fastPath: false },
+    { name: 'residual, a bad hold time (400)', path: '/api/flip/bazaar/residual?targetHoldTimeHours=0', fastPath: false },
+    ...GATED.map((path) => ({ name: `${path} without a token (401)`, path, fastPath: false })),
+    ...GATED.map((path) => ({ name: `${path} with a token`, path, headers: { authorization: `Bearer ${token}` }, fastPath: false })),
+  ];
+  for (const c of cases) {
+    it(`${c.name}: same answer from both paths, ${c.fastPath ? 'fast path taken' : 'left to Fastify'}`, async () => {
+      const servedBefore = fast.t.app.storedResponses.served;
+      const a = await send(fast, c.path, 'GET', c.headers);
+      const b = await send(normal, c.path, 'GET', c.headers);
+      assert.equal(fast.t.app.storedResponses.served - servedBefore, c.fastPath ? 1 : 0, 'fast path taken or not');
+      assert.deepEqual(a, b);
+    });
+  }
+
+  it('the default residual is the answer to the default hold time asked explicitly, and /metrics counts match', async () => {
+    const prepared = await send(fast, '/api/flip/bazaar/residual');
+    assert.deepEqual(prepared, await send(normal, '/api/flip/bazaar/residual?targetHoldTimeHours=1'));
+    for (const route of [SPREAD, '/api/flip/update/when']) assert.deepEqual(await metricLines(fast, route), await metricLines(normal, route));
+  });
+
+  it('a recomputation replaces the prepared answer', async () => {
+    const before = await send(fast, SPREAD);
+    for (const target of [fast, normal]) target.t.clock.advance(20_000);
+    await snapshot(fast.t.clock.now() - 5_000, 2_000);
+    await recompute();
+    const servedBefore = fast.t.app.storedResponses.served;
+    const a = await send(fast, SPREAD);
+    assert.equal(fast.t.app.storedResponses.served, servedBefore, 'prepared anew on the normal path, not sent from memory');
+    assert.notEqual(a.body, before.body);
+    assert.notEqual(header(a, 'x-computed-at'), header(before, 'x-computed-at'));
+    assert.notEqual(header(a, 'etag'), header(before, 'etag'));
+    assert.deepEqual(a, await send(normal, SPREAD));
+    // Sent from memory again from the next request on, the new answer.
+    const again = await send(fast, SPREAD);
+    assert.equal(fast.t.app.storedResponses.served - servedBefore, 1);
+    assert.deepEqual(again, a);
+    assert.deepEqual(again, await send(normal, SPREAD));
+    // The update time follows the feeds' state at once.
+    const when = await send(fast, '/api/flip/update/when');
+    assert.equal(JSON.parse(when.body), new Date(fast.t.clock.now() - 5_000).toISOString());
+    assert.deepEqual(when, await send(normal, '/api/flip/update/when'));
+  });
+});
