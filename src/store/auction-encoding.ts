@@ -7,7 +7,8 @@
  *   - gzip (0x1f 0x8b…): upstream's base64 `item_bytes` decoded, i.e. the item's gzipped NBT as
  *     raw bytes: 25 % smaller than the base64 text, and exactly the bytes the item decoder read
  *     (`Buffer.from(…, 'base64')` is what it decodes too). Listings are stored so: compressing
- *     them again would cost the auctions ingester CPU for rows that mostly change or expire.
+ *     them again would cost the auctions ingester CPU for rows that mostly change or expire. A
+ *     listing row carries the base64 text itself; the insert decodes it (store/bulk.ts).
  *   - format 1 (0x01, then raw deflate): the item's NBT deflated with a preset dictionary of
  *     real items' NBT (store/item-dictionary.ts), ~60 % smaller than the gzip (a ~900-byte item
  *     is mostly structure every item shares: key names, lore lines, rarity footers). Sales from

@@ -189,7 +189,7 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   const hi = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
   const lo = chart.addSeries(LineSeries, { color: 'transparent', lineVisible: false, lastValueVisible: false, priceLineVisible: false, crosshairMarkerVisible: false });
   // the lowest BIN now: a dashed line, moved by the live feed (liveBins)
-  let lowestLine = data.lowestBin === null ? undefined : avg.createPriceLine({ price: data.lowestBin, color: c.down, lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: true, title: 'lowest BIN' });
+  let lowestLine: ReturnType<typeof avg.createPriceLine> | undefined;
   const moveLowest = (price: number | null) => {
     if (price === null) {
       if (lowestLine) avg.removePriceLine(lowestLine);
@@ -197,6 +197,7 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
     } else if (lowestLine) lowestLine.applyOptions({ price });
     else lowestLine = avg.createPriceLine({ price, color: c.down, lineStyle: LineStyle.Dashed, lineWidth: 1, axisLabelVisible: true, title: 'lowest BIN' });
   };
+  moveLowest(data.lowestBin);
   const state: ChartState = (window.skymarketChart = { series: {}, range: data.chart.range, variant: '', updates: 0 });
   const draw = (chartData: ItemChart) => {
     const started = performance.now();
@@ -333,9 +334,10 @@ function liveBins(tag: string, onLowest: (price: number | null) => void) {
     const res = await fetch(`/item/${encodeURIComponent(tag)}/bins.json?${params}`, { cache: 'no-store' });
     if (!res.ok) return undefined;
     const bins = (await res.json()) as Bins;
-    document.getElementById('bins-body')?.replaceChildren(...bins.rows.map((r) => cells([coins(r.price), r.tier, r.attrs, r.seller], ['num', '', 'small', ''])));
+    const body = document.getElementById('bins-body');
+    body?.replaceChildren(...bins.rows.map((r) => cells([coins(r.price), r.tier, r.attrs, r.seller], ['num', '', 'small', ''])));
+    body?.closest('.scroll')?.toggleAttribute('hidden', bins.rows.length === 0);
     document.getElementById('bins-empty')?.toggleAttribute('hidden', bins.rows.length > 0);
-    document.getElementById('bins-body')?.closest('.scroll')?.toggleAttribute('hidden', bins.rows.length === 0);
     const lbin = document.getElementById('stat-lbin');
     if (lbin) lbin.textContent = coins(bins.lowest);
     const supply = document.getElementById('stat-supply');
