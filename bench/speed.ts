@@ -41,38 +41,45 @@ const UID = 'abcdef123456';
 
 /** CPU seconds (user + system) a process has used so far, from /proc (clock ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
+  const { user, system } = cpuSplit(pid);
+  return user + system;
+}
+
+/** CPU seconds a process has used so far in its own code (user) and in the kernel (system: its sockets' syscalls). */
+function cpuSplit(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 interface Measured {
   rps: number;
   cpuUsPerRequest: number;
+  /** of which in the kernel */
+  systemUsPerRequest: number;
   p99: number;
   non2xx: number;
 }
 
 /** One load run: requests per second and the server's CPU per request. */
 async function measure(server: ServerProcess, url: string, seconds: number, headers: Record<string, string>): Promise<Measured> {
-  const before = cpuSeconds(server.child.pid!);
+  const before = cpuSplit(server.child.pid!);
   const result = await autocannon({ url, connections: 50, duration: seconds, pipelining: 1, headers });
-  const used = cpuSeconds(server.child.pid!) - before;
-  return { rps: result.requests.average, cpuUsPerRequest: (used * 1e6) / Math.max(1, result.requests.total), p99: result.latency.p99, non2xx: result.non2xx };
+  const after = cpuSplit(server.child.pid!);
+  const n = Math.max(1, result.requests.total);
+  const used = after.user + after.system - before.user - before.system;
+  return { rps: result.requests.average, cpuUsPerRequest: (used * 1e6) / n, systemUsPerRequest: ((after.system - before.system) * 1e6) / n, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
-/** Alternated rounds of ours and the floor; the median round of each. */
-async function sideBySide(ours: { server: ServerProcess; url: string }, floor: { server: ServerProcess; url: string }, headers: Record<string, string>, rounds: number, seconds: number): Promise<{ ours: Measured; floor: Measured }> {
-  await measure(ours.server, ours.url, 1, headers);
-  await measure(floor.server, floor.url, 1, headers);
-  const a: Measured[] = [];
-  const b: Measured[] = [];
+/** Alternated rounds of each target (ours first, then the floors); the median round of each, in the order given. */
+async function sideBySide(targets: ReadonlyArray<{ server: ServerProcess; url: string }>, headers: Record<string, string>, rounds: number, seconds: number): Promise<Measured[]> {
+  for (const t of targets) await measure(t.server, t.url, 1, headers);
+  const runs: Measured[][] = targets.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    a.push(await measure(ours.server, ours.url, seconds, headers));
-    b.push(await measure(floor.server, floor.url, seconds, headers));
+    for (const [k, t] of targets.entries()) runs[k]!.push(await measure(t.server, t.url, seconds, headers));
   }
   const median = (xs: Measured[]) => [...xs].sort((x, y) => x.rps - y.rps)[Math.floor(xs.length / 2)]!;
-  return { ours: median(a), floor: median(b) };
+  return runs.map(median);
 }
 
 /** 7 days of 5-minute snapshots and the last hour's 20-second ones, a few products, rolled up. */
@@ -149,10 +156,16 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     servers.push(app);
     const product = products[0]!;
 
-    const floorOf = async (bytes: Buffer, encoding?: Encoding) => {
+    /** A bare server sending these bytes: with two header lines, or with `headerLines` (the answer's own, then the same bytes on the wire). */
+    const floorOf = async (bytes: Buffer, encoding?: Encoding, headerLines?: Record<string, string>) => {
       const file = join(dir, `floor-${servers.length}.bin`);
       writeFileSync(file, bytes);
-      const floor = await startServer('bare-bytes', encoding ? [file, encoding] : [file]);
+      const args = [file, encoding ?? ''];
+      if (headerLines) {
+        writeFileSync(`${file}.headers.json`, JSON.stringify(headerLines));
+        args.push(`${file}.headers.json`);
+      }
+      const floor = await startServer('bare-bytes', args);
       servers.push(floor);
       return floor;
     };
@@ -189,16 +202,21 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       // fetch decodes: take the encoded bytes from a raw request instead.
       const plain = Buffer.from(await res.arrayBuffer());
       const sent = h.encoding && res.headers.get('content-encoding') === h.encoding ? compressSync(plain, h.encoding) : plain;
-      const floor = await floorOf(sent, h.encoding && res.headers.get('content-encoding') === h.encoding ? h.encoding : undefined);
-      const { ours, floor: base } = await sideBySide({ server: app, url }, { server: floor, url: floor.url }, headers, rounds, seconds);
+      const sentEncoding = h.encoding && res.headers.get('content-encoding') === h.encoding ? h.encoding : undefined;
+      // The answer's header lines but those Node writes itself on every response.
+      const headerLines = Object.fromEntries([...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)));
+      const floor = await floorOf(sent, sentEncoding);
+      const sameWire = await floorOf(sent, sentEncoding, headerLines);
+      const [ours, base, wire] = (await sideBySide([{ server: app, url }, { server: floor, url: floor.url }, { server: sameWire, url: sameWire.url }], headers, rounds, seconds)) as [Measured, Measured, Measured];
       await floor.stop();
+      await sameWire.stop();
       rows.push({
         name: `${h.name}, ${sent.length} bytes`,
         figure: ours.rps,
         unit: 'req/s',
         ratio: ours.rps / base.rps,
         baseline: 'bare node:http, same bytes',
-        notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs vs ${Math.round(base.cpuUsPerRequest)} µs bare; p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
+        notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs (kernel ${Math.round(ours.systemUsPerRequest)}) vs ${Math.round(base.cpuUsPerRequest)} µs (kernel ${Math.round(base.systemUsPerRequest)}) bare; bare with the answer's ${Object.keys(headerLines).length} header lines (the same bytes on the wire) ${Math.round(wire.rps)} req/s, ${Math.round(wire.cpuUsPerRequest)} µs (kernel ${Math.round(wire.systemUsPerRequest)}): ours ${(ours.rps / wire.rps).toFixed(2)}×; p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
       });
       process.stderr.write(`  ${rows[rows.length - 1]!.name}: ${rows[rows.length - 1]!.ratio!.toFixed(2)}×\n`);
     }
