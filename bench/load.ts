@@ -43,6 +43,7 @@ import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { Agent, request } from 'undici';
 import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
+import { ALLOCATOR_TUNABLES } from '../src/heap.ts';
 import { Store } from '../src/store/index.ts';
 import { storeManySales } from '../test/helpers/sales-history.ts';
 
@@ -172,6 +173,8 @@ async function startDemo(auctions: number, backfill: string, inProcess: boolean,
       LOG_LEVEL: 'info',
       DATABASE_URL: databaseUrl,
       REDIS_URL: '',
+      // What `npm start` runs the service with; GLIBC_TUNABLES= (empty) measures glibc's own behaviour.
+      GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? ALLOCATOR_TUNABLES,
     });
   const demo: Demo & { simulator?: ChildProcess } = {
     ...(await serve()),
@@ -453,8 +456,13 @@ async function rateLimitExactness(base: string, ipCount: number, fullMinute: boo
   }
 }
 
-/** How the service's heap was sized in this run (src/heap.ts decides unless node flags are given). */
+/** How the service's heap was sized in this run (src/heap.ts decides unless node flags are given), and the C allocator's setting. */
 function heapSetting(): string {
+  const tunables = process.env.GLIBC_TUNABLES ?? ALLOCATOR_TUNABLES;
+  return `${v8HeapSetting()}; GLIBC_TUNABLES=${tunables === '' ? " (glibc's default)" : tunables}`;
+}
+
+function v8HeapSetting(): string {
   if (NODE_FLAGS.some((f) => /max[-_]old[-_]space|max[-_]heap/.test(f))) return `node ${NODE_FLAGS.join(' ')}`;
   const mb = process.env.SKYMARKET_HEAP_MB?.trim();
   if (mb === '0') return "SKYMARKET_HEAP_MB=0: V8's default heap sizing";

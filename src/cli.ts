@@ -8,7 +8,7 @@ import { Command, Option } from 'commander';
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, LOG_FORMATS, LOG_LEVELS, ROLES, loadConfig, type ConfigOverrides } from './config.ts';
 import { createLogger, prettyDestination, prettyLogs, type Logger } from './logger.ts';
-import { heapPlan, type HeapPlan } from './heap.ts';
+import { ALLOCATOR_TUNABLES, allocatorSetting, glibcVersion, heapPlan, type HeapPlan } from './heap.ts';
 import type { CloseMessage, ServeWorkerData } from './serve-worker.ts';
 import { simulatorOptionsFromEnv } from './simulator/config.ts';
 import { VERSION } from './version.ts';
@@ -67,6 +67,11 @@ withStorageFlags(program.command('serve').description('run the service (API, ing
     const pretty = prettyLogs(config.logFormat, process.stdout.isTTY);
     const logger = createLogger(config.logLevel, pretty ? prettyDestination(1, process.stdout.isTTY === true) : undefined);
     const plan = heapPlan(config.heapMb, process.execArgv, process.env.NODE_OPTIONS, import.meta.url.endsWith('.js'));
+    const allocator = allocatorSetting(process.env.GLIBC_TUNABLES, glibcVersion());
+    if (allocator.kind === 'fixed threshold') logger.info({ GLIBC_TUNABLES: allocator.tunables }, 'the C allocator returns large blocks when freed (GLIBC_TUNABLES)');
+    else if (allocator.kind === 'glibc default' && plan.kind === 'worker') {
+      logger.info(`the C allocator keeps glibc's moving mmap threshold: GLIBC_TUNABLES=${ALLOCATOR_TUNABLES} (as \`npm start\` sets it) returns large freed blocks to the system (docs/deployment.md, Memory)`);
+    }
     if (plan.kind === 'worker') {
       serveInWorker({ overrides: overrides(flags), pretty, colors: process.stdout.isTTY === true }, plan, config.shutdownGraceSeconds, logger);
       return;

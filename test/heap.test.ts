@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getHeapStatistics } from 'node:v8';
 import { ConfigError, loadConfig } from '../src/config.ts';
-import { DEFAULT_HEAP_MB, YOUNG_GENERATION_MB, heapPlan as planFor } from '../src/heap.ts';
+import { readFileSync } from 'node:fs';
+import { ALLOCATOR_TUNABLES, DEFAULT_HEAP_MB, YOUNG_GENERATION_MB, allocatorSetting, heapPlan as planFor } from '../src/heap.ts';
 
 /** The plan `serve` makes for this environment and node command line (cli.ts). */
 const heapPlan = (env: Record<string, string>, execArgv: string[], compiled: boolean) => planFor(loadConfig(env).heapMb, execArgv, env.NODE_OPTIONS, compiled);
@@ -27,5 +28,22 @@ describe('the service heap plan', () => {
     assert.throws(() => heapPlan({ SKYMARKET_HEAP_MB: '1.5' }, [], true), ConfigError);
     assert.throws(() => heapPlan({ SKYMARKET_HEAP_MB: 'lots' }, [], true), ConfigError);
     assert.throws(() => heapPlan({ SKYMARKET_HEAP_MB: '64' }, [], true), ConfigError);
+  });
+});
+
+describe('the C allocator setting', () => {
+  it('is fixed by `npm start`, and an operator\'s own GLIBC_TUNABLES wins', () => {
+    const scripts = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    assert.match(scripts.start!, /^GLIBC_TUNABLES=\$\{GLIBC_TUNABLES:-([^}]+)\} node dist\/cli\.js serve$/);
+    assert.equal(/:-([^}]+)\}/.exec(scripts.start!)?.[1], ALLOCATOR_TUNABLES);
+  });
+
+  it('tells a fixed mmap threshold from glibc\'s moving one, and other C libraries from both', () => {
+    assert.deepEqual(allocatorSetting(ALLOCATOR_TUNABLES, '2.36'), { kind: 'fixed threshold', tunables: ALLOCATOR_TUNABLES });
+    assert.deepEqual(allocatorSetting('glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=65536', '2.36').kind, 'fixed threshold');
+    assert.deepEqual(allocatorSetting('glibc.malloc.arena_max=2', '2.36'), { kind: 'glibc default', tunables: 'glibc.malloc.arena_max=2' });
+    assert.deepEqual(allocatorSetting(undefined, '2.36'), { kind: 'glibc default', tunables: undefined });
+    assert.deepEqual(allocatorSetting('glibc.malloc.mmap_threshold=x', '2.36').kind, 'glibc default');
+    assert.deepEqual(allocatorSetting(ALLOCATOR_TUNABLES, undefined), { kind: 'not glibc' });
   });
 });

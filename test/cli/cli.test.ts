@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { freePort } from '../helpers/services.ts';
 import { tempDir, type TempDir } from '../helpers/temp-dir.ts';
 import { BAZAAR_PRODUCTS } from '../../src/gamedata/builtin/catalog.ts';
+import { glibcVersion } from '../../src/heap.ts';
 
 const REPO = join(import.meta.dirname, '../..');
 const BIN = join(REPO, 'bin/skymarket.js');
@@ -215,6 +216,8 @@ describe('skymarket CLI', () => {
       }
       assert.equal(status, 503, `npm start did not serve health: ${output.slice(-2000)}`);
       assert.match(output, /the service runs in a worker thread/, 'the compiled service');
+      // glibc takes the allocator setting `npm start` gives it (heap.ts ALLOCATOR_TUNABLES).
+      if (glibcVersion() !== undefined) assert.match(output, /the C allocator returns large blocks when freed/, output.slice(-2000));
       assert.doesNotMatch(output, /\btsc\b|\btsx\b/, "nothing is compiled or loaded through tsx");
       // A terminal's Ctrl-C or a service manager's stop reaches the whole process group (npm ends by the signal itself).
       process.kill(-npmStart.pid!, 'SIGTERM');
