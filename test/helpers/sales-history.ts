@@ -128,9 +128,15 @@ export async function storeManySales(store: Store, o: HistoryOptions): Promise<n
   const columns = sql.raw(
     'tag, item_name, count, seller, profile_id, coop, start_at, end_at, starting_bid, highest_bid, bin, tier, category, reforge, item_uid, item_created_at, enchantments, flat_nbt, item_bytes, state, last_updated, sold_price, buyer, buyer_profile',
   );
+  // PostgreSQL (migration 019): a copy is filed in auction_keys under its original's month and
+  // lands in that month's partition.
+  const month = sql.raw(store.dialect === 'postgres' ? ', month' : '');
   for (let k = 1; k < copies; k++) {
-    await sql`insert into auctions (uuid, ${columns}, sold_at)
-      select ${String(k)} || substr(uuid, 2), ${columns}, sold_at - ${k * 61_000}
+    if (store.dialect === 'postgres') {
+      await sql`insert into auction_keys (uuid, month) select ${String(k)} || substr(uuid, 2), month from auction_keys where uuid like 'a%'`.execute(store.kysely);
+    }
+    await sql`insert into auctions (uuid, ${columns}, sold_at${month})
+      select ${String(k)} || substr(uuid, 2), ${columns}, sold_at - ${k * 61_000}${month}
       from auctions where state = 'sold' and uuid like 'a%'`.execute(store.kysely);
   }
   const r = await store.kysely.selectFrom('auctions').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'sold').executeTakeFirstOrThrow();

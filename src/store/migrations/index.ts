@@ -22,6 +22,7 @@ import { m015ExportLease } from './015-export-lease.ts';
 import { m016ProfileRequests } from './016-profile-requests.ts';
 import { m017PriceRollups } from './017-price-rollups.ts';
 import { m018ItemUidSales } from './018-item-uid-sales.ts';
+import { m019AuctionPartitions } from './019-auction-partitions.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -42,6 +43,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['016-profile-requests', m016ProfileRequests],
   ['017-price-rollups', m017PriceRollups],
   ['018-item-uid-sales', m018ItemUidSales],
+  ['019-auction-partitions', m019AuctionPartitions],
 ];
 
 /** The migration that creates a database's first tables: it runs only on an empty database. */

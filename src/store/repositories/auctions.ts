@@ -6,6 +6,7 @@ import type { StatisticsRepository } from './statistics.ts';
 import type { AuctionRowWrite, AuctionsTable, BidsTable, Database } from '../schema.ts';
 import { withSaleBid } from '../auction-encoding.ts';
 import { ACTIVE } from './auction-queries.ts';
+import { auctionMonth, auctionPartition, nextMonth } from '../auction-months.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
 
 const AUCTION_COLUMNS: BulkSpec<AuctionsTable>['columns'] = {
@@ -59,6 +60,18 @@ const SALES: BulkSpec<AuctionRowWrite> = {
   columns: AUCTION_COLUMNS,
   conflict: { target: ['uuid'], update: ['state', 'sold_price', 'buyer', 'sold_at', 'highest_bid', 'bin', 'item_bytes', 'buyer_profile'] },
 };
+
+/**
+ * PostgreSQL since migration 019: `auctions` is partitioned by `month` and its key is (uuid,
+ * month); each row carries the month `auction_keys` holds for its uuid (fixed at first sight), so
+ * both feeds' rows for one auction meet on the same key and the guards above hold unchanged.
+ */
+type KeyedRow = AuctionRowWrite & { month: number };
+const KEYED_COLUMNS: BulkSpec<KeyedRow>['columns'] = { ...AUCTION_COLUMNS, month: 'int4' };
+const KEYED_LISTINGS: BulkSpec<KeyedRow> = { ...LISTINGS, columns: KEYED_COLUMNS, conflict: { ...LISTINGS.conflict!, target: ['uuid', 'month'] } };
+const KEYED_SALES: BulkSpec<KeyedRow> = { ...SALES, columns: KEYED_COLUMNS, conflict: { ...SALES.conflict!, target: ['uuid', 'month'] } };
+/** uuids per statement when filing keys */
+const KEYS_CHUNK = 10_000;
 
 const BIDS: BulkSpec<BidsTable> = {
   table: 'bids',
@@ -163,16 +176,18 @@ export class AuctionRepository {
     // In primary-key order, each statement's rows land in neighbouring b-tree pages.
     const listings = [...write.listings].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
     let bulkLoad = false;
+    const keyed = await this.partitioned(listings);
     await this.db.transaction().execute(async (trx) => {
       // Into an (almost) empty table, a cold start, building the secondary indexes once after
       // the load costs far less than maintaining them row by row; DDL is transactional on both.
       // Sales stored just before the first generation do not rule it out.
       bulkLoad = listings.length >= BULK_LOAD_ROWS && (await this.rowsUpTo(trx, listings.length / 4)) < listings.length / 4;
       const deferred = bulkLoad ? await this.dropSecondaryIndexes(trx) : [];
-      await bulkInsert(trx, this.dialect, LISTINGS, listings);
+      if (keyed) await bulkInsert(trx, this.dialect, KEYED_LISTINGS, await this.withMonths(trx, listings));
+      else await bulkInsert(trx, this.dialect, LISTINGS, listings);
       for (const definition of deferred) await sql.raw(definition).execute(trx);
       await bulkInsert(trx, this.dialect, BIDS, write.bids);
-      await this.markDeparted(trx, write.departed);
+      await this.markDeparted(trx, write.departed, keyed);
       await this.feeds.record(write.feed, trx);
     });
     // The table went from (almost) empty to a generation: statistics from the empty table would
@@ -192,9 +207,24 @@ export class AuctionRepository {
    * with bids) with their price, buyer and time, the rest expired. One statement per sold
    * auction, and a query builder node per uuid, had cost ~100–250 ms per generation.
    */
-  private async markDeparted(trx: Kysely<Database>, departed: readonly DepartedAuction[]): Promise<void> {
+  private async markDeparted(trx: Kysely<Database>, departed: readonly DepartedAuction[], keyed: boolean): Promise<void> {
     const sold = departed.filter((d) => d.sale);
     const gone = departed.filter((d) => !d.sale).map((d) => d.uuid);
+    if (this.dialect === 'postgres' && keyed) {
+      // Each row found by its whole key: the month from auction_keys, then one partition's
+      // primary key (rather than a probe of every partition's index by uuid).
+      if (sold.length > 0) {
+        await sql`update auctions a set state = 'sold', sold_price = v.price, buyer = v.buyer, sold_at = v.at
+          from unnest(${sold.map((d) => d.uuid)}::text[], ${sold.map((d) => d.sale!.price)}::int8[], ${sold.map((d) => d.sale!.buyer)}::text[], ${sold.map((d) => d.sale!.at)}::int8[]) as v(uuid, price, buyer, at)
+          join auction_keys k on k.uuid = v.uuid
+          where a.uuid = v.uuid and a.month = k.month and a.state = 'active'`.execute(trx);
+      }
+      if (gone.length > 0) {
+        await sql`update auctions a set state = 'expired' from auction_keys k
+          where k.uuid = any(${gone}::text[]) and a.uuid = k.uuid and a.month = k.month and a.state = 'active'`.execute(trx);
+      }
+      return;
+    }
     if (this.dialect === 'postgres') {
       if (sold.length > 0) {
         await sql`update auctions a set state = 'sold', sold_price = v.price, buyer = v.buyer, sold_at = v.at
@@ -252,13 +282,83 @@ export class AuctionRepository {
               where i.schemaname = current_schema() and i.tablename = 'auctions' and not x.indisprimary and not x.indisunique`.execute(trx)
           ).rows;
     for (const index of indexes) await sql`drop index ${sql.ref(index.name)}`.execute(trx);
-    return indexes.map((i) => i.definition);
+    // A partitioned table's index reads `ON ONLY auctions` in the catalog: as written it would be
+    // built on no partition (and stay invalid).
+    return indexes.map((i) => i.definition.replace(/ ON ONLY /, ' ON '));
+  }
+
+  /**
+   * Whether `auctions` is partitioned by month (PostgreSQL from migration 019 on; asked per write,
+   * so a store opened on an older schema, as the migration tests do, writes what that schema
+   * holds). When it is, creates the partitions of the months `rows` would be filed under that do
+   * not exist yet, each in its own statement before the write's transaction (a new month's first
+   * write takes the parent's lock for a moment, once a month).
+   */
+  private async partitioned(rows: readonly AuctionRowWrite[]): Promise<boolean> {
+    if (this.dialect !== 'postgres') return false;
+    const { rows: found } = await sql<{ keyed: boolean }>`select to_regclass('auction_keys') is not null as keyed`.execute(this.db);
+    if (!found[0]?.keyed) return false;
+    const months = new Set<number>();
+    for (const row of rows) {
+      const month = auctionMonth(row);
+      if (!this.partitions.has(month)) months.add(month);
+    }
+    for (const month of months) await this.createPartition(month);
+    return true;
+  }
+
+  /** months whose partition this process has seen exist */
+  private readonly partitions = new Set<number>();
+
+  /**
+   * Creates the partition of `month` unless it exists. Another process creating it at the same
+   * moment is not an error. A month whose rows already sit in the default partition (written while
+   * its partition was missing) cannot get one (PostgreSQL refuses to create it): its rows stay
+   * there, found by the same indexes.
+   */
+  private async createPartition(month: number): Promise<void> {
+    const name = auctionPartition(month);
+    const exists = async () => (await sql<{ found: boolean }>`select to_regclass(${name}) is not null as found`.execute(this.db)).rows[0]?.found === true;
+    if (!(await exists())) {
+      try {
+        await sql`create table if not exists ${sql.table(name)} partition of auctions for values from (${sql.lit(month)}) to (${sql.lit(nextMonth(month))})`.execute(this.db);
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        // 23514: the default partition holds rows of this month; 42P07/23505: created concurrently.
+        if (code !== '23514' && !((code === '42P07' || code === '23505') && (await exists()))) throw err;
+      }
+    }
+    this.partitions.add(month);
+  }
+
+  /**
+   * Files the uuids of `rows` in auction_keys (new ones under their own month, existing ones
+   * untouched) and returns the rows with the month each uuid is filed under. Within the write's
+   * transaction; a uuid filed by a concurrent transaction is read once that one commits.
+   */
+  private async withMonths(trx: Kysely<Database>, rows: readonly AuctionRowWrite[]): Promise<KeyedRow[]> {
+    const months = new Map<string, number>();
+    for (let start = 0; start < rows.length; start += KEYS_CHUNK) {
+      const chunk = rows.slice(start, start + KEYS_CHUNK);
+      const uuids = chunk.map((r) => r.uuid);
+      await sql`insert into auction_keys (uuid, month) select * from unnest(${uuids}::text[], ${chunk.map(auctionMonth)}::int4[])
+        on conflict (uuid) do nothing`.execute(trx);
+      const { rows: keys } = await sql<{ uuid: string; month: number }>`select uuid, month from auction_keys where uuid = any(${uuids}::text[])`.execute(trx);
+      for (const k of keys) months.set(k.uuid, k.month);
+    }
+    return rows.map((r) => {
+      const month = months.get(r.uuid);
+      if (month === undefined) throw new Error(`auction ${r.uuid} has no key`);
+      return { ...r, month };
+    });
   }
 
   /** Records sales from auctions_ended; storing the same sale twice changes nothing. */
   async recordSales(rows: AuctionRowWrite[], bids: BidsTable[], feed: FeedState): Promise<void> {
+    const keyed = await this.partitioned(rows);
     await this.db.transaction().execute(async (trx) => {
-      await bulkInsert(trx, this.dialect, SALES, rows);
+      if (keyed) await bulkInsert(trx, this.dialect, KEYED_SALES, await this.withMonths(trx, rows));
+      else await bulkInsert(trx, this.dialect, SALES, rows);
       await bulkInsert(trx, this.dialect, BIDS, bids);
       await this.feeds.record(feed, trx);
     });
