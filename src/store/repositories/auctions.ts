@@ -334,23 +334,24 @@ export class AuctionRepository {
   /**
    * Files the uuids of `rows` in auction_keys (new ones under their own month, existing ones
    * untouched) and returns the rows with the month each uuid is filed under. Within the write's
-   * transaction; a uuid filed by a concurrent transaction is read once that one commits.
+   * transaction; a uuid filed by a concurrent transaction is read once that one commits (the
+   * second statement's snapshot is taken after the first waited for it). Only the keys filed under
+   * another month than the row's own come back: none on a cold start, few in a steady generation.
    */
   private async withMonths(trx: Kysely<Database>, rows: readonly AuctionRowWrite[]): Promise<KeyedRow[]> {
-    const months = new Map<string, number>();
+    const own = rows.map(auctionMonth);
+    const filed = new Map<string, number>();
     for (let start = 0; start < rows.length; start += KEYS_CHUNK) {
-      const chunk = rows.slice(start, start + KEYS_CHUNK);
-      const uuids = chunk.map((r) => r.uuid);
-      await sql`insert into auction_keys (uuid, month) select * from unnest(${uuids}::text[], ${chunk.map(auctionMonth)}::int4[])
+      const uuids = rows.slice(start, start + KEYS_CHUNK).map((r) => r.uuid);
+      const months = own.slice(start, start + KEYS_CHUNK);
+      await sql`insert into auction_keys (uuid, month) select * from unnest(${uuids}::text[], ${months}::int4[])
         on conflict (uuid) do nothing`.execute(trx);
-      const { rows: keys } = await sql<{ uuid: string; month: number }>`select uuid, month from auction_keys where uuid = any(${uuids}::text[])`.execute(trx);
-      for (const k of keys) months.set(k.uuid, k.month);
+      const { rows: other } = await sql<{ uuid: string; month: number }>`select k.uuid, k.month
+        from unnest(${uuids}::text[], ${months}::int4[]) as v(uuid, month) join auction_keys k on k.uuid = v.uuid
+        where k.month <> v.month`.execute(trx);
+      for (const k of other) filed.set(k.uuid, k.month);
     }
-    return rows.map((r) => {
-      const month = months.get(r.uuid);
-      if (month === undefined) throw new Error(`auction ${r.uuid} has no key`);
-      return { ...r, month };
-    });
+    return rows.map((r, i) => ({ ...r, month: filed.get(r.uuid) ?? own[i]! }));
   }
 
   /** Records sales from auctions_ended; storing the same sale twice changes nothing. */
