@@ -37,13 +37,14 @@ export function heapPlan(heapMb: number | undefined, execArgv: readonly string[]
 
 /**
  * The C allocator setting `npm start` and the documented service units run the service with
- * (docs/deployment.md, Memory). glibc's malloc raises its mmap threshold each time a large mapped
- * block is freed (up to 32 MB), so after the first large buffers come and go, blocks of that size
- * are carved from the thread's arena instead, and when freed among blocks that stay, the arena
- * keeps their pages. A fixed 128 KB threshold keeps large blocks mapped and returns them on free:
- * ingesting alone, 60,000 auctions, 381–389 MB peak RSS against 401–406 MB without (docs/performance.md,
- * 2026-11-26). glibc reads GLIBC_TUNABLES only when the process starts, so a process cannot
- * set it for itself; other C libraries ignore it.
+ * (docs/deployment.md, Memory). glibc's malloc raises its mmap and trim thresholds each time a
+ * large mapped block is freed (up to 32 MB), so after the first large buffers come and go, blocks
+ * of that size are carved from the thread's arena and the arena keeps megabytes of freed pages.
+ * Fixing the threshold at 128 KB (which fixes the trim threshold there too) gives them back:
+ * ingesting alone, 60,000 auctions, 375–389 MB peak RSS against 401–406 MB without. The cost is
+ * page faults when that memory is used again: ~0.1–0.4 ms more CPU per compression of a 222 KB
+ * answer (docs/performance.md, 2026-11-26). glibc reads GLIBC_TUNABLES only when the process
+ * starts, so a process cannot set it for itself; other C libraries ignore it.
  */
 export const ALLOCATOR_TUNABLES = 'glibc.malloc.mmap_threshold=131072';
 
