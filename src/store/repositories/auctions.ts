@@ -210,28 +210,20 @@ export class AuctionRepository {
   private async markDeparted(trx: Kysely<Database>, departed: readonly DepartedAuction[], keyed: boolean): Promise<void> {
     const sold = departed.filter((d) => d.sale);
     const gone = departed.filter((d) => !d.sale).map((d) => d.uuid);
-    if (this.dialect === 'postgres' && keyed) {
-      // Each row found by its whole key: the month from auction_keys, then one partition's
-      // primary key (rather than a probe of every partition's index by uuid).
+    if (this.dialect === 'postgres') {
+      // Partitioned (migration 019): each row found by its whole key, the month from auction_keys,
+      // then one partition's primary key (rather than a probe of every partition's index by uuid).
+      const byKey = keyed ? sql`join auction_keys k on k.uuid = v.uuid` : sql``;
+      const inMonth = keyed ? sql`and a.month = k.month` : sql``;
       if (sold.length > 0) {
         await sql`update auctions a set state = 'sold', sold_price = v.price, buyer = v.buyer, sold_at = v.at
-          from unnest(${sold.map((d) => d.uuid)}::text[], ${sold.map((d) => d.sale!.price)}::int8[], ${sold.map((d) => d.sale!.buyer)}::text[], ${sold.map((d) => d.sale!.at)}::int8[]) as v(uuid, price, buyer, at)
-          join auction_keys k on k.uuid = v.uuid
-          where a.uuid = v.uuid and a.month = k.month and a.state = 'active'`.execute(trx);
+          from unnest(${sold.map((d) => d.uuid)}::text[], ${sold.map((d) => d.sale!.price)}::int8[], ${sold.map((d) => d.sale!.buyer)}::text[], ${sold.map((d) => d.sale!.at)}::int8[]) as v(uuid, price, buyer, at) ${byKey}
+          where a.uuid = v.uuid ${inMonth} and a.state = 'active'`.execute(trx);
       }
       if (gone.length > 0) {
-        await sql`update auctions a set state = 'expired' from auction_keys k
-          where k.uuid = any(${gone}::text[]) and a.uuid = k.uuid and a.month = k.month and a.state = 'active'`.execute(trx);
+        await sql`update auctions a set state = 'expired' from unnest(${gone}::text[]) as v(uuid) ${byKey}
+          where a.uuid = v.uuid ${inMonth} and a.state = 'active'`.execute(trx);
       }
-      return;
-    }
-    if (this.dialect === 'postgres') {
-      if (sold.length > 0) {
-        await sql`update auctions a set state = 'sold', sold_price = v.price, buyer = v.buyer, sold_at = v.at
-          from unnest(${sold.map((d) => d.uuid)}::text[], ${sold.map((d) => d.sale!.price)}::int8[], ${sold.map((d) => d.sale!.buyer)}::text[], ${sold.map((d) => d.sale!.at)}::int8[]) as v(uuid, price, buyer, at)
-          where a.uuid = v.uuid and a.state = 'active'`.execute(trx);
-      }
-      if (gone.length > 0) await sql`update auctions set state = 'expired' where uuid = any(${gone}::text[]) and state = 'active'`.execute(trx);
       return;
     }
     // SQLite: statement text built directly, chunked under the bound-parameter limit. `+state`
