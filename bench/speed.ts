@@ -201,8 +201,8 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       if (res.status !== 200) throw new Error(`${h.path}: ${res.status}`);
       // fetch decodes: take the encoded bytes from a raw request instead.
       const plain = Buffer.from(await res.arrayBuffer());
-      const sent = h.encoding && res.headers.get('content-encoding') === h.encoding ? compressSync(plain, h.encoding) : plain;
       const sentEncoding = h.encoding && res.headers.get('content-encoding') === h.encoding ? h.encoding : undefined;
+      const sent = sentEncoding ? compressSync(plain, sentEncoding) : plain;
       // The answer's header lines but those Node writes itself on every response.
       const headerLines = Object.fromEntries([...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)));
       const floor = await floorOf(sent, sentEncoding);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { getHeapStatistics } from 'node:v8';
-import { ConfigError, loadConfig } from '../src/config.ts';
 import { readFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { ALLOCATOR_TUNABLES, DEFAULT_HEAP_MB, YOUNG_GENERATION_MB, allocatorSetting, heapPlan as planFor } from '../src/heap.ts';
 
 /** The plan `serve` makes for this environment and node command line (cli.ts). */
@@ -34,8 +34,9 @@ describe('the service heap plan', () => {
 describe('the C allocator setting', () => {
   it('is fixed by `npm start`, and an operator\'s own GLIBC_TUNABLES wins', () => {
     const scripts = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    assert.match(scripts.start!, /^GLIBC_TUNABLES=\$\{GLIBC_TUNABLES:-([^}]+)\} node dist\/cli\.js serve$/);
-    assert.equal(/:-([^}]+)\}/.exec(scripts.start!)?.[1], ALLOCATOR_TUNABLES);
+    const start = /^GLIBC_TUNABLES=\$\{GLIBC_TUNABLES:-([^}]+)\} node dist\/cli\.js serve$/.exec(scripts.start!);
+    assert.ok(start, scripts.start);
+    assert.equal(start[1], ALLOCATOR_TUNABLES);
   });
 
   it('tells a fixed mmap threshold from glibc\'s moving one, and other C libraries from both', () => {
