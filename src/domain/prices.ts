@@ -196,13 +196,15 @@ export function weightedQuantiles(points: readonly WeightedPrice[], n: number): 
 /**
  * The median of cells' digests (exact when every cell held all its prices): the weighted median
  * of their points (domain/sales-rollup.ts `weightedMedian`: the mean of the two middle prices when
- * the weight splits exactly between them), found by walking the ascending digests together, with
- * no copy or sort (a 6-hour bucket merges 6 digests of 32 points).
+ * the weight splits exactly between them). A few cells (a 6-hour bucket merges 6 digests of 32
+ * points) are walked together in place; many (the 2-day summary's 49) are flattened and sorted
+ * once, since the walk's cost grows with points × cells.
  */
 export function medianOf(cells: readonly PriceCell[]): number | null {
   const n = cells.length;
   if (n === 0) return null;
   if (n === 1) return medianOfOne(cells[0]!);
+  if (n > WALK_CELLS) return medianOfSorted(sortedPoints(cells));
   const heads = new Int32Array(n);
   const weights = new Float64Array(n);
   let total = 0;
@@ -242,6 +244,89 @@ export function medianOf(cells: readonly PriceCell[]): number | null {
   return null;
 }
 
+/** Up to this many cells the median walks the digests in place. */
+const WALK_CELLS = 8;
+
+/** Every digest point of the cells, ascending by price, with its weight. */
+interface SortedPoints {
+  prices: Float64Array;
+  weights: Float64Array;
+  total: number;
+}
+
+/**
+ * The digests (each ascending) merged pairwise, bottom-up: ~3× faster than sorting the points
+ * with a comparator (49 digests of 32 points: ~0.1 ms against ~0.3 ms on the project's machine).
+ */
+function sortedPoints(cells: readonly PriceCell[]): SortedPoints {
+  let m = 0;
+  let total = 0;
+  let runs: number[] = [0];
+  for (const c of cells) {
+    m += c.prices.length;
+    total += c.count;
+    runs.push(m);
+  }
+  let prices = new Float64Array(m);
+  let weights = new Float64Array(m);
+  let k = 0;
+  for (const c of cells) {
+    const w = c.prices.length > 0 ? c.count / c.prices.length : 0;
+    for (let i = 0; i < c.prices.length; i++, k++) {
+      prices[k] = c.prices[i]!;
+      weights[k] = w;
+    }
+  }
+  let toPrices = new Float64Array(m);
+  let toWeights = new Float64Array(m);
+  while (runs.length > 2) {
+    const next = [0];
+    for (let r = 0; r + 1 < runs.length; r += 2) {
+      const lo = runs[r]!;
+      const mid = runs[r + 1]!;
+      const hi = r + 2 < runs.length ? runs[r + 2]! : mid;
+      let i = lo;
+      let j = mid;
+      let o = lo;
+      while (i < mid && j < hi) {
+        if (prices[j]! < prices[i]!) {
+          toPrices[o] = prices[j]!;
+          toWeights[o++] = weights[j++]!;
+        } else {
+          toPrices[o] = prices[i]!;
+          toWeights[o++] = weights[i++]!;
+        }
+      }
+      for (; i < mid; i++, o++) {
+        toPrices[o] = prices[i]!;
+        toWeights[o] = weights[i]!;
+      }
+      for (; j < hi; j++, o++) {
+        toPrices[o] = prices[j]!;
+        toWeights[o] = weights[j]!;
+      }
+      next.push(hi);
+    }
+    [prices, toPrices] = [toPrices, prices];
+    [weights, toWeights] = [toWeights, weights];
+    runs = next;
+  }
+  return { prices, weights, total };
+}
+
+function medianOfSorted({ prices, weights, total }: SortedPoints): number | null {
+  if (total === 0) return null;
+  const half = total / 2;
+  const eps = total * 1e-12;
+  let cumulative = 0;
+  for (let i = 0; i < prices.length; i++) {
+    cumulative += weights[i]!;
+    if (Math.abs(cumulative - half) <= eps && i + 1 < prices.length) return (prices[i]! + prices[i + 1]!) / 2;
+    if (cumulative > half) return prices[i]!;
+  }
+  return prices.length > 0 ? prices[prices.length - 1]! : null;
+}
+
 /** The median of one cell's digest (its points weigh alike). */
 function medianOfOne(c: PriceCell): number | null {
   const m = c.prices.length;
@@ -254,15 +339,18 @@ function medianOfOne(c: PriceCell): number | null {
  * when every cell held all its prices.
  */
 export function modeOf(cells: readonly PriceCell[]): number | null {
-  const weights = new Map<number, number>();
-  for (const c of cells) {
-    const w = c.prices.length > 0 ? c.count / c.prices.length : 0;
-    for (let i = 0; i < c.prices.length; i++) weights.set(c.prices[i]!, (weights.get(c.prices[i]!) ?? 0) + w);
-  }
+  return modeOfSorted(sortedPoints(cells));
+}
+
+function modeOfSorted({ prices, weights }: SortedPoints): number | null {
   let best: number | null = null;
   let bestWeight = -1;
-  for (const [price, w] of weights) {
-    if (w > bestWeight + 1e-9 || (Math.abs(w - bestWeight) <= 1e-9 && best !== null && price < best)) {
+  for (let i = 0; i < prices.length; ) {
+    const price = prices[i]!;
+    let w = 0;
+    for (; i < prices.length && prices[i] === price; i++) w += weights[i]!;
+    // Ascending: a later price wins only by more weight.
+    if (w > bestWeight + 1e-9) {
       best = price;
       bestWeight = w;
     }
@@ -370,7 +458,28 @@ export interface PriceSummary {
 }
 
 export function summaryOf(cells: readonly PriceCell[]): PriceSummary {
-  const merged = mergeCells(cells);
-  if (!merged) return { min: 0, median: 0, mean: 0, mode: 0, volume: 0, max: 0 };
-  return { min: merged.min, median: medianOf(cells) ?? 0, mean: merged.sum / merged.count, mode: modeOf(cells) ?? 0, volume: merged.items, max: merged.max };
+  const totals = totalsOf(cells);
+  if (!totals) return { min: 0, median: 0, mean: 0, mode: 0, volume: 0, max: 0 };
+  const points = sortedPoints(cells);
+  return { min: totals.min, median: medianOfSorted(points) ?? 0, mean: totals.sum / totals.count, mode: modeOfSorted(points) ?? 0, volume: totals.items, max: totals.max };
+}
+
+/** The cells' figures added up, without merging their digests; null when there is none. */
+export function totalsOf(cells: readonly PriceCell[]): Omit<PriceCell, 'prices'> | null {
+  if (cells.length === 0) return null;
+  let count = 0;
+  let items = 0;
+  let coins = 0;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const c of cells) {
+    count += c.count;
+    items += c.items;
+    coins += c.coins;
+    sum += c.sum;
+    if (c.min < min) min = c.min;
+    if (c.max > max) max = c.max;
+  }
+  return { count, items, coins, sum, min, max };
 }

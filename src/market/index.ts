@@ -18,6 +18,7 @@ import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
 import { ItemCatalog } from './item-catalog.ts';
 import { PriceRollups } from './price-rollups.ts';
+import { OpenHours } from './open-hours.ts';
 
 export interface MarketOptions {
   store: Store;
@@ -47,6 +48,8 @@ export interface Market {
   readonly bulkPrices: BulkPrices;
   /** the price rollups: hourly and daily cells per tag and variant, lowest BIN per hour */
   readonly priceRollups: PriceRollups;
+  /** the sales after the last rolled-up hour, as hourly cells per tag and variant, checked against the store at each read */
+  readonly openHours: OpenHours;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -76,6 +79,7 @@ export function createMarket(options: MarketOptions): Market {
   });
   const bulkPrices = new BulkPrices({ store, view: activeAuctions, catalog, craft, game, clock, logger: logger.child({ component: 'bulk-prices' }) });
   const priceRollups = new PriceRollups(store, clock, activeAuctions, logger.child({ component: 'price-rollups' }));
+  const openHours = new OpenHours(store);
   let started = false;
   return {
     game,
@@ -88,6 +92,7 @@ export function createMarket(options: MarketOptions): Market {
     catalog,
     bulkPrices,
     priceRollups,
+    openHours,
     async start() {
       if (started) return;
       started = true;

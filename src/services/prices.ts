@@ -3,14 +3,16 @@
  * lowest BINs, what buying N costs now, the year's statistics and NEU's graph format.
  *
  * Without filters every answer reads the price rollups (store.priceRollups, kept by
- * market/price-rollups.ts) for the rolled-up hours and days of the window, plus the raw sales
- * after the last rolled-up hour (minutes to an hour or so, through the (tag, sold_at) index): the
- * cost follows the window, never the history stored. With filters the sales of the window are
+ * market/price-rollups.ts) for the rolled-up hours and days of the window, plus the sales after
+ * the last rolled-up hour (an hour or so), which each process holds per tag and reads again only
+ * as far as they changed (market/open-hours.ts): the cost follows the window, never the
+ * history stored. With filters the sales of the window are
  * read through the same index, newest first in keyset chunks, under FILTERED_DEADLINE_MS; when the
  * deadline cuts the read the answer says from when on it is complete (`cut`).
  */
 import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
+import { OPEN_HOURS_MAX_SPAN } from '../market/open-hours.ts';
 import type { Store } from '../store/index.ts';
 import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
 import type { StoredCell } from '../store/repositories/price-rollups.ts';
@@ -28,6 +30,7 @@ import {
   rangeStart,
   RANGE_BUCKETS,
   summaryOf,
+  totalsOf,
   type HistoryRange,
   type PriceCell,
   type PricedSale,
@@ -52,7 +55,7 @@ const RECENT_SAMPLES = 10;
 export interface PriceServiceDeps {
   store: Store;
   clock: Clock;
-  market: Pick<Market, 'activeAuctions'>;
+  market: Pick<Market, 'activeAuctions' | 'openHours'>;
   knownTags: KnownTags;
   /** how long a filtered read of raw sales may take (default FILTERED_DEADLINE_MS) */
   filteredDeadlineMs?: number;
@@ -230,7 +233,7 @@ export class PriceService {
     const from = bucketOf(now - 365 * DAY_MS, DAY_MS) + DAY_MS;
     const builder = new PointBuilder(DAY_MS);
     let cut: number | null = null;
-    let totals: PriceCell | null;
+    let totals: Omit<PriceCell, 'prices'> | null;
     if (filter.names.length > 0) {
       const read = await this.filteredSales(tag, from, filter.test);
       cut = read.cut;
@@ -242,7 +245,7 @@ export class PriceService {
       const cells = read.cells;
       for (const c of cells) builder.addCell(c.at, c);
       for (const b of await this.bins(tag, ALL_VARIANTS, from, now, true)) builder.addLowestBin(b.at, b.lowest);
-      totals = cells.length > 0 ? mergeTotals(cells) : null;
+      totals = totalsOf(cells);
     }
     const detail = await this.recentDetail(tag, now - 7 * DAY_MS, filter.names.length > 0 ? filter.test : null);
     return {
@@ -293,9 +296,10 @@ export class PriceService {
   /**
    * The cells of a tag and variant from `from` to now: rolled-up hours (and, with `days`, the
    * daily cells of every closed day), plus one cell per hour of the raw sales after the last
-   * rolled-up hour. That tail is an hour or so while the rollup keeps up; while a first catch-up
-   * is still behind (after migration 017 on a large history) it is read newest first under the
-   * deadline, and `cut` says from when on it was read.
+   * rolled-up hour. That tail is an hour or so while the rollup keeps up, and held by
+   * the market's open hours (market/open-hours.ts); while a first catch-up is still behind (after migration
+   * 017 on a large history) it is read newest first under the deadline, and `cut` says from when
+   * on it was read.
    */
   private async cells(tag: string, variant: string, from: number, now: number, days: boolean): Promise<{ cells: StoredCell[]; cut: number | null }> {
     const repo = this.store.priceRollups;
@@ -308,11 +312,15 @@ export class PriceService {
       hoursFrom = state.daysTo;
     }
     if (rolledTo > hoursFrom) out.push(...(await repo.hours(tag, variant, hoursFrom, rolledTo)));
-    // Sales after the last rolled-up hour, read raw through the (tag, sold_at) index, newest
-    // first: the whole tag's price columns only; a variant's with their NBT, to key them.
+    // Sales after the last rolled-up hour: the open hours this process holds (checked against
+    // the store at each request) while the rollup keeps up; else (a first catch-up, or a window
+    // starting after the last rolled-up hour) read raw through the (tag, sold_at) index, newest
+    // first under the deadline: the whole tag's price columns only; a variant's with their NBT.
     const tailFrom = Math.max(from, rolledTo);
     let cut: number | null = null;
-    if (tailFrom <= now) {
+    if (tailFrom === rolledTo && now - rolledTo <= OPEN_HOURS_MAX_SPAN) {
+      out.push(...(await this.market.openHours.cells(tag, variant, rolledTo)));
+    } else if (tailFrom <= now) {
       const byHour = new Map<number, PricedSale[]>();
       const add = (sale: PricedSale) => {
         const h = bucketOf(sale.at, HOUR_MS);
@@ -458,18 +466,6 @@ class CutAt extends Error {
   constructor(readonly at: number) {
     super('cut');
   }
-}
-
-function mergeTotals(cells: readonly PriceCell[]): PriceCell {
-  let count = 0;
-  let items = 0;
-  let coins = 0;
-  for (const c of cells) {
-    count += c.count;
-    items += c.items;
-    coins += c.coins;
-  }
-  return { count, items, coins, sum: 0, min: 0, max: 0, prices: [] };
 }
 
 /** The cost of `count` items walked through book levels in order, and the items the levels hold. */

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { averageWindow, bucketOf, DAY_MS, HOUR_MS, rangeStart, RANGE_BUCKETS, type HistoryRange, type PricePoint } from '../../src/domain/prices.ts';
 import { PriceService } from '../../src/services/prices.ts';
+import { OPEN_HOURS_MAX_SPAN } from '../../src/market/open-hours.ts';
+import { ManualClock } from '../../src/clock.ts';
 import { KnownTags } from '../../src/services/auction-filters.ts';
 import type { AuctionsTable } from '../../src/store/schema.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
@@ -209,10 +211,17 @@ describeEachBackend('prices and price history', (fixture) => {
     assert.equal(cut.source, 'sales');
     assert.equal(cut.cut, now);
     assert.deepEqual(cut.points, []);
-    // Unfiltered: the rollups answer; only the raw tail after the last rolled-up hour is cut.
-    const whole = await service.history('HYPERION', 'month');
-    assert.equal(whole.cut, now);
-    const complete = await t.app.services.prices.history('HYPERION', 'month');
+    // Unfiltered, with the rollup current: the open hours are held whole (they span at most
+    // OPEN_HOURS_MAX_SPAN), never cut.
+    assert.equal((await service.history('HYPERION', 'month')).cut, null);
+    // With the rollup further behind (a first catch-up), the raw tail after the last rolled-up
+    // hour is read under the deadline, and only it is cut.
+    const later = now + OPEN_HOURS_MAX_SPAN + HOUR_MS;
+    const at = (deadline?: number) =>
+      new PriceService({ store: t.store, clock: new ManualClock(later), market: t.app.market, knownTags: new KnownTags(t.store, t.app.market.activeAuctions), ...(deadline === undefined ? {} : { filteredDeadlineMs: deadline }) });
+    const whole = await at(0).history('HYPERION', 'month');
+    assert.equal(whole.cut, later);
+    const complete = await at().history('HYPERION', 'month');
     assert.equal(complete.cut, null);
     const sales = (h: typeof whole) => h.points.reduce((n, p) => n + p.sales, 0);
     const rolledTo = (await t.store.priceRollups.state()).rolledTo;

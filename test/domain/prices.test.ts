@@ -167,12 +167,22 @@ describe('cells against brute force', () => {
     );
   });
 
-  test('medianOf (a walk over the digests) equals the weighted median of their points', () => {
+  test('medianOf and modeOf (a walk over few digests, a merge of many) equal the weighted median and mode of their points', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(fc.integer({ min: 1, max: 50 }).map((p) => p * 100), { minLength: 1, maxLength: 100 }), { minLength: 1, maxLength: 8 }), (groups) => {
+      fc.property(fc.array(fc.array(fc.integer({ min: 1, max: 50 }).map((p) => p * 100), { minLength: 1, maxLength: 100 }), { minLength: 1, maxLength: 60 }), (groups) => {
         const cells = groups.map((g) => cellOf(g.map((price, i) => ({ price, count: 1, at: i })))!);
         const points = cells.flatMap((c) => digestPoints(c.count, c.prices));
         assert.equal(medianOf(cells), weightedMedian(points));
+        // Mode by brute force: the heaviest price, the lowest of (near) ties.
+        const weights = new Map<number, number>();
+        for (const p of points) weights.set(p.price, (weights.get(p.price) ?? 0) + p.weight);
+        const heaviest = Math.max(...weights.values());
+        const mode = Math.min(...[...weights].filter(([, w]) => w > heaviest - 1e-9).map(([price]) => price));
+        assert.equal(modeOf(cells), mode);
+        const summary = summaryOf(cells);
+        assert.equal(summary.median, weightedMedian(points));
+        assert.equal(summary.mode, mode);
+        assert.equal(summary.volume, groups.reduce((n, g) => n + g.length, 0));
       }),
       { numRuns: 500 },
     );

@@ -154,6 +154,14 @@ function toItemSale(r: Pick<AuctionsTable, 'uuid' | 'tag' | 'item_uid' | 'seller
   };
 }
 
+/** `soldFingerprint`: count, sum and newest of the sale times of a tag's sales in a window. */
+export interface SoldFingerprint {
+  count: number;
+  /** the sum of the sale times after `since` (ms; small enough to stay exact): changes when a sale's time is rewritten */
+  timeSum: number;
+  newest: number | null;
+}
+
 export interface SoldQuery extends SoldRange {
   limit: number;
 }
@@ -269,6 +277,22 @@ export class AuctionQueryRepository {
       bin: Boolean(r.bin),
       seller: r.seller,
     }));
+  }
+
+  /**
+   * A fingerprint of a tag's sales at or after `since`: how many, the sum (after `since`) and the newest
+   * of their sale times. Read from the (tag, sold_at) index alone (no row is visited on SQLite): a cache of
+   * those sales is current when it holds as many with the same times (market/open-hours.ts).
+   */
+  async soldFingerprint(tag: string, since: number): Promise<SoldFingerprint> {
+    const r = await this.db
+      .selectFrom('auctions')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.sum<number | string | null>(sql<number>`sold_at - ${since}`).as('total'), eb.fn.max<number | string | null>('sold_at').as('newest')])
+      .where('state', '=', SOLD)
+      .where('tag', '=', tag)
+      .where('sold_at', '>=', since)
+      .executeTakeFirstOrThrow();
+    return { count: Number(r.n), timeSum: Number(r.total ?? 0), newest: r.newest === null ? null : Number(r.newest) };
   }
 
   /** Only the cursor fields of sold auctions, in the same order: to skip to a page. */
