@@ -139,8 +139,12 @@ export function hourOf(ts: number): number {
 
 /** The digest of a set of prices: all of them sorted, or DIGEST_SIZE quantiles of them. */
 export function priceDigest(prices: readonly number[]): number[] {
-  const sorted = [...prices].sort((a, b) => a - b);
-  if (sorted.length <= DIGEST_SIZE) return sorted;
+  return digestOfSorted([...prices].sort((a, b) => a - b));
+}
+
+/** `priceDigest` of prices already in ascending order (no copy, no sort). */
+export function digestOfSorted(sorted: ArrayLike<number>): number[] {
+  if (sorted.length <= DIGEST_SIZE) return Array.from(sorted);
   const out: number[] = [];
   for (let i = 0; i < DIGEST_SIZE; i++) {
     // The middle of the i-th of DIGEST_SIZE equal slices, interpolated between ranks.

@@ -17,17 +17,28 @@
 import type { Store } from '../store/index.ts';
 import type { SoldFingerprint } from '../store/repositories/auction-queries.ts';
 import type { StoredCell } from '../store/repositories/price-rollups.ts';
-import { ALL_VARIANTS, bucketOf, cellOf, HOUR_MS, priceVariantKey, type PricedSale } from '../domain/prices.ts';
+import { ALL_VARIANTS, bucketOf, HOUR_MS, priceVariantKey, type PricedSale } from '../domain/prices.ts';
+import { digestOfSorted } from '../domain/sales-rollup.ts';
 
 /** Tag and variant pairs held (least recently used dropped first): ~2 open hours of sales each. */
 export const OPEN_HOURS_ENTRIES = 2_000;
 /** Open hours held only while the rollup is this close to now; a longer tail (a first catch-up) is read raw. */
 export const OPEN_HOURS_MAX_SPAN = 3 * HOUR_MS;
 
-/** One open hour of one tag and variant. */
+/**
+ * One open hour of one tag and variant: the figures of its cell kept as sales are added, and its
+ * prices in ascending order, so that a minute's sales cost a merge, not a sort of the hour.
+ */
 interface Hour {
-  /** the variant's sales in the hour */
-  sales: PricedSale[];
+  /** the variant's sales in the hour (non-positive prices left out, as `cellOf` does) */
+  count: number;
+  items: number;
+  coins: number;
+  sum: number;
+  min: number;
+  max: number;
+  /** their prices per unit, ascending */
+  prices: Float64Array;
   /** every sale of the tag in the hour read (any variant): its share of the fingerprint */
   tagCount: number;
   /** their sale times' sum after the hour's start */
@@ -139,23 +150,55 @@ function sameFingerprint(entry: Entry, probe: SoldFingerprint): boolean {
 
 /** A new entry: `entry`'s hours with `rows` added (only the hours they touch are copied). */
 function withSales(entry: Entry, rows: ReadonlyArray<{ sale: PricedSale | null; at: number }>): Entry {
-  const hours = new Map(entry.hours);
-  const copied = new Set<number>();
+  const added = new Map<number, Array<{ sale: PricedSale | null; at: number }>>();
   let newest = entry.newest;
+  for (const row of rows) {
+    const hour = bucketOf(row.at, HOUR_MS);
+    const list = added.get(hour);
+    if (list) list.push(row);
+    else added.set(hour, [row]);
+    if (newest === null || row.at > newest) newest = row.at;
+  }
+  const hours = new Map(entry.hours);
+  for (const [hour, list] of added) hours.set(hour, withHourSales(hours.get(hour), hour, list));
+  return { from: entry.from, hours, newest };
+}
+
+/** A copy of `before` (or a new hour) with `rows` added. */
+function withHourSales(before: Hour | undefined, hour: number, rows: ReadonlyArray<{ sale: PricedSale | null; at: number }>): Hour {
+  const h: Hour = before
+    ? { count: before.count, items: before.items, coins: before.coins, sum: before.sum, min: before.min, max: before.max, prices: before.prices, tagCount: before.tagCount, tagTimeSum: before.tagTimeSum }
+    : { count: 0, items: 0, coins: 0, sum: 0, min: Infinity, max: -Infinity, prices: new Float64Array(0), tagCount: 0, tagTimeSum: 0 };
+  const prices: number[] = [];
   for (const { sale, at } of rows) {
-    const hour = bucketOf(at, HOUR_MS);
-    let h = hours.get(hour);
-    if (!h || !copied.has(hour)) {
-      h = h ? { sales: [...h.sales], tagCount: h.tagCount, tagTimeSum: h.tagTimeSum } : { sales: [], tagCount: 0, tagTimeSum: 0 };
-      hours.set(hour, h);
-      copied.add(hour);
-    }
     h.tagCount++;
     h.tagTimeSum += at - hour;
-    if (sale) h.sales.push(sale);
-    if (newest === null || at > newest) newest = at;
+    if (!sale || !(sale.price > 0)) continue;
+    h.count++;
+    const n = Math.max(1, sale.count);
+    h.items += n;
+    h.coins += sale.price * n;
+    h.sum += sale.price;
+    if (sale.price < h.min) h.min = sale.price;
+    if (sale.price > h.max) h.max = sale.price;
+    prices.push(sale.price);
   }
-  return { from: entry.from, hours, newest };
+  h.prices = mergeAscending(h.prices, Float64Array.from(prices).sort());
+  return h;
+}
+
+/** Two ascending arrays merged into a new one. */
+function mergeAscending(a: Float64Array, b: Float64Array): Float64Array {
+  if (b.length === 0) return a;
+  if (a.length === 0) return b;
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let o = 0;
+  while (i < a.length && j < b.length) out[o++] = b[j]! < a[i]! ? b[j++]! : a[i++]!;
+  while (i < a.length) out[o++] = a[i++]!;
+  while (j < b.length) out[o++] = b[j++]!;
+  return out;
 }
 
 function cellsOf(tag: string, variant: string, entry: Entry): StoredCell[] {
@@ -163,8 +206,7 @@ function cellsOf(tag: string, variant: string, entry: Entry): StoredCell[] {
   for (const at of [...entry.hours.keys()].sort((a, b) => a - b)) {
     const h = entry.hours.get(at)!;
     if (h.cell === undefined) {
-      const cell = cellOf(h.sales);
-      h.cell = cell ? { ...cell, tag, variant, at } : null;
+      h.cell = h.count === 0 ? null : { count: h.count, items: h.items, coins: h.coins, sum: h.sum, min: h.min, max: h.max, prices: digestOfSorted(h.prices), tag, variant, at };
     }
     if (h.cell) out.push(h.cell);
   }
