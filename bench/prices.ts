@@ -23,7 +23,7 @@ import { ManualClock } from '../src/clock.ts';
 import { PriceRollups } from '../src/market/price-rollups.ts';
 import { Store } from '../src/store/index.ts';
 import { createTestApp } from '../test/helpers/app.ts';
-import { listing, storeGeneration } from '../test/helpers/auctions.ts';
+import { listing, sale, storeGeneration, storeSales } from '../test/helpers/auctions.ts';
 import { storeManySales } from '../test/helpers/sales-history.ts';
 import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
@@ -31,6 +31,8 @@ export const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 export const DAY = 86_400_000;
 /** The most sold tag of the synthetic history (tag 0 of the Zipf-like popularity, a pet: ~13.6 % of all sales). */
 export const HOT = 'PET_SYNTH_0';
+/** Its share of the sales. */
+const HOT_SHARE = 0.136;
 
 const ENDPOINTS: Record<string, string> = {
   'history/month': `/api/item/price/${HOT}/history/month`,
@@ -40,6 +42,31 @@ const ENDPOINTS: Record<string, string> = {
   'current?count=64': `/api/item/price/${HOT}/current?count=64`,
   'history/week': `/api/item/price/${HOT}/history/week`,
 };
+
+/**
+ * The summary and `/current` right after a minute of the hot tag's sales was stored (the
+ * ingester's rhythm), each request the first after its batch: what a request pays when the open
+ * hours it holds (market/open-hours.ts) are no longer current. Measured after ENDPOINTS (it adds sales).
+ * The clock stands still, so every batch lands in the open hours: 33 batches per endpoint and app
+ * take them from the history's 40 minutes of sales to ~73 minutes' worth (the most the open hours
+ * hold while the rollup keeps up is 70), so requests are few here.
+ */
+function afterAMinute(perDay: number): Record<string, Endpoint> {
+  const perMinute = Math.max(1, Math.round((perDay * HOT_SHARE) / 1440));
+  let batch = 0;
+  const before = async (p: Prepared) => {
+    batch++;
+    // Sale times after every stored one (the history ends at NOW − 20 min), before NOW, rising.
+    const rows = Array.from({ length: perMinute }, (_, i) =>
+      sale(NOW, 19 * 60_000 - (batch * perMinute + i), { tag: HOT, item_name: '[Lvl 50] Synth 0', sold_price: 1_000_000 + ((batch * 7919 + i * 104_729) % 500_000), enchantments: {} }),
+    );
+    await storeSales(p.app.store, NOW, rows);
+  };
+  return {
+    [`summary, first after ${perMinute} new sales`]: { url: ENDPOINTS['summary']!, before, requests: 30, warmups: 3 },
+    [`current?count=64, first after ${perMinute} new sales`]: { url: ENDPOINTS['current?count=64']!, before, requests: 30, warmups: 3 },
+  };
+}
 
 function fileSize(path: string): number {
   let n = 0;
@@ -129,7 +156,9 @@ export async function prepare(days: number, perDay: number, backend: Backend = '
 }
 
 /** A request to measure: a URL, or a URL with each app's headers (its own tokens) and its own number of requests. */
-export type Endpoint = string | { url: string; headers?: (p: Prepared) => Record<string, string>; requests?: number; warmups?: number };
+export type Endpoint =
+  | string
+  | { url: string; headers?: (p: Prepared) => Record<string, string>; requests?: number; warmups?: number; /** untimed, before each request */ before?: (p: Prepared) => Promise<void> };
 
 /**
  * Each endpoint asked of both apps in turn (A, B, A, B …), so both see the same JIT state and load.
@@ -151,6 +180,7 @@ export async function measureSideBySide(a: Prepared, b: Prepared, requests: numb
     }
     for (let i = 0; i < (e.requests ?? requests); i++) {
       for (const [side, p] of [['a', a], ['b', b]] as const) {
+        await e.before?.(p);
         const t0 = performance.now();
         const res = await ask(p);
         times[side].push(performance.now() - t0);
@@ -212,6 +242,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   try {
     rows.push(...ratioRows(await measureSideBySide(short, long, requests), short, long, ''));
+    rows.push(...ratioRows(await measureSideBySide(short, long, requests, afterAMinute(perDay)), short, long, ''));
   } finally {
     await short.close();
     await long.close();
@@ -232,6 +263,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     const b = await prepare(pgDays, perDay, 'postgres');
     try {
       rows.push(...ratioRows(await measureSideBySide(a, b, requests), a, b, 'PostgreSQL '));
+      rows.push(...ratioRows(await measureSideBySide(a, b, requests, afterAMinute(perDay)), a, b, 'PostgreSQL '));
       rows.push({ name: `PostgreSQL rollup catch-up CPU per minute of sales (${b.days} d)`, figure: b.rollupCpuMs / (b.days * 1440), unit: 'ms', notes: `Node's CPU only (the server's is apart); ${(b.rollupCpuMs / 1000).toFixed(1)} s` });
       rows.push({ name: `PostgreSQL relations per million sales (${b.days} d)`, figure: b.fileBytes / b.sales, unit: 'MB', notes: `price rollup tables ${(b.rollupBytes / b.sales).toFixed(1)} MB of it` });
     } finally {
