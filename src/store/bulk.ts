@@ -24,7 +24,12 @@ export interface BulkSpec<Row> {
 
 export const SQLITE_MAX_PARAMETERS = 32_766;
 const SQLITE_MAX_ROWS = 2_000;
-const POSTGRES_ROWS_PER_STATEMENT = 5_000;
+/**
+ * Rows per PostgreSQL statement. Each statement's parameters exist several times over while it is
+ * sent (the column arrays as text, pg's escaped copies, the protocol buffer growing to hold them),
+ * so its size sets a peak of the cold sweep's memory (60,000 listings with their item bytes).
+ */
+const POSTGRES_ROWS_PER_STATEMENT = 1_000;
 
 /** Inserts `rows` in as few statements as the dialect allows; returns rows sent. */
 export async function bulkInsert<Row extends object>(
