@@ -156,26 +156,15 @@ export function cellOf(sales: Iterable<PricedSale>): PriceCell | null {
 export function mergeCells(cells: readonly PriceCell[]): PriceCell | null {
   if (cells.length === 0) return null;
   if (cells.length === 1) return cells[0]!;
-  let count = 0;
-  let items = 0;
-  let coins = 0;
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
+  const totals = totalsOf(cells)!;
   const points: WeightedPrice[] = [];
   let exact = true;
   for (const c of cells) {
-    count += c.count;
-    items += c.items;
-    coins += c.coins;
-    sum += c.sum;
-    if (c.min < min) min = c.min;
-    if (c.max > max) max = c.max;
     if (c.prices.length !== c.count) exact = false;
     digestPoints(c.count, c.prices, points);
   }
-  const prices = exact && count <= DIGEST_SIZE ? points.map((p) => p.price).sort((a, b) => a - b) : weightedQuantiles(points, DIGEST_SIZE);
-  return { count, items, coins, sum, min, max, prices };
+  const prices = exact && totals.count <= DIGEST_SIZE ? points.map((p) => p.price).sort((a, b) => a - b) : weightedQuantiles(points, DIGEST_SIZE);
+  return { ...totals, prices };
 }
 
 /** `n` evenly spaced weighted quantiles (the middle of each of n equal slices of the weight). */
@@ -431,20 +420,9 @@ export class PointBuilder {
 /** A bucket's point. Without sales, `min`, `max`, `avg` are 0 and `median` null. */
 export function pointOf(bucket: number, { cells, lowestBin }: BucketInput): PricePoint {
   const time = new Date(bucket).toISOString();
-  let count = 0;
-  let items = 0;
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  for (const c of cells) {
-    count += c.count;
-    items += c.items;
-    sum += c.sum;
-    if (c.min < min) min = c.min;
-    if (c.max > max) max = c.max;
-  }
-  if (count === 0) return { min: 0, max: 0, avg: 0, volume: 0, time, median: null, lowestBin, sales: 0, items: 0 };
-  return { min, max, avg: sum / count, volume: items, time, median: medianOf(cells), lowestBin, sales: count, items };
+  const t = totalsOf(cells);
+  if (!t || t.count === 0) return { min: 0, max: 0, avg: 0, volume: 0, time, median: null, lowestBin, sales: 0, items: 0 };
+  return { min: t.min, max: t.max, avg: t.sum / t.count, volume: t.items, time, median: medianOf(cells), lowestBin, sales: t.count, items: t.items };
 }
 
 /** The 2-day summary (`PriceSumary`): min, median, mean, mode, volume (items), max; zeros when nothing sold. */

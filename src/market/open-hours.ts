@@ -17,7 +17,7 @@
 import type { Store } from '../store/index.ts';
 import type { SoldFingerprint } from '../store/repositories/auction-queries.ts';
 import type { StoredCell } from '../store/repositories/price-rollups.ts';
-import { ALL_VARIANTS, bucketOf, HOUR_MS, priceVariantKey, type PricedSale } from '../domain/prices.ts';
+import { ALL_VARIANTS, bucketOf, HOUR_MS, priceVariantKey, type PriceCell, type PricedSale } from '../domain/prices.ts';
 import { digestOfSorted } from '../domain/sales-rollup.ts';
 
 /** Tag and variant pairs held (least recently used dropped first): ~2 open hours of sales each. */
@@ -26,18 +26,12 @@ export const OPEN_HOURS_ENTRIES = 2_000;
 export const OPEN_HOURS_MAX_SPAN = 3 * HOUR_MS;
 
 /**
- * One open hour of one tag and variant: the figures of its cell kept as sales are added, and its
- * prices in ascending order, so that a minute's sales cost a merge, not a sort of the hour.
+ * One open hour of one tag and variant: its cell's figures (the variant's sales, non-positive
+ * prices left out as `cellOf` does) kept as sales are added, and its prices in ascending order,
+ * so that a minute's sales cost a merge, not a sort of the hour.
  */
-interface Hour {
-  /** the variant's sales in the hour (non-positive prices left out, as `cellOf` does) */
-  count: number;
-  items: number;
-  coins: number;
-  sum: number;
-  min: number;
-  max: number;
-  /** their prices per unit, ascending */
+interface Hour extends Omit<PriceCell, 'prices'> {
+  /** the prices per unit, ascending */
   prices: Float64Array;
   /** every sale of the tag in the hour read (any variant): its share of the fingerprint */
   tagCount: number;
