@@ -325,4 +325,21 @@ describeEachBackend('prices and price history', (fixture) => {
     // Aliases resolve to the canonical tag.
     assert.deepEqual((await get('/api/item/price/hyperion/bin')).body, (await get('/api/item/price/HYPERION/bin')).body);
   });
+
+  // Last: it stores a sale, as the ingester would between two requests.
+  test('a sale stored after an answer is in the next one: the open hours held, then only the newer sale read', async () => {
+    const before = (await get<Record<string, number>>('/api/item/price/HYPERION')).body;
+    const counts = { ...t.app.market.openHours.stats };
+    const late = sale(now, MIN / 2, { tag: 'HYPERION', sold_price: 640_000_000, tier: 'MYTHIC' });
+    hyperion.push(late);
+    await storeSales(t.store, now, [late]);
+    const after = (await get<Record<string, number>>('/api/item/price/HYPERION')).body;
+    assert.equal(t.app.market.openHours.stats.newer, counts.newer + 1);
+    assert.equal(after['volume'], before['volume']! + 1);
+    assert.equal(after['min'], 640_000_000);
+    const from = bucketOf(now - 2 * DAY_MS, HOUR_MS);
+    assert.equal(after['median'], median(hyperion.map(rawOf).filter((s) => s.at >= from).map((s) => s.price)));
+    const week = (await get<PricePoint[]>('/api/item/price/HYPERION/history/week')).body;
+    assertPoints(week, expectedPoints(hyperion.map(rawOf), rangeStart('week', now), 2 * HOUR_MS), 'week with the late sale');
+  });
 });
