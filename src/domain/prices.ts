@@ -127,6 +127,12 @@ export interface PricedSale {
 
 /** The cell of a set of sales (non-positive prices left out); null when none is left. */
 export function cellOf(sales: Iterable<PricedSale>): PriceCell | null {
+  const { totals, prices } = figuresOf(sales);
+  return totals.count === 0 ? null : { ...totals, prices: priceDigest(prices) };
+}
+
+/** The figures of a set of sales and their prices per unit, in the given order (non-positive prices left out). */
+export function figuresOf(sales: Iterable<PricedSale>): { totals: Omit<PriceCell, 'prices'>; prices: number[] } {
   let count = 0;
   let items = 0;
   let coins = 0;
@@ -145,7 +151,7 @@ export function cellOf(sales: Iterable<PricedSale>): PriceCell | null {
     if (s.price > max) max = s.price;
     prices.push(s.price);
   }
-  return count === 0 ? null : { count, items, coins, sum, min, max, prices: priceDigest(prices) };
+  return { totals: { count, items, coins, sum, min, max }, prices };
 }
 
 /**
@@ -443,7 +449,7 @@ export function summaryOf(cells: readonly PriceCell[]): PriceSummary {
 }
 
 /** The cells' figures added up, without merging their digests; null when there is none. */
-export function totalsOf(cells: readonly PriceCell[]): Omit<PriceCell, 'prices'> | null {
+export function totalsOf(cells: ReadonlyArray<Omit<PriceCell, 'prices'>>): Omit<PriceCell, 'prices'> | null {
   if (cells.length === 0) return null;
   let count = 0;
   let items = 0;

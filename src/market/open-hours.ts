@@ -15,9 +15,9 @@
  * auction's final bid, and only its time can differ between them.
  */
 import type { Store } from '../store/index.ts';
-import type { SoldFingerprint } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord, LeanSale, SoldFingerprint } from '../store/repositories/auction-queries.ts';
 import type { StoredCell } from '../store/repositories/price-rollups.ts';
-import { ALL_VARIANTS, bucketOf, HOUR_MS, priceVariantKey, type PriceCell, type PricedSale } from '../domain/prices.ts';
+import { ALL_VARIANTS, bucketOf, figuresOf, HOUR_MS, priceVariantKey, totalsOf, type PriceCell, type PricedSale } from '../domain/prices.ts';
 import { digestOfSorted } from '../domain/sales-rollup.ts';
 
 /** Tag and variant pairs held (least recently used dropped first): ~2 open hours of sales each. */
@@ -71,19 +71,22 @@ export class OpenHours {
   async cells(tag: string, variant: string, from: number): Promise<StoredCell[]> {
     const key = `${tag}\u0000${variant}`;
     const probe = await this.store.auctionQueries.soldFingerprint(tag, from);
-    let entry = this.entries.get(key);
-    if (entry) entry = advance(entry, from);
-    if (entry && sameFingerprint(entry, probe)) {
-      this.stats.held++;
-      this.touch(key, entry);
-      return cellsOf(tag, variant, entry);
-    }
-    if (entry && entry.newest !== null && probe.count > countOf(entry)) {
-      const newer = withSales(entry, await this.read(tag, variant, entry.newest + 1));
-      if (sameFingerprint(newer, probe)) {
-        this.stats.newer++;
-        this.touch(key, newer);
-        return cellsOf(tag, variant, newer);
+    const cached = this.entries.get(key);
+    const entry = cached && advance(cached, from);
+    if (entry) {
+      const held = fingerprintOf(entry);
+      if (sameFingerprint(held, probe)) {
+        this.stats.held++;
+        this.touch(key, entry);
+        return cellsOf(tag, variant, entry);
+      }
+      if (held.newest !== null && probe.count > held.count) {
+        const newer = withSales(entry, await this.read(tag, variant, held.newest + 1));
+        if (sameFingerprint(fingerprintOf(newer), probe)) {
+          this.stats.newer++;
+          this.touch(key, newer);
+          return cellsOf(tag, variant, newer);
+        }
       }
     }
     this.stats.reread++;
@@ -97,14 +100,12 @@ export class OpenHours {
     const out: Array<{ sale: PricedSale | null; at: number }> = [];
     const queries = this.store.auctionQueries;
     if (variant === ALL_VARIANTS) {
-      for await (const chunk of queries.soldLeanChunks(tag, since)) {
-        for (const s of chunk) out.push({ sale: { price: s.price / Math.max(1, s.count), count: s.count, at: s.end }, at: s.end });
-      }
+      for await (const chunk of queries.soldLeanChunks(tag, since)) for (const s of chunk) out.push({ sale: pricedLean(s), at: s.end });
     } else {
       for await (const chunk of queries.soldChunks({ tag, since })) {
         for (const r of chunk) {
-          const at = r.soldAt ?? r.end;
-          out.push({ sale: priceVariantKey(r) === variant ? { price: (r.soldPrice ?? r.highestBid) / Math.max(1, r.count), count: r.count, at } : null, at });
+          const sale = pricedRecord(r);
+          out.push({ sale: priceVariantKey(r) === variant ? sale : null, at: sale.at });
         }
       }
     }
@@ -118,6 +119,16 @@ export class OpenHours {
   }
 }
 
+/** A sale as the price rollups count it, from the lean sold rows (the whole tag's reads). */
+export function pricedLean(s: LeanSale): PricedSale {
+  return { price: s.price / Math.max(1, s.count), count: s.count, at: s.end };
+}
+
+/** A sale as the price rollups count it, from a sold record (a variant's reads, which need its NBT). */
+export function pricedRecord(r: AuctionRecord): PricedSale {
+  return { price: (r.soldPrice ?? r.highestBid) / Math.max(1, r.count), count: r.count, at: r.soldAt ?? r.end };
+}
+
 /** The entry from a later first open hour on (the rollup moved): the hours before it dropped. */
 function advance(entry: Entry, from: number): Entry | undefined {
   if (from === entry.from) return entry;
@@ -126,20 +137,19 @@ function advance(entry: Entry, from: number): Entry | undefined {
   return { from, hours, newest: hours.size > 0 ? entry.newest : null };
 }
 
-function countOf(entry: Entry): number {
-  let n = 0;
-  for (const h of entry.hours.values()) n += h.tagCount;
-  return n;
-}
-
-function sameFingerprint(entry: Entry, probe: SoldFingerprint): boolean {
+/** What the store's fingerprint of the tag's sales since `entry.from` is when `entry` holds all of them. */
+function fingerprintOf(entry: Entry): SoldFingerprint {
   let count = 0;
   let timeSum = 0;
   for (const [at, h] of entry.hours) {
     count += h.tagCount;
     timeSum += h.tagTimeSum + h.tagCount * (at - entry.from);
   }
-  return count === probe.count && timeSum === probe.timeSum && (count === 0 || entry.newest === probe.newest);
+  return { count, timeSum, newest: count === 0 ? null : entry.newest };
+}
+
+function sameFingerprint(a: SoldFingerprint, b: SoldFingerprint): boolean {
+  return a.count === b.count && a.timeSum === b.timeSum && a.newest === b.newest;
 }
 
 /** A new entry: `entry`'s hours with `rows` added (only the hours they touch are copied). */
@@ -160,25 +170,17 @@ function withSales(entry: Entry, rows: ReadonlyArray<{ sale: PricedSale | null; 
 
 /** A copy of `before` (or a new hour) with `rows` added. */
 function withHourSales(before: Hour | undefined, hour: number, rows: ReadonlyArray<{ sale: PricedSale | null; at: number }>): Hour {
-  const h: Hour = before
-    ? { count: before.count, items: before.items, coins: before.coins, sum: before.sum, min: before.min, max: before.max, prices: before.prices, tagCount: before.tagCount, tagTimeSum: before.tagTimeSum }
-    : { count: 0, items: 0, coins: 0, sum: 0, min: Infinity, max: -Infinity, prices: new Float64Array(0), tagCount: 0, tagTimeSum: 0 };
-  const prices: number[] = [];
+  let tagCount = before?.tagCount ?? 0;
+  let tagTimeSum = before?.tagTimeSum ?? 0;
+  const sales: PricedSale[] = [];
   for (const { sale, at } of rows) {
-    h.tagCount++;
-    h.tagTimeSum += at - hour;
-    if (!sale || !(sale.price > 0)) continue;
-    h.count++;
-    const n = Math.max(1, sale.count);
-    h.items += n;
-    h.coins += sale.price * n;
-    h.sum += sale.price;
-    if (sale.price < h.min) h.min = sale.price;
-    if (sale.price > h.max) h.max = sale.price;
-    prices.push(sale.price);
+    tagCount++;
+    tagTimeSum += at - hour;
+    if (sale) sales.push(sale);
   }
-  h.prices = mergeAscending(h.prices, Float64Array.from(prices).sort());
-  return h;
+  const added = figuresOf(sales);
+  const totals = before ? totalsOf([before, added.totals])! : added.totals;
+  return { ...totals, prices: mergeAscending(before?.prices ?? new Float64Array(0), Float64Array.from(added.prices).sort()), tagCount, tagTimeSum };
 }
 
 /** Two ascending arrays merged into a new one. */

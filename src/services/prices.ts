@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
-import { OPEN_HOURS_MAX_SPAN } from '../market/open-hours.ts';
+import { OPEN_HOURS_MAX_SPAN, pricedLean, pricedRecord } from '../market/open-hours.ts';
 import type { Store } from '../store/index.ts';
 import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
 import type { StoredCell } from '../store/repositories/price-rollups.ts';
@@ -331,13 +331,13 @@ export class PriceService {
       try {
         if (variant === ALL_VARIANTS) {
           await this.underDeadline(this.store.auctionQueries.soldLeanChunks(tag, tailFrom), (chunk: LeanSale[]) => {
-            for (const s of chunk) add({ price: s.price / Math.max(1, s.count), count: s.count, at: s.end });
+            for (const s of chunk) add(pricedLean(s));
             return chunk[chunk.length - 1]!.end;
           });
         } else {
           await this.underDeadline(this.store.auctionQueries.soldChunks({ tag, since: tailFrom }), (chunk: AuctionRecord[]) => {
             for (const r of chunk) {
-              if (priceVariantKey(r) === variant) add({ price: (r.soldPrice ?? r.highestBid) / Math.max(1, r.count), count: r.count, at: r.soldAt ?? r.end });
+              if (priceVariantKey(r) === variant) add(pricedRecord(r));
             }
             const last = chunk[chunk.length - 1]!;
             return last.soldAt ?? last.end;
