@@ -47,9 +47,10 @@ const ENDPOINTS: Record<string, string> = {
  * The summary and `/current` right after a minute of the hot tag's sales was stored (the
  * ingester's rhythm), each request the first after its batch: what a request pays when the open
  * hours it holds (market/open-hours.ts) are no longer current. Measured after ENDPOINTS (it adds sales).
- * The clock stands still, so every batch lands in the open hours: 33 batches per endpoint and app
- * take them from the history's 40 minutes of sales to ~73 minutes' worth (the most the open hours
- * hold while the rollup keeps up is 70), so requests are few here.
+ * The clock stands still, so every batch lands in the open hours: the 30 timed requests per endpoint
+ * and app (the warm-ups add none) take them from the history's 40 minutes of sales to ~70 minutes'
+ * worth for the summary (the most they hold while the rollup keeps up) and on to ~100 for
+ * `/current`, so requests are few here and the second row is pessimistic.
  */
 function afterAMinute(perDay: number): Record<string, Endpoint> {
   const perMinute = Math.max(1, Math.round((perDay * HOT_SHARE) / 1440));
