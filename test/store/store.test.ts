@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { bulkInsert, postgresArray, sqliteRowsPerStatement, SQLITE_MAX_PARAMETERS, type BulkSpec } from '../../src/store/bulk.ts';
+import { bulkInsert, postgresArray, postgresColumn, sqliteRowsPerStatement, SQLITE_MAX_PARAMETERS, type BulkSpec } from '../../src/store/bulk.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 
 interface Sample {
@@ -93,6 +93,58 @@ describeEachBackend('store', (fixture) => {
     assert.equal(postgresArray([Buffer.from([0x5c, 1]), null, new Uint8Array(0)], 'bytea'), '{\\\\x5c01,NULL,\\\\x}');
     assert.deepEqual(postgresArray(['12', 3], 'int8'), ['12', 3]);
     assert.deepEqual(postgresArray(['a"b'], 'text'), ['a"b']);
+    // Text and bytes as JSON written as an array literal; a value needing another escape goes to pg.
+    assert.equal(postgresColumn(['a"b\\c', null, 'NULL'], 'text'), '{"a\\"b\\\\c",null,"NULL"}');
+    assert.deepEqual(postgresColumn(['x\ny', 'z'], 'text'), ['x\ny', 'z']);
+    assert.equal(postgresColumn([Buffer.from([0xfb, 0xff]), null, '-_8'], 'bytea'), '{"+/8=",null,"+/8="}');
+  });
+
+  it('bulk-inserts what untrusted data may hold: NUL, half surrogate pairs, lenient base64, non-finite and big numbers, JSON text', async () => {
+    const { store } = fixture();
+    const db = store.kysely as import('kysely').Kysely<any>;
+    const pg = store.dialect === 'postgres';
+    await sql`create table bulk_hostile (id integer primary key, label text, price ${sql.raw(pg ? 'double precision' : 'real')}, big ${sql.raw(pg ? 'bigint' : 'integer')}, blob ${sql.raw(pg ? 'bytea' : 'blob')}, doc ${sql.raw(pg ? 'jsonb' : 'text')})`.execute(db);
+    type Hostile = { id: number; label: string | null; price: number | null; big: number | bigint | string | null; blob: string | Uint8Array | null; doc: unknown };
+    const spec: BulkSpec<Hostile> = {
+      table: 'bulk_hostile',
+      columns: { id: 'int4', label: 'text', price: 'float8', big: 'int8', blob: 'bytea', doc: 'jsonb' },
+    };
+    const bytes = Buffer.from([0xfb, 0xff, 0xbf, 0x00, 0x3e]);
+    const rows: Hostile[] = [
+      { id: 1, label: 'nul\u0000inside', price: NaN, big: 9_007_199_254_740_991n, blob: bytes.toString('base64url'), doc: { 'key\u0000': 'lone \ud800 high' } },
+      { id: 2, label: 'lone \udc00 low, then a pair \ud83d\ude00', price: Infinity, big: '-42', blob: bytes.toString('base64').replace(/=+$/, ''), doc: '{"as":"text","n":[1,2]}' },
+      { id: 3, label: 'a literal \\u0000 and \\ud800 are kept', price: -Infinity, big: null, blob: ` ${bytes.toString('base64')}\n`, doc: null },
+      { id: 4, label: 'quote " backslash \\ brace } comma ,', price: 2.5, big: 7, blob: bytes, doc: ['x', null, { deep: '\u0000' }] },
+      { id: 5, label: 'NULL', price: null, big: null, blob: null, doc: 'null' },
+      { id: 6, label: 'line\nbreak\ttab \\" {}', price: null, big: null, blob: null, doc: '"NULL"' },
+    ];
+    assert.equal(await bulkInsert(db, store.dialect, spec, rows), 6);
+    const back = await sql<Record<string, unknown>>`select * from bulk_hostile order by id`.execute(db);
+    const got = back.rows.map((r) => ({
+      id: r.id,
+      label: r.label,
+      price: r.price,
+      big: r.big === null ? null : String(r.big),
+      blob: r.blob === null ? null : [...(r.blob as Uint8Array)],
+      doc: !pg && typeof r.doc === 'string' ? JSON.parse(r.doc) : r.doc,
+    }));
+    // PostgreSQL text cannot hold NUL or half a surrogate pair: U+FFFD stands in. SQLite keeps a NUL.
+    const nul = pg ? '\uFFFD' : '\u0000';
+    assert.deepEqual(
+      got.map((r) => [r.id, r.label, r.big, r.blob, r.doc]),
+      [
+        // SQLite keeps the JSON text as written, escapes included.
+        [1, `nul${nul}inside`, '9007199254740991', [...bytes], { [`key${nul}`]: pg ? 'lone \uFFFD high' : 'lone \ud800 high' }],
+        // better-sqlite3 writes half a pair as three bytes of invalid UTF-8, read back as three U+FFFD.
+        [2, `lone ${pg ? '\uFFFD' : '\uFFFD\uFFFD\uFFFD'} low, then a pair \ud83d\ude00`, '-42', [...bytes], { as: 'text', n: [1, 2] }],
+        [3, 'a literal \\u0000 and \\ud800 are kept', null, [...bytes], null],
+        [4, 'quote " backslash \\ brace } comma ,', '7', [...bytes], ['x', null, { deep: nul }]],
+        // The text NULL is text, a JSON null is NULL; a JSON string stays one.
+        [5, 'NULL', null, null, null],
+        [6, 'line\nbreak\ttab \\" {}', null, null, 'NULL'],
+      ],
+    );
+    if (pg) assert.deepEqual(got.map((r) => r.price), [NaN, Infinity, -Infinity, 2.5, null, null]);
   });
 
   it('rolls back every write of a failed transaction', async () => {
