@@ -44,6 +44,7 @@ export async function bulkInsert<Row extends object>(
   const conflict = conflictClause(spec);
   const table = sql.table(spec.table);
   const columnList = sql.join(names.map((n) => sql.ref(n)));
+  const types = names.map((n) => spec.columns[n]);
 
   if (dialect === 'sqlite') {
     // The statement text is built directly rather than through sql`` fragments: a node per
@@ -52,7 +53,6 @@ export async function bulkInsert<Row extends object>(
     const compiledConflict = conflict.compile(db);
     const head = `insert into ${quoteIdentifier(spec.table)} (${names.map(quoteIdentifier).join(', ')}) values `;
     const tuple = `(${names.map(() => '?').join(', ')})`;
-    const types = names.map((n) => spec.columns[n]);
     let text = '';
     let textRows = -1;
     for (let start = 0; start < rows.length; start += perChunk) {
@@ -74,7 +74,6 @@ export async function bulkInsert<Row extends object>(
   }
 
   // Each column travels as one parameter, zipped back into rows by ROWS FROM (postgresColumn).
-  const types = names.map((n) => spec.columns[n]);
   const selects = sql.raw(
     types.map((type, i) => (type === 'bytea' ? `decode(u.c${i}, 'base64')` : type === 'jsonb' ? `nullif(u.c${i}::jsonb, 'null')` : `u.c${i}`)).join(', '),
   );
@@ -120,10 +119,12 @@ export function postgresColumn(values: unknown[], type: ColumnType): unknown[] |
     }
     case 'text': {
       // Only strings and nulls: JSON would write an object or array with brackets the literal reads as its own.
-      if (!values.every((v) => v === null || v === undefined || typeof v === 'string')) return values.map((v) => (typeof v === 'string' ? storableText(v) : v));
-      const literal = JSON.stringify(values.map((v) => (v === undefined ? null : v)));
-      // An escape other than \" and \\ (an odd run of backslashes before another character) reads differently there.
-      return /(?<!\\)(?:\\\\)*\\[^"\\]/.test(literal) ? (values.map(storableText) as unknown[]) : arrayLiteral(literal);
+      if (values.every((v) => v === null || v === undefined || typeof v === 'string')) {
+        const literal = JSON.stringify(values.map((v) => (v === undefined ? null : v)));
+        // An escape other than \" and \\ (an odd run of backslashes before another character) reads differently there.
+        if (!/(?<!\\)(?:\\\\)*\\[^"\\]/.test(literal)) return arrayLiteral(literal);
+      }
+      return values.map((v) => (typeof v === 'string' ? storableText(v) : v));
     }
     default:
       return values;
