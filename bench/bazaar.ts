@@ -34,7 +34,7 @@ import { createMetrics } from '../src/metrics.ts';
 import { Market } from '../src/simulator/market.ts';
 import { Store } from '../src/store/index.ts';
 import type { BazaarSnapshotsTable } from '../src/store/schema.ts';
-import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
+import { dropBenchSchema, median, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 type Backend = 'sqlite' | 'postgres';
 const PRODUCTS = 1500;
@@ -56,10 +56,6 @@ async function openStore(backend: Backend): Promise<{ store: Store; close(): Pro
   };
 }
 
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
-}
 function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? NaN;

@@ -29,7 +29,7 @@ import { CraftMarket } from '../src/market/craft.ts';
 import { Store } from '../src/store/index.ts';
 import type { AuctionsTable, BazaarSnapshotsTable } from '../src/store/schema.ts';
 import { neuRepo } from '../test/helpers/fixtures.ts';
-import { formatNumber, type BenchOptions, type BenchRow } from './lib.ts';
+import { formatNumber, median, type BenchOptions, type BenchRow } from './lib.ts';
 
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
 
@@ -174,11 +174,6 @@ export async function storeWith(market: Market, dir: string): Promise<Store> {
   }
   await store.auctions.applyGeneration({ listings, bids: [], departed: [], feed: { name: 'auctions', lastUpdated: NOW, storedAt: NOW, records: listings.length, source: 'simulator' } });
   return store;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
 }
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {

@@ -17,7 +17,7 @@ import { Duplex } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { encodeBook } from '../src/domain/bazaar-book.ts';
 import { createTestApp } from '../test/helpers/app.ts';
-import type { BenchOptions, BenchRow } from './lib.ts';
+import { median, type BenchOptions, type BenchRow } from './lib.ts';
 
 /** A socket that takes every write at once (strings as they are, like a net.Socket's writev). */
 class Sink extends Duplex {
@@ -127,7 +127,6 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         times[name].push(await measure(handlers[name]));
       }
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const best = (xs: number[]) => Math.min(...xs);
     const row = (name: string, key: keyof typeof handlers, notes: string): BenchRow => ({
       name,

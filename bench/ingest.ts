@@ -21,7 +21,7 @@ import { IngestMetrics } from '../src/ingest/metrics.ts';
 import { createLogger } from '../src/logger.ts';
 import { Store } from '../src/store/index.ts';
 import { startServer } from './harness.ts';
-import { dropBenchSchema, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
+import { dropBenchSchema, median, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
 
 /** CPU of the main thread alone (Linux), ms: the ingest thread's share beside the decode workers. */
 function mainThreadCpuMs(): number {
@@ -112,7 +112,6 @@ async function measure(backend: 'sqlite' | 'postgres', simUrl: string, auctions:
       },
     ];
     if (steadies.length > 0) {
-      const median = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)]!;
       const steadyCpuMs = median(steadies.map((s) => s.cpuMs));
       const floorMs = median(steadies.map((s) => s.floors.receiveMs));
       const scanMs = median(steadies.map((s) => s.floors.scanMs));

@@ -28,6 +28,12 @@ export interface BenchOptions {
 
 export type BenchModule = { run(options: BenchOptions): Promise<BenchRow[]> };
 
+/** The median of a run's figures (the upper one of an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
 export function formatNumber(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US');
