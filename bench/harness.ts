@@ -14,6 +14,8 @@ export interface LoadResult {
 
 export interface ServerProcess {
   url: string;
+  /** the lines the server printed before its URL */
+  printed: string[];
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -37,12 +39,16 @@ export async function spawnServer(scriptPath: string, args: string[], options: {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let buffered = '';
+  let printed: string[] = [];
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start`)), options.timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
-      const line = buffered.split('\n').find((l) => l.startsWith('http'));
+      const lines = buffered.split('\n');
+      const at = lines.findIndex((l) => l.startsWith('http'));
+      const line = lines[at];
       if (line) {
+        printed = lines.slice(0, at);
         clearTimeout(timer);
         resolve(line.trim());
       }
@@ -51,6 +57,7 @@ export async function spawnServer(scriptPath: string, args: string[], options: {
   });
   return {
     url,
+    printed,
     child,
     async stop() {
       if (child.exitCode !== null) return;

@@ -3,7 +3,10 @@
  *
  * - hot reads of the compiled-in app (60,000 simulated auctions, quick: 10,000; the bazaar's
  *   products with 7 days of 5-minute snapshots and the last hour at 20 seconds) against a bare
- *   node:http server returning the same bytes (the same compressed bytes with gzip): the lowest-BIN
+ *   node:http server returning the same bytes (the same compressed bytes with gzip), with two header
+ *   lines and with the answer's own, and against a bare listener inside the app's own process
+ *   replaying the same answer (the floor of any handler there: what separates it from the fresh
+ *   process is the cost of living in a large app, docs/performance.md 2026-11-27): the lowest-BIN
  *   page, the bazaar snapshot, the bazaar histories and the twelve flip feeds; requests per second and the
  *   server's CPU per request (from /proc), alternated rounds, the median round.
  * - compression: bytes on the wire and CPU per answer (gzip, brotli) of the large answers: sold
@@ -152,8 +155,10 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     await fillSales(dir, now);
     const token = await accountToken(dir, now);
     process.stderr.write(`  store filled in ${Math.round(performance.now() - t)} ms\n`);
-    const app = await startServer('auctions-app', [dir]);
+    const app = await startServer('auctions-app', [dir], { BENCH_IN_PROCESS_FLOOR: '1' });
     servers.push(app);
+    const inProcess = app.printed.find((l) => l.startsWith('in-process floor '))?.slice('in-process floor '.length);
+    if (!inProcess) throw new Error('the app printed no in-process floor');
     const product = products[0]!;
 
     /** A bare server sending these bytes: with two header lines, or with `headerLines` (the answer's own, then the same bytes on the wire). */
@@ -207,7 +212,18 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       const headerLines = Object.fromEntries([...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)));
       const floor = await floorOf(sent, sentEncoding);
       const sameWire = await floorOf(sent, sentEncoding, headerLines);
-      const [ours, base, wire] = (await sideBySide([{ server: app, url }, { server: floor, url: floor.url }, { server: sameWire, url: sameWire.url }], headers, rounds, seconds)) as [Measured, Measured, Measured];
+      // The fourth target: a bare listener in the app's own process replaying the same answer (bench/servers/in-process-floor.ts).
+      const [ours, base, wire, inside] = (await sideBySide(
+        [
+          { server: app, url },
+          { server: floor, url: floor.url },
+          { server: sameWire, url: sameWire.url },
+          { server: app, url: `${inProcess}${h.path}` },
+        ],
+        headers,
+        rounds,
+        seconds,
+      )) as [Measured, Measured, Measured, Measured];
       await floor.stop();
       await sameWire.stop();
       rows.push({
@@ -216,9 +232,9 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         unit: 'req/s',
         ratio: ours.rps / base.rps,
         baseline: 'bare node:http, same bytes',
-        notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs (kernel ${Math.round(ours.systemUsPerRequest)}) vs ${Math.round(base.cpuUsPerRequest)} µs (kernel ${Math.round(base.systemUsPerRequest)}) bare; bare with the answer's ${Object.keys(headerLines).length} header lines (the same bytes on the wire) ${Math.round(wire.rps)} req/s, ${Math.round(wire.cpuUsPerRequest)} µs (kernel ${Math.round(wire.systemUsPerRequest)}): ours ${(ours.rps / wire.rps).toFixed(2)}×; p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
+        notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs (kernel ${Math.round(ours.systemUsPerRequest)}) vs ${Math.round(base.cpuUsPerRequest)} µs (kernel ${Math.round(base.systemUsPerRequest)}) bare; bare with the answer's ${Object.keys(headerLines).length} header lines (the same bytes on the wire) ${Math.round(wire.rps)} req/s, ${Math.round(wire.cpuUsPerRequest)} µs (kernel ${Math.round(wire.systemUsPerRequest)}): ours ${(ours.rps / wire.rps).toFixed(2)}×; bare in the app's own process (same bytes and header lines) ${Math.round(inside.rps)} req/s, ${Math.round(inside.cpuUsPerRequest)} µs (kernel ${Math.round(inside.systemUsPerRequest)}): ours **${(ours.rps / inside.rps).toFixed(2)}×**; p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
       });
-      process.stderr.write(`  ${rows[rows.length - 1]!.name}: ${rows[rows.length - 1]!.ratio!.toFixed(2)}×\n`);
+      process.stderr.write(`  ${rows[rows.length - 1]!.name}: ${rows[rows.length - 1]!.ratio!.toFixed(2)}× (same wire ${(ours.rps / wire.rps).toFixed(2)}×, in-process ${(ours.rps / inside.rps).toFixed(2)}×)\n`);
     }
 
     // What the app spends with no requests at all (its timers: flip polling, views, metrics): part of every figure's CPU per request.

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { Store } from '../../src/store/index.ts';
+import { startInProcessFloor } from './in-process-floor.ts';
 
 /** Loopback clients are exempt from the per-IP limits: throughput benchmarks measure the route, not the limiter. */
 export const THROUGHPUT_ENV = { RATE_LIMIT_EXEMPT: '127.0.0.0/8,::1', ...process.env };
@@ -25,6 +26,8 @@ export interface BenchAppOptions {
   dataSource?: AppContext['dataSource'];
   /** fills the store before the app starts */
   seed?: (store: Store) => Promise<void>;
+  /** also starts a bare node:http listener in this process that replays the app's answers (in-process-floor.ts); its URL is printed first, as `in-process floor <url>` */
+  inProcessFloor?: boolean;
   /** runs on SIGTERM before the app and store close */
   beforeClose?: (app: FastifyInstance) => Promise<void>;
 }
@@ -44,6 +47,7 @@ export async function serveBenchApp(options: BenchAppOptions): Promise<FastifyIn
     startedAt: Date.now(),
   });
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  if (options.inProcessFloor) process.stdout.write(`in-process floor ${(await startInProcessFloor(url)).url}\n`);
   process.stdout.write(`${url}\n`);
   process.on('SIGTERM', () => {
     void (async () => {
