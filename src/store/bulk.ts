@@ -32,15 +32,32 @@ const SQLITE_MAX_ROWS = 2_000;
  */
 const POSTGRES_ROWS_PER_STATEMENT = 1_000;
 
+/**
+ * Values of columns the rows do not carry, by row index (`added.month[i]` is row i's month): the
+ * caller need not copy every row to add a column. Copies made with an object spread each got a
+ * hidden class of their own in V8, ~1 KB a row beside the row (docs/performance.md, 2026-11-27).
+ */
+export type AddedColumns<Added> = { [K in keyof Added]: ReadonlyArray<Added[K]> };
+
 /** Inserts `rows` in as few statements as the dialect allows; returns rows sent. */
-export async function bulkInsert<Row extends object>(
+export async function bulkInsert<Row extends object, Added extends object = Record<never, never>>(
   db: Kysely<any>,
   dialect: Dialect,
-  spec: BulkSpec<Row>,
+  spec: BulkSpec<Row & Added>,
   rows: readonly Row[],
+  added?: AddedColumns<Added>,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const names = Object.keys(spec.columns) as Array<keyof Row & string>;
+  const names = Object.keys(spec.columns) as Array<keyof (Row & Added) & string>;
+  // Per column: the added values, or undefined when the rows carry it.
+  const addedValues = names.map((n) => (added as Record<string, readonly unknown[]> | undefined)?.[n]);
+  for (const [i, values] of addedValues.entries()) {
+    if (values && values.length !== rows.length) throw new Error(`bulkInsert ${spec.table}: ${values.length} values of ${names[i]} for ${rows.length} rows`);
+  }
+  const valueOf = (row: Row, r: number, c: number): unknown => {
+    const values = addedValues[c];
+    return values ? values[r] : (row as Record<string, unknown>)[names[c]!];
+  };
   const conflict = conflictClause(spec);
   const table = sql.table(spec.table);
   const columnList = sql.join(names.map((n) => sql.ref(n)));
@@ -65,7 +82,7 @@ export async function bulkInsert<Row extends object>(
       let p = 0;
       for (let r = start; r < start + count; r++) {
         const row = rows[r]!;
-        for (let c = 0; c < names.length; c++) parameters[p++] = toSqlite(row[names[c]!], types[c]!);
+        for (let c = 0; c < names.length; c++) parameters[p++] = toSqlite(valueOf(row, r, c), types[c]!);
       }
       // No copy of the (~16,000) parameters when the conflict clause adds none.
       await db.executeQuery(CompiledQuery.raw(text, compiledConflict.parameters.length === 0 ? parameters : [...parameters, ...compiledConflict.parameters]));
@@ -80,9 +97,9 @@ export async function bulkInsert<Row extends object>(
   const aliases = sql.raw(names.map((_, i) => `c${i}`).join(', '));
   for (let start = 0; start < rows.length; start += POSTGRES_ROWS_PER_STATEMENT) {
     const chunk = rows.slice(start, start + POSTGRES_ROWS_PER_STATEMENT);
-    const sources = names.map((n, i) => {
+    const sources = names.map((_, i) => {
       const type = types[i]!;
-      const values = postgresColumn(chunk.map((row) => row[n]), type);
+      const values = postgresColumn(chunk.map((row, k) => valueOf(row, start + k, i)), type);
       return type === 'jsonb' ? sql`json_array_elements(${values}::json)` : sql`unnest(${values}::${sql.raw(type === 'bytea' ? 'text' : type)}[])`;
     });
     await sql`insert into ${table} (${columnList}) select ${selects} from rows from (${sql.join(sources)}) as u(${aliases})${conflict}`.execute(db);

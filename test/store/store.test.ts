@@ -65,6 +65,24 @@ describeEachBackend('store', (fixture) => {
     assert.deepEqual(nulls.rows[0], { price: null, blob: null });
   });
 
+  it('bulk-inserts columns the rows do not carry from values by row index, across statements', async () => {
+    const { store } = fixture();
+    const db = store.kysely as import('kysely').Kysely<any>;
+    await sql`create table bulk_added (id integer primary key, label text not null, month integer not null)`.execute(db);
+    const spec: BulkSpec<{ id: number; label: string; month: number }> = { table: 'bulk_added', columns: { id: 'int4', label: 'text', month: 'int4' } };
+    // More rows than one statement takes on either backend: the values must follow their rows past the first chunk.
+    const rows = Array.from({ length: 5_003 }, (_, i) => ({ id: i, label: `row ${i}` }));
+    const months = rows.map((r) => 202_600 + (r.id % 12));
+    assert.equal(await bulkInsert<{ id: number; label: string }, { month: number }>(db, store.dialect, spec, rows, { month: months }), rows.length);
+    const back = await sql<{ id: number; label: string; month: number }>`select id, label, month from bulk_added order by id`.execute(db);
+    assert.equal(back.rows.length, rows.length);
+    for (const r of back.rows) assert.deepEqual({ id: r.id, label: r.label, month: r.month }, { id: r.id, label: `row ${r.id}`, month: 202_600 + (r.id % 12) });
+    // A values array of another length is a caller's bug, refused before anything is written.
+    await assert.rejects(bulkInsert<{ id: number; label: string }, { month: number }>(db, store.dialect, spec, [{ id: 9_999, label: 'x' }], { month: [1, 2] }), /2 values of month for 1 rows/);
+    const stray = await sql<{ n: number }>`select count(*) as n from bulk_added where id = 9999`.execute(db);
+    assert.equal(Number(stray.rows[0]!.n), 0);
+  });
+
   it('bulk-inserts numbers and bytes exactly: fractions, extremes, empty and offset byte views', async () => {
     const { store } = fixture();
     const db = store.kysely as import('kysely').Kysely<any>;

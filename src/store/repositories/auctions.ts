@@ -66,7 +66,8 @@ const SALES: BulkSpec<AuctionRowWrite> = {
  * month); each row carries the month `auction_keys` holds for its uuid (fixed at first sight), so
  * both feeds' rows for one auction meet on the same key and the guards above hold unchanged.
  */
-type KeyedRow = AuctionRowWrite & { month: number };
+type Keyed = { month: number };
+type KeyedRow = AuctionRowWrite & Keyed;
 const KEYED_COLUMNS: BulkSpec<KeyedRow>['columns'] = { ...AUCTION_COLUMNS, month: 'int4' };
 const KEYED_LISTINGS: BulkSpec<KeyedRow> = { ...LISTINGS, columns: KEYED_COLUMNS, conflict: { ...LISTINGS.conflict!, target: ['uuid', 'month'] } };
 const KEYED_SALES: BulkSpec<KeyedRow> = { ...SALES, columns: KEYED_COLUMNS, conflict: { ...SALES.conflict!, target: ['uuid', 'month'] } };
@@ -183,7 +184,7 @@ export class AuctionRepository {
       // Sales stored just before the first generation do not rule it out.
       bulkLoad = listings.length >= BULK_LOAD_ROWS && (await this.rowsUpTo(trx, listings.length / 4)) < listings.length / 4;
       const deferred = bulkLoad ? await this.dropSecondaryIndexes(trx) : [];
-      if (keyed) await bulkInsert(trx, this.dialect, KEYED_LISTINGS, await this.withMonths(trx, listings));
+      if (keyed) await bulkInsert<AuctionRowWrite, Keyed>(trx, this.dialect, KEYED_LISTINGS, listings, { month: await this.monthsOf(trx, listings) });
       else await bulkInsert(trx, this.dialect, LISTINGS, listings);
       for (const definition of deferred) await sql.raw(definition).execute(trx);
       await bulkInsert(trx, this.dialect, BIDS, write.bids);
@@ -325,12 +326,12 @@ export class AuctionRepository {
 
   /**
    * Files the uuids of `rows` in auction_keys (new ones under their own month, existing ones
-   * untouched) and returns the rows with the month each uuid is filed under. Within the write's
+   * untouched) and returns the month each uuid is filed under, by row index. Within the write's
    * transaction; a uuid filed by a concurrent transaction is read once that one commits (the
    * second statement's snapshot is taken after the first waited for it). Only the keys filed under
    * another month than the row's own come back: none on a cold start, few in a steady generation.
    */
-  private async withMonths(trx: Kysely<Database>, rows: readonly AuctionRowWrite[]): Promise<KeyedRow[]> {
+  private async monthsOf(trx: Kysely<Database>, rows: readonly AuctionRowWrite[]): Promise<number[]> {
     const own = rows.map(auctionMonth);
     const filed = new Map<string, number>();
     for (let start = 0; start < rows.length; start += KEYS_CHUNK) {
@@ -343,14 +344,14 @@ export class AuctionRepository {
         where k.month <> v.month`.execute(trx);
       for (const k of other) filed.set(k.uuid, k.month);
     }
-    return rows.map((r, i) => ({ ...r, month: filed.get(r.uuid) ?? own[i]! }));
+    return rows.map((r, i) => filed.get(r.uuid) ?? own[i]!);
   }
 
   /** Records sales from auctions_ended; storing the same sale twice changes nothing. */
   async recordSales(rows: AuctionRowWrite[], bids: BidsTable[], feed: FeedState): Promise<void> {
     const keyed = await this.partitioned(rows);
     await this.db.transaction().execute(async (trx) => {
-      if (keyed) await bulkInsert(trx, this.dialect, KEYED_SALES, await this.withMonths(trx, rows));
+      if (keyed) await bulkInsert<AuctionRowWrite, Keyed>(trx, this.dialect, KEYED_SALES, rows, { month: await this.monthsOf(trx, rows) });
       else await bulkInsert(trx, this.dialect, SALES, rows);
       await bulkInsert(trx, this.dialect, BIDS, bids);
       await this.feeds.record(feed, trx);
