@@ -35,7 +35,7 @@ const POSTGRES_ROWS_PER_STATEMENT = 1_000;
 /**
  * Values of columns the rows do not carry, by row index (`added.month[i]` is row i's month): the
  * caller need not copy every row to add a column. Copies made with an object spread each got a
- * hidden class of their own in V8, ~1 KB a row beside the row (docs/performance.md, 2026-11-27).
+ * hidden class of their own in V8, 0.7 KB a row more than the row itself (docs/performance.md, 2026-11-27).
  */
 export type AddedColumns<Added> = { [K in keyof Added]: ReadonlyArray<Added[K]> };
 

@@ -63,7 +63,7 @@ const SALES: BulkSpec<AuctionRowWrite> = {
 
 /**
  * PostgreSQL since migration 019: `auctions` is partitioned by `month` and its key is (uuid,
- * month); each row carries the month `auction_keys` holds for its uuid (fixed at first sight), so
+ * month); each row is written with the month `auction_keys` holds for its uuid (fixed at first sight), so
  * both feeds' rows for one auction meet on the same key and the guards above hold unchanged.
  */
 type Keyed = { month: number };
