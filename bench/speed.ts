@@ -32,6 +32,7 @@ import { Store } from '../src/store/index.ts';
 import type { AuctionsTable } from '../src/store/schema.ts';
 import { busiestTag, ingestSimulator } from './auctions.ts';
 import { startServer, type ServerProcess } from './harness.ts';
+import { NODE_WRITES } from './servers/in-process-floor.ts';
 import type { BenchOptions, BenchRow } from './lib.ts';
 import { syntheticSale } from './servers/synthetic-sale.ts';
 
@@ -209,7 +210,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       const sentEncoding = h.encoding && res.headers.get('content-encoding') === h.encoding ? h.encoding : undefined;
       const sent = sentEncoding ? compressSync(plain, sentEncoding) : plain;
       // The answer's header lines but those Node writes itself on every response.
-      const headerLines = Object.fromEntries([...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length'].includes(name)));
+      const headerLines = Object.fromEntries([...res.headers].filter(([name]) => !NODE_WRITES.has(name)));
       const floor = await floorOf(sent, sentEncoding);
       const sameWire = await floorOf(sent, sentEncoding, headerLines);
       // The fourth target: a bare listener in the app's own process replaying the same answer (bench/servers/in-process-floor.ts).
