@@ -18,6 +18,7 @@ import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
 import { marketFromConfig } from './market/index.ts';
 import { VERSION } from './version.ts';
+import { keepTickObjectShape } from './tick-shape.ts';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -118,6 +119,7 @@ function describeSpan(ms: number): string {
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
+  keepTickObjectShape();
   logger.info({ config: describeConfig(config) }, 'starting skymarket');
 
   const store = await Store.open({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, clock });
