@@ -16,7 +16,7 @@ import {
   type DatabaseMetadata,
   type MigrationResultSet,
   type SchemaMetadata,
-  type SqliteDialectConfig,
+  type SqliteDatabase as KyselySqliteDatabase,
   type TableMetadata,
 } from 'kysely';
 import pg from 'pg';
@@ -80,7 +80,7 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withBulkStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
@@ -90,26 +90,31 @@ function openSqlite(options: DatabaseOptions): DatabaseHandle {
   };
 }
 
-/** Long write statements (bulk inserts of ~1,000 rows) kept prepared. */
-const CACHED_STATEMENT_CHARS = 4096;
-const CACHED_STATEMENTS = 16;
+/** Statements kept prepared, most recently used last (Kysely compiles `in (?, ?, …)` lists of every length, so it is bounded). */
+const CACHED_STATEMENTS = 256;
 
 /**
- * Kysely prepares every statement it runs. Preparing a bulk insert of a thousand rows
- * costs milliseconds, and a cold auctions generation runs dozens of identical ones, so
- * long write statements are kept prepared (SQLite re-prepares them itself after a schema
- * change). Readers are never cached: a streamed query keeps its statement busy.
+ * Kysely prepares every statement it runs, and preparing costs more than running most of ours:
+ * an account token's lookup (one row by a unique index) spent 16 µs preparing and parsing of its
+ * ~50 µs, and a bulk insert of a thousand rows milliseconds, dozens of times per cold generation.
+ * So statements are kept prepared by their text (SQLite re-prepares one itself after a schema
+ * change). A streamed read keeps its statement busy until the last row: a statement busy then
+ * is not handed out again, the caller gets a fresh one (Kysely holds its one SQLite connection for
+ * a stream's length, so only a caller outside Kysely could meet one).
  */
-function withBulkStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
+export function withStatementCache(sqlite: SqliteDatabase.Database): KyselySqliteDatabase {
   const cache = new Map<string, SqliteDatabase.Statement>();
   return {
     close: () => sqlite.close(),
     prepare(text: string) {
-      if (text.length < CACHED_STATEMENT_CHARS) return sqlite.prepare(text);
       const cached = cache.get(text);
-      if (cached) return cached;
+      if (cached !== undefined && !cached.busy) {
+        cache.delete(text);
+        cache.set(text, cached);
+        return cached;
+      }
       const statement = sqlite.prepare(text);
-      if (!statement.reader) {
+      if (cached === undefined) {
         if (cache.size >= CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
