@@ -8,7 +8,8 @@
  *   replaying the same answer (the floor of any handler there: what separates it from the fresh
  *   process is the cost of living in a large app, docs/performance.md 2026-11-27): the lowest-BIN
  *   page, the bazaar snapshot, the bazaar histories and the twelve flip feeds; requests per second and the
- *   server's CPU per request (from /proc), alternated rounds, the median round.
+ *   server's CPU per request (from /proc), alternated rounds: the median round of each, and each
+ *   ratio the median of the rounds' own ratios (ours and the floor measured seconds apart).
  * - compression: bytes on the wire and CPU per answer (gzip, brotli) of the large answers: sold
  *   page 0 (1,000 sales), a uid's sales (1,000), the histories.
  *
@@ -33,7 +34,7 @@ import type { AuctionsTable } from '../src/store/schema.ts';
 import { busiestTag, ingestSimulator } from './auctions.ts';
 import { startServer, type ServerProcess } from './harness.ts';
 import { NODE_WRITES } from './servers/in-process-floor.ts';
-import type { BenchOptions, BenchRow } from './lib.ts';
+import { median, type BenchOptions, type BenchRow } from './lib.ts';
 import { syntheticSale } from './servers/synthetic-sale.ts';
 
 const MINUTE = 60_000;
@@ -75,15 +76,29 @@ async function measure(server: ServerProcess, url: string, seconds: number, head
   return { rps: result.requests.average, cpuUsPerRequest: (used * 1e6) / n, systemUsPerRequest: ((after.system - before.system) * 1e6) / n, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
-/** Alternated rounds of each target (ours first, then the floors); the median round of each, in the order given. */
-async function sideBySide(targets: ReadonlyArray<{ server: ServerProcess; url: string }>, headers: Record<string, string>, rounds: number, seconds: number): Promise<Measured[]> {
+/**
+ * Alternated rounds of each target (ours first, then the floors), each target's rounds in order.
+ * The machine drifts between phases lasting tens of seconds (a bare server's CPU per request moved
+ * 15 → 24 µs and back within one run, 2026-11-27), so ratios are taken round by round between
+ * measurements seconds apart (`pairedRatio`), not between medians taken minutes apart.
+ */
+async function sideBySide(targets: ReadonlyArray<{ server: ServerProcess; url: string }>, headers: Record<string, string>, rounds: number, seconds: number): Promise<Measured[][]> {
   for (const t of targets) await measure(t.server, t.url, 1, headers);
   const runs: Measured[][] = targets.map(() => []);
   for (let i = 0; i < rounds; i++) {
     for (const [k, t] of targets.entries()) runs[k]!.push(await measure(t.server, t.url, seconds, headers));
   }
-  const median = (xs: Measured[]) => [...xs].sort((x, y) => x.rps - y.rps)[Math.floor(xs.length / 2)]!;
-  return runs.map(median);
+  return runs;
+}
+
+/** The median round of a target (by requests per second). */
+function medianRound(runs: readonly Measured[]): Measured {
+  return [...runs].sort((x, y) => x.rps - y.rps)[Math.floor(runs.length / 2)]!;
+}
+
+/** The median over rounds of ours ÷ the floor, each round's pair measured seconds apart. */
+function pairedRatio(ours: readonly Measured[], floor: readonly Measured[]): number {
+  return median(ours.map((m, i) => m.rps / floor[i]!.rps));
 }
 
 /** 7 days of 5-minute snapshots and the last hour's 20-second ones, a few products, rolled up. */
@@ -142,8 +157,8 @@ async function accountToken(dir: string, now: number): Promise<string> {
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const auctions = options.quick ? 10_000 : 60_000;
-  const rounds = options.quick ? 1 : 3;
-  const seconds = options.quick ? 2 : 5;
+  const rounds = options.quick ? 1 : 5;
+  const seconds = options.quick ? 2 : 3;
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-speed-'));
   const rows: BenchRow[] = [];
   const servers: ServerProcess[] = [];
@@ -214,7 +229,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       const floor = await floorOf(sent, sentEncoding);
       const sameWire = await floorOf(sent, sentEncoding, headerLines);
       // The fourth target: a bare listener in the app's own process replaying the same answer (bench/servers/in-process-floor.ts).
-      const [ours, base, wire, inside] = (await sideBySide(
+      const [oursRuns, baseRuns, wireRuns, insideRuns] = (await sideBySide(
         [
           { server: app, url },
           { server: floor, url: floor.url },
@@ -224,18 +239,20 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         headers,
         rounds,
         seconds,
-      )) as [Measured, Measured, Measured, Measured];
+      )) as [Measured[], Measured[], Measured[], Measured[]];
+      const [ours, base, wire, inside] = [oursRuns, baseRuns, wireRuns, insideRuns].map(medianRound) as [Measured, Measured, Measured, Measured];
+      const [vsBase, vsWire, vsInside] = [baseRuns, wireRuns, insideRuns].map((floorRuns) => pairedRatio(oursRuns, floorRuns)) as [number, number, number];
       await floor.stop();
       await sameWire.stop();
       rows.push({
         name: `${h.name}, ${sent.length} bytes`,
         figure: ours.rps,
         unit: 'req/s',
-        ratio: ours.rps / base.rps,
+        ratio: vsBase,
         baseline: 'bare node:http, same bytes',
-        notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs (kernel ${Math.round(ours.systemUsPerRequest)}) vs ${Math.round(base.cpuUsPerRequest)} µs (kernel ${Math.round(base.systemUsPerRequest)}) bare; bare with the answer's ${Object.keys(headerLines).length} header lines (the same bytes on the wire) ${Math.round(wire.rps)} req/s, ${Math.round(wire.cpuUsPerRequest)} µs (kernel ${Math.round(wire.systemUsPerRequest)}): ours ${(ours.rps / wire.rps).toFixed(2)}×; bare in the app's own process (same bytes and header lines) ${Math.round(inside.rps)} req/s, ${Math.round(inside.cpuUsPerRequest)} µs (kernel ${Math.round(inside.systemUsPerRequest)}): ours **${(ours.rps / inside.rps).toFixed(2)}×**; p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
+        notes: `bare ${Math.round(base.rps)} req/s; CPU/request ${Math.round(ours.cpuUsPerRequest)} µs (kernel ${Math.round(ours.systemUsPerRequest)}) vs ${Math.round(base.cpuUsPerRequest)} µs (kernel ${Math.round(base.systemUsPerRequest)}) bare; bare with the answer's ${Object.keys(headerLines).length} header lines (the same bytes on the wire) ${Math.round(wire.rps)} req/s, ${Math.round(wire.cpuUsPerRequest)} µs (kernel ${Math.round(wire.systemUsPerRequest)}): ours ${vsWire.toFixed(2)}×; bare in the app's own process (same bytes and header lines) ${Math.round(inside.rps)} req/s, ${Math.round(inside.cpuUsPerRequest)} µs (kernel ${Math.round(inside.systemUsPerRequest)}): ours **${vsInside.toFixed(2)}×**; ratios: median of ${rounds} paired rounds (same wire, per round: ${oursRuns.map((m, i) => (m.rps / wireRuns[i]!.rps).toFixed(2)).join(' ')}); p99 ${ours.p99} ms; non-2xx ${ours.non2xx}`,
       });
-      process.stderr.write(`  ${rows[rows.length - 1]!.name}: ${rows[rows.length - 1]!.ratio!.toFixed(2)}× (same wire ${(ours.rps / wire.rps).toFixed(2)}×, in-process ${(ours.rps / inside.rps).toFixed(2)}×)\n`);
+      process.stderr.write(`  ${rows[rows.length - 1]!.name}: ${rows[rows.length - 1]!.ratio!.toFixed(2)}× (same wire ${vsWire.toFixed(2)}×, in-process ${vsInside.toFixed(2)}×)\n`);
     }
 
     // What the app spends with no requests at all (its timers: flip polling, views, metrics): part of every figure's CPU per request.
