@@ -80,7 +80,7 @@ export class Store {
     this.elections = new ElectionRepository(handle.db);
     this.auctionQueries = new AuctionQueryRepository(handle.db, handle.dialect);
     this.exportJobs = new ExportJobRepository(handle.db);
-    this.accounts = new AccountRepository(handle.db, clock);
+    this.accounts = new AccountRepository(handle.db, clock, handle.sqlite);
     this.apiKeys = new ApiKeyRepository(handle.db, clock);
     this.partners = new PartnerRepository(handle.db, clock);
     this.bazaarHistory = new BazaarHistoryRepository(handle.db, handle.dialect, handle, this.bazaar);

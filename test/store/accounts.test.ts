@@ -1,7 +1,11 @@
 /** The accounts repository on SQLite and PostgreSQL: tokens stored as hashes, tiers that expire, revocation. */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { it } from 'node:test';
 import { hashToken } from '../../src/domain/credentials.ts';
+import { Store } from '../../src/store/index.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12);
@@ -50,4 +54,22 @@ describeEachBackend('accounts repository', (fixture) => {
     const listed = await store.accounts.list();
     assert.ok(listed.some((a) => a.id === account.id && a.revokedAt === NOW));
   });
+});
+
+it('sees a revocation and a tier change made from another process at once (SQLite, the CLI beside the service)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-accounts-'));
+  const service = await Store.open({ dataDir: dir });
+  const cli = await Store.open({ dataDir: dir });
+  try {
+    const { account, token } = await service.accounts.create({ tier: 'premium', days: 30, now: NOW });
+    assert.equal((await service.accounts.findByToken(token, NOW))?.tier, 'premium');
+    assert.ok(await cli.accounts.setTier(account.id, 'premium_plus', 30, NOW));
+    assert.equal((await service.accounts.findByToken(token, NOW))?.tier, 'premium_plus');
+    assert.ok(await cli.accounts.revoke(account.id, NOW));
+    assert.equal(await service.accounts.findByToken(token, NOW), null);
+  } finally {
+    await cli.close();
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
