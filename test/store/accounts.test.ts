@@ -73,3 +73,32 @@ it('sees a revocation and a tier change made from another process at once (SQLit
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+it('does not read a revocation past an open transaction\'s older snapshot (SQLite)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skymarket-accounts-'));
+  const service = await Store.open({ dataDir: dir });
+  const cli = await Store.open({ dataDir: dir });
+  try {
+    const { account, token } = await service.accounts.create({ tier: 'premium', days: 30, now: NOW });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const inside = new Promise<void>((resolve) => (started = resolve));
+    // A read transaction on the service's connection, its snapshot taken before the revocation.
+    const open = service.transaction(async (trx) => {
+      await trx.selectFrom('accounts').select('id').execute();
+      started();
+      await gate;
+    });
+    await inside;
+    assert.ok(await cli.accounts.revoke(account.id, NOW));
+    const lookup = service.accounts.findByToken(token, NOW);
+    release();
+    await open;
+    assert.equal(await lookup, null);
+  } finally {
+    await cli.close();
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -111,7 +111,10 @@ export class AccountRepository {
   async findByToken(token: string, nowMs: number): Promise<AccountIdentity | null> {
     if (!hasTokenShape('account', token)) return null;
     const hash = hashToken(token);
-    const row = this.sqlite ? this.sqliteRowByHash(this.sqlite, hash) : await this.db.selectFrom('accounts').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    // A transaction open on the connection (Kysely's, between its awaits) would show this read its
+    // snapshot, older than a revocation committed since: then queue behind it through Kysely.
+    const direct = this.sqlite !== undefined && !this.sqlite.inTransaction ? this.sqlite : undefined;
+    const row = direct ? this.sqliteRowByHash(direct, hash) : await this.db.selectFrom('accounts').selectAll().where('token_hash', '=', hash).executeTakeFirst();
     if (!row || !hashesEqual(row.token_hash, hash) || row.revoked_at !== null) return null;
     const record = toRecord(row);
     return {
@@ -126,9 +129,9 @@ export class AccountRepository {
    * The lookup every request with a token makes, on SQLite: one prepared statement read
    * synchronously. Through Kysely (query building, its connection queue and their promises) a
    * token-gated flip feed cost 113 µs a request against 38 µs with the lookup taken out
-   * (docs/performance.md, 2026-11-27). Reading beside Kysely's queue is safe here: accounts change
-   * only in single statements, never inside a longer transaction, and nothing iterates a statement
-   * (which would keep the connection busy).
+   * (docs/performance.md, 2026-11-27). Reading beside Kysely's queue is safe when no transaction is
+   * open on the connection (the caller checks): accounts change only in single statements, and
+   * nothing iterates a statement (which would keep the connection busy).
    */
   private sqliteRowByHash(sqlite: SqliteDatabase.Database, hash: string): Selectable<AccountsTable> | undefined {
     this.byTokenHash ??= sqlite.prepare<[string], Selectable<AccountsTable>>('select * from accounts where token_hash = ?');
