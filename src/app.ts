@@ -45,7 +45,6 @@ import { LIMITS as MOD_LIMITS } from './mod/messages.ts';
 import { MarketEvents } from './market/events.ts';
 import { StreamHub } from './services/stream.ts';
 import type { Duty, LeaderState } from './leadership.ts';
-import { keepTickObjectShape } from './tick-shape.ts';
 
 /** Everything the HTTP layer needs from the running process. */
 export interface AppContext {
@@ -131,8 +130,6 @@ export const MARKET_START_TIMEOUT_MS = 180_000;
 
 export async function buildApp(context: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = context;
-  // Before the market loads: that load is what lets V8 drop the tick objects' hidden classes.
-  keepTickObjectShape();
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const storedResponses = new StoredResponses();
   const app = Fastify({

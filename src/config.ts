@@ -1,7 +1,7 @@
 /**
  * One typed configuration, read from environment variables and CLI flags (flags win),
  * validated once at start. An invalid value fails with a single line naming the variable.
- * Every variable is documented in docs/configuration.md (test/docs/configuration.test.ts checks it).
+ * Every variable is documented in docs/configuration.md (test/unit/docs/configuration.test.ts checks it).
  */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';

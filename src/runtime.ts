@@ -119,6 +119,8 @@ function describeSpan(ms: number): string {
 export async function startRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
+  // The serving process only (not buildApp, which tests call), and before the market loads:
+  // that load is what lets V8 drop the tick objects' hidden classes (src/tick-shape.ts).
   keepTickObjectShape();
   logger.info({ config: describeConfig(config) }, 'starting skymarket');
 

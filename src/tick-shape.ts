@@ -13,7 +13,9 @@
  *
  * Holding one tick object keeps its class chain alive. The holder is refreshed every second, so
  * a class V8 replaces (a field widened from small integer to double) is held too.
- * test/tick-shape.test.ts reproduces the collapse and checks that this prevents it.
+ * Started by the serving process (src/runtime.ts), not by buildApp. The check that reproduces the
+ * collapse and shows that this prevents it reads V8's own feedback: `npm run bench -- tick-shape`
+ * (bench/tick-shape.ts).
  */
 import { executionAsyncResource } from 'node:async_hooks';
 

@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createMetrics } from '../../src/metrics.ts';
 import { Store } from '../../src/store/index.ts';
+import { keepTickObjectShape } from '../../src/tick-shape.ts';
 import { startInProcessFloor } from './in-process-floor.ts';
 
 /** Loopback clients are exempt from the per-IP limits: throughput benchmarks measure the route, not the limiter. */
@@ -33,6 +34,8 @@ export interface BenchAppOptions {
 }
 
 export async function serveBenchApp(options: BenchAppOptions): Promise<FastifyInstance> {
+  // As the serving process does (src/runtime.ts); buildApp leaves it to its caller.
+  keepTickObjectShape();
   const dir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'skymarket-bench-'));
   const config = loadConfig({ ...options.env, DATA_DIR: dir, LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1' });
   const store = await Store.open({ dataDir: dir });

@@ -27,7 +27,7 @@
  * (cors.ts staticCorsHeaders), compression (compression.ts chooseEncoding, compressionHeaders and
  * the remembered variants), caching (caching.ts cacheHeaders and the plugin's ETags), limits
  * (limits.ts, through countPeerRequest) and metrics (metrics.ts recordResponse).
- * test/http/stored-responses.test.ts compares both paths over a matrix of requests.
+ * test/medium/http/stored-responses.test.ts compares both paths over a matrix of requests.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
