@@ -89,8 +89,9 @@ describeEachBackend('forge and Kat flips', (fixture) => {
   });
 
   it('forge flips for a player: filtered by the HotM tier their mod uploaded, else unfiltered and said why', async () => {
-    const unknown = await get(`/api/flip/forge?uuid=${PLAYER}`);
+    const unknown = await t.app.inject({ method: 'GET', url: `/api/flip/forge?uuid=${PLAYER}`, headers: { origin: 'https://example.org' } });
     assert.equal(unknown.statusCode, 200);
+    assert.match(String(unknown.headers['access-control-expose-headers']), /X-Forge-Filter/, 'a browser script may read why');
     assert.match(String(unknown.headers['x-forge-filter']), /^unfiltered; /);
     assert.ok((unknown.json() as Forge[]).some((f) => f.craftData.itemId === 'REFINED_MITHRIL'));
     await t.store.players.mergeState(PLAYER, null, { skills: { hotm: 1 } }, t.clock.now());
