@@ -70,7 +70,7 @@ const IngredientSchema = Type.Object({
   instaBuyUnitPrice: Type.Number(),
 });
 
-const ProfitSchema = Type.Object({
+export const ProfitSchema = Type.Object({
   itemId: Type.String(),
   itemName: Nullable(Type.String()),
   sellPrice: Type.Number(),

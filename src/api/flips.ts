@@ -14,6 +14,7 @@ import type { AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import type { PreparedBody } from '../http/stored-responses.ts';
 import type { FlipFeed } from '../services/flips.ts';
+import { ProfitSchema } from './craft.ts';
 
 const TAGS = ['flips'];
 const Str = Type.String();
@@ -160,6 +161,44 @@ const AttributeFlip = Type.Object({
   foundAt: Time,
   volume: Num,
 });
+
+const ForgeFlip = Type.Object({
+  craftData: ProfitSchema,
+  duration: Type.Integer({ description: 'forge time of the recipe, seconds' }),
+  requiredHotMLevel: Type.Integer({ description: 'Heart of the Mountain tier the recipe needs (0 when none)' }),
+  profitPerHour: Type.Number({ description: 'craftData.profit (after the sale fee) per hour of forge time, ingredientForgeSeconds included' }),
+  requirements: Type.Union([Type.Record(Str, Int), Type.Null()], { description: 'other requirements of the item: collection, skill or slayer name → level' }),
+  ingredientForgeSeconds: Type.Integer({ description: 'skymarket: forge time of the ingredients the plan forges itself (the longest)' }),
+});
+
+const Rarity = Type.String({ description: 'the established Tier enum' });
+const KatUpgradeCost = Type.Object({
+  name: Str,
+  baseRarity: Rarity,
+  hours: Type.Number({ description: 'upgrade time' }),
+  cost: Type.Number({ description: 'coins Kat asks' }),
+  material: Type.Union([Str, Type.Null()], { description: 'the first material, null when none' }),
+  amount: Type.Number({ description: 'amount of material (0 when none)' }),
+  materials: Type.Union([Type.Record(Str, Num), Type.Null()], { description: 'every material, tag → amount' }),
+  itemTag: Str,
+});
+const KatFlip = Type.Object({
+  volume: Type.Number({ description: 'sales of the pet (any rarity) in the last 24 hours' }),
+  median: Type.Number({ description: 'median of the cheapest active BINs at the target rarity' }),
+  upgradeCost: Num,
+  materialCost: Type.Number({ description: 'materials at the current bazaar/auction prices, bought as the craft flips buy ingredients' }),
+  originAuction: Str,
+  coreData: KatUpgradeCost,
+  targetRarity: Rarity,
+  profit: Type.Number({ description: 'referencePrice after the auction fee − purchaseCost − upgradeCost − materialCost' }),
+  referenceAuction: Str,
+  purchaseCost: Num,
+  originAuctionName: Str,
+  referencePrice: Type.Number({ description: 'skymarket: the lowest BIN of the target rarity' }),
+});
+
+/** Header on a forge list asked for a player, saying whether and why it is (not) filtered by their HotM tier. */
+export const FORGE_FILTER_HEADER = 'x-forge-filter';
 
 const SORTS = ['profit', 'price', 'volume', 'vol', 'age'] as const;
 
@@ -345,6 +384,48 @@ export async function flips(app: FastifyInstance) {
   );
 
   publicRoute('/api/flip/copper', 'Copper flips: coins per copper of buying greenhouse crops and analysing them', CopperFlip, 60, () => service.bazaar('copper'));
+
+  const FORGE_URL = '/api/flip/forge';
+  const FORGE_CACHE_SECONDS = 300;
+  const forge = publicFeed(FORGE_URL, FORGE_CACHE_SECONDS, () => service.forge());
+  app.get<{ Querystring: { uuid?: string } }>(
+    FORGE_URL,
+    {
+      schema: {
+        tags: TAGS,
+        summary: "Forge flips: profitable forge recipes (the craft flips' prices) per hour of forge time; with uuid, those the player's HotM tier allows",
+        querystring: Type.Object({
+          uuid: Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{32}$|^[0-9a-fA-F-]{36}$', description: 'player uuid: only the recipes their Heart of the Mountain tier allows, when it is known' })),
+        }),
+        response: { 200: list(ForgeFlip), ...problemResponses(400) },
+      },
+      config: { cache: FORGE_CACHE_SECONDS },
+    },
+    async (request, reply) => {
+      const uuid = request.query.uuid;
+      if (uuid === undefined) return forge(reply);
+      const known = await app.services.craft.hotmTier(uuid.replaceAll('-', '').toLowerCase());
+      if ('tier' in known) {
+        reply.header(FORGE_FILTER_HEADER, `filtered; HotM tier ${known.tier}`);
+        return computed(reply, service.forge(known.tier));
+      }
+      reply.header(FORGE_FILTER_HEADER, `unfiltered; ${known.reason}`);
+      return forge(reply);
+    },
+  );
+
+  publicRoute('/api/kat/profit', 'Kat flips: buy a pet as the cheapest BIN, upgrade its rarity at Kat, sell at the lowest BIN of the higher rarity', KatFlip, 60, () => service.kat());
+
+  const KAT_DATA_URL = '/api/kat/data';
+  const KAT_DATA_CACHE_SECONDS = 3600;
+  app.get(
+    KAT_DATA_URL,
+    {
+      schema: { tags: TAGS, summary: "Kat's pet rarity upgrades: coins, hours and materials (NEU katgrade recipes)", response: { 200: list(KatUpgradeCost) } },
+      config: { cache: KAT_DATA_CACHE_SECONDS },
+    },
+    () => service.katUpgrades(),
+  );
 
   app.get<{ Querystring: { sort: (typeof SORTS)[number] } }>(
     '/api/flip/attribute',

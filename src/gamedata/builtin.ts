@@ -33,6 +33,7 @@ export function builtinGameData(): GameData {
     attributeShards: [],
     georgePrices: new Map(),
     unresolved: [],
+    katUpgrades: [],
   };
 }
 

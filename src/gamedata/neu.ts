@@ -26,6 +26,7 @@ import {
   type GameItem,
   type GridSlot,
   type Ingredient,
+  type KatUpgrade,
   type LevelingTables,
   type Recipe,
   type Requirement,
@@ -93,6 +94,8 @@ export function loadNeuRepository(dir: string, kind: 'directory' | 'synced' = 'd
   const npcOffers = new Map<string, Recipe[]>();
   const unresolved: UnresolvedIngredient[] = [];
   const seenRecipes = new Set<string>();
+  const katUpgrades: KatUpgrade[] = [];
+  const seenKat = new Set<string>();
   const addRecipe = (recipe: Recipe) => {
     const key = `${recipe.type}|${recipe.output}|${recipe.count}|${recipe.inputs.map((i) => `${i.tag}*${i.count}`).join(',')}|${recipe.currencies.map((c) => `${c.currency}*${c.amount}`).join(',')}`;
     if (seenRecipes.has(key)) return;
@@ -133,8 +136,15 @@ export function loadNeuRepository(dir: string, kind: 'directory' | 'synced' = 'd
         } else if (raw.type === 'npc_shop') {
           const r = npcRecipe(raw, id, resolve, (ingredient, output) => unresolved.push({ output: output ?? tag, ingredient }));
           if (r) addRecipe(r);
+        } else if (raw.type === 'katgrade') {
+          // Pet rarity upgrades are not crafts: kept apart for the Kat flips.
+          const k = katUpgrade(raw, resolve, unknown);
+          if (k && !seenKat.has(`${k.petTag}|${k.fromTier}`)) {
+            seenKat.add(`${k.petTag}|${k.fromTier}`);
+            katUpgrades.push(k);
+          }
         }
-        // drops, katgrade (pet upgrades), trade: not purchasable crafts.
+        // drops, trade: not purchasable crafts.
       }
     }
   }
@@ -199,6 +209,7 @@ export function loadNeuRepository(dir: string, kind: 'directory' | 'synced' = 'd
     attributeShards,
     georgePrices,
     unresolved,
+    katUpgrades: katUpgrades.map((k) => ({ ...k, name: petName(items.get(k.petTag)?.name ?? k.name) })),
     report,
     ...(leveling ? { leveling } : {}),
   };
@@ -293,6 +304,44 @@ function forgeRecipe(raw: Record<string, unknown>, output: string, resolve: Reso
   return recipe;
 }
 
+/** NEU's pet rarity indexes (`NAME;INDEX`). */
+const PET_TIERS = ['COMMON', 'UNCOMMON', 'RARE', 'EPIC', 'LEGENDARY', 'MYTHIC'] as const;
+
+/** A pet id `NAME;INDEX` as its name and rarity. */
+function petId(id: unknown): { name: string; tier: string } | undefined {
+  if (typeof id !== 'string') return undefined;
+  const m = /^([A-Z0-9_]+);(\d)$/.exec(id);
+  const tier = m ? PET_TIERS[Number(m[2])] : undefined;
+  return m && tier ? { name: m[1]!, tier } : undefined;
+}
+
+/** `{ type: "katgrade", input: "BEE;3", output: "BEE;4", coins, time, items: ["TAG:n"] }`. */
+function katUpgrade(raw: Record<string, unknown>, resolve: Resolve, unknown: (id: string) => void): KatUpgrade | undefined {
+  const from = petId(raw.input);
+  const to = petId(raw.output);
+  if (!from || !to || from.name !== to.name || from.tier === to.tier) return undefined;
+  const coins = typeof raw.coins === 'number' && raw.coins >= 0 ? raw.coins : undefined;
+  const seconds = typeof raw.time === 'number' && raw.time >= 0 ? raw.time : undefined;
+  if (coins === undefined || seconds === undefined) return undefined;
+  const materials = new Map<string, number>();
+  for (const entry of Array.isArray(raw.items) ? raw.items : []) {
+    const parsed = typeof entry === 'string' ? splitCount(entry) : undefined;
+    if (!parsed) continue;
+    const tag = resolve(parsed.id);
+    if (!tag) {
+      unknown(parsed.id);
+      return undefined;
+    }
+    materials.set(tag, (materials.get(tag) ?? 0) + parsed.count);
+  }
+  return { petTag: `PET_${from.name}`, name: from.name, fromTier: from.tier, toTier: to.tier, coins, durationSeconds: seconds, materials: toIngredients(materials) };
+}
+
+/** A pet's display name without NEU's level placeholder ("[Lvl {LVL}] Bee" → "Bee"). */
+function petName(display: string): string {
+  return display.replace(/^\[Lvl[^\]]*\]\s*/, '');
+}
+
 function npcRecipe(
   raw: Record<string, unknown>,
   npc: string,
@@ -377,8 +426,10 @@ export function requirementsOf(json: Record<string, unknown>): Requirement[] {
     const m = /^([A-Z]+)_(\d+)$/.exec(json.slayer_req);
     if (m) out.push({ kind: 'slayer', name: SLAYER_KEYS[m[1]!] ?? m[1]!.toLowerCase(), level: Number(m[2]) });
   }
-  if (typeof json.crafttext === 'string') {
-    const m = /^Requires:?\s+(.+?)\s+([IVXLC]+|\d+)$/.exec(stripColors(json.crafttext));
+  const text = typeof json.crafttext === 'string' ? /^Requires:?\s+(.+)$/.exec(stripColors(json.crafttext))?.[1] : undefined;
+  // Several requirements are joined by "&" ("Requires: Gemstone X & HotM 5").
+  for (const part of text ? text.split(/\s+&\s+/) : []) {
+    const m = /^(.+?)\s+([IVXLC]+|\d+)$/.exec(part.trim());
     if (m) {
       const name = m[1]!;
       const level = /^\d+$/.test(m[2]!) ? Number(m[2]) : roman(m[2]!);

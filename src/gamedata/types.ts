@@ -96,6 +96,23 @@ export interface UnresolvedIngredient {
   ingredient: string;
 }
 
+/**
+ * One pet rarity upgrade at Kat (NEU `katgrade` recipes): the pet goes in at `fromTier` and comes
+ * back at `toTier` after `durationSeconds`, for `coins` and `materials`.
+ */
+export interface KatUpgrade {
+  /** skymarket tag of the pet, e.g. PET_ARMADILLO */
+  petTag: string;
+  /** pet name without the level placeholder, e.g. "Armadillo" */
+  name: string;
+  fromTier: string;
+  toTier: string;
+  coins: number;
+  durationSeconds: number;
+  /** item inputs, merged per tag, in NEU's order */
+  materials: Ingredient[];
+}
+
 export interface GameData {
   source: GameDataSource;
   items: ReadonlyMap<string, GameItem>;
@@ -113,6 +130,8 @@ export interface GameData {
   /** George's pet offers: NEU pet id (`NAME;RARITY`) → coins */
   georgePrices: ReadonlyMap<string, number>;
   unresolved: readonly UnresolvedIngredient[];
+  /** Kat's pet rarity upgrades (NEU `katgrade` recipes); empty for the builtin catalog */
+  katUpgrades: readonly KatUpgrade[];
   /** XP per level (not cumulative) for skills, from NEU constants/leveling.json; absent for the builtin catalog */
   leveling?: LevelingTables;
 }

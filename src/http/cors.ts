@@ -17,6 +17,7 @@ export const EXPOSED_HEADERS = [
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
   'X-Craft-Filter',
+  'X-Forge-Filter',
 ].join(', ');
 
 /** The @fastify/cors options for CORS_ORIGINS (`*` among them: any origin). */

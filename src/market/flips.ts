@@ -6,7 +6,9 @@
  *
  * Bazaar-driven flips (spread, demand, residual, books, NPC both ways, fusion, copper) are
  * recomputed after each snapshot; auction-driven ones (attribute, mayor) after each auctions
- * generation or election change (at most once per `auctionsMinIntervalMs`).
+ * generation or election change (at most once per `auctionsMinIntervalMs`). Forge and Kat flips
+ * are priced by the crafting view (market/craft.ts, the craft flips' own prices) and recomputed
+ * whenever it was rebuilt.
  */
 import { electionLeader } from '../domain/elections.ts';
 import { displayName } from '../domain/tags.ts';
@@ -42,6 +44,11 @@ import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts'
 import { COPPER_YIELDS, type CopperYield } from '../gamedata/tables/copper.ts';
 import { NPC_SHOP_ROWS } from '../gamedata/tables/npc-shops.ts';
 import { builtinUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
+import type { GameData } from '../gamedata/types.ts';
+import { CraftEngine } from '../domain/craft/engine.ts';
+import { forgeFlips, type ForgeFlip } from '../domain/flips/forge.ts';
+import { katFlips, type KatFlip } from '../domain/flips/kat.ts';
+import type { CraftState } from './craft.ts';
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -87,6 +94,22 @@ export interface FlipEngineOptions {
    * active BINs from it instead of re-reading and re-parsing them from the store every generation.
    */
   activeBins?: ActiveBinSource;
+  /** the crafting view: forge and Kat flips are priced from its state (none without it) */
+  craft?: CraftSource;
+  /** how long the 24-hour pet sale counts of the Kat flips are reused (default 10 min) */
+  katVolumesMs?: number;
+}
+
+/** What the forge and Kat flips read: the game data and the crafting view's current state. */
+export interface CraftSource {
+  readonly game: GameData;
+  current(): Promise<CraftState>;
+}
+
+export interface CraftFlipResults {
+  computedAt: number;
+  forge: ForgeFlip[];
+  kat: KatFlip[];
 }
 
 /**
@@ -155,7 +178,8 @@ class HeldProduct implements ProductMarket {
 }
 
 export class FlipEngine {
-  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts' | 'activeBins'>> & Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'activeBins'>;
+  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts' | 'activeBins' | 'craft'>> &
+    Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'activeBins' | 'craft'>;
   private readonly upgradeCosts: UpgradeCosts;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -190,6 +214,11 @@ export class FlipEngine {
   /** the latest results; null until the first computation */
   bazaar: BazaarFlipResults | null = null;
   auctions: AuctionFlipResults | null = null;
+  /** forge and Kat flips; null until the first computation (and without a crafting view) */
+  crafted: CraftFlipResults | null = null;
+  /** the crafting-view state the forge and Kat flips were computed from */
+  private craftSeen: CraftState | undefined;
+  private katVolumes: { at: number; counts: ReadonlyMap<string, number> } = { at: -Infinity, counts: new Map() };
   /** upstream time of the newest data any flip was computed from */
   lastUpdate: number | null = null;
   /** how long the last bazaar recomputation took (ms), for metrics and the bench */
@@ -214,6 +243,7 @@ export class FlipEngine {
       historyReloadMs: HOUR,
       openOrdersMaxAgeMs: 2 * HOUR,
       npcUploadQuorum: 2,
+      katVolumesMs: 10 * MINUTE,
       ...options,
     };
     this.upgradeCosts = options.upgradeCosts ?? builtinUpgradeCosts();
@@ -311,6 +341,7 @@ export class FlipEngine {
       this.auctionsComputedAt = now;
       await this.computeAuctions();
     }
+    await this.computeCrafted();
     const newest = Math.max(0, ...feeds.filter((f) => f.name !== 'items').map((f) => f.lastUpdated));
     if (newest > 0) this.lastUpdate = newest;
   }
@@ -514,6 +545,39 @@ export class FlipEngine {
 
     this.auctions = { computedAt: now, attribute, mayor };
     this.logger?.debug({ attribute: attribute.length, mayor: mayor.length, targets: targets.length, ms: Math.round(this.clock.now() - now) }, 'auction flips computed');
+  }
+
+  /**
+   * Forge and Kat flips, when the crafting view was rebuilt since the last computation (a new
+   * bazaar snapshot or a change of the lowest BINs): the forge entries of its craft list, and pet
+   * upgrades priced with its prices (materials as the craft flips buy ingredients).
+   */
+  private async computeCrafted(): Promise<void> {
+    const craft = this.opts.craft;
+    if (!craft) return;
+    const state = await craft.current();
+    if (state === this.craftSeen) return;
+    this.craftSeen = state;
+    const now = this.clock.now();
+    const game = craft.game;
+    const forge = forgeFlips(state.profits, game);
+    let kat: KatFlip[] = [];
+    const petTags = [...new Set(game.katUpgrades.map((k) => k.petTag))];
+    if (petTags.length > 0) {
+      const listings = await this.activeBins(petTags, now);
+      if (now - this.katVolumes.at >= this.opts.katVolumesMs) this.katVolumes = { at: now, counts: await this.store.auctionQueries.saleCounts(now - DAY) };
+      const engine = new CraftEngine(game, state.prices, { useOrders: false });
+      kat = katFlips(game.katUpgrades, listings, {
+        materialCost: (tag, count) => {
+          const plan = engine.plan(tag, count);
+          return plan.enough && plan.currencies.length === 0 ? plan.cost : undefined;
+        },
+        volumes: this.katVolumes.counts,
+        derpy: state.prices.derpy ?? false,
+      });
+    }
+    this.crafted = { computedAt: now, forge, kat };
+    this.logger?.debug({ forge: forge.length, kat: kat.length, ms: Math.round(this.clock.now() - now) }, 'forge and Kat flips computed');
   }
 
   /**

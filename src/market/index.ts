@@ -68,6 +68,7 @@ export function createMarket(options: MarketOptions): Market {
     upgradeCosts,
     npcUploadQuorum: config.npcUploadQuorum,
     activeBins: activeAuctions,
+    craft,
   });
   const catalog = new ItemCatalog({
     store,

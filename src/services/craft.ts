@@ -9,7 +9,7 @@ import type { Clock } from '../clock.ts';
 import { CraftEngine, type AcquisitionPlan } from '../domain/craft/engine.ts';
 import { craftInstruction, flatRecipe, primaryRecipe, type CraftInstructionAnswer } from '../domain/craft/instructions.ts';
 import type { PriceSource } from '../domain/craft/prices.ts';
-import { filterByProgress, type ProfitableCraft } from '../domain/craft/profit.ts';
+import { filterByProgress, type PlayerProgress, type ProfitableCraft } from '../domain/craft/profit.ts';
 import type { GameData } from '../gamedata/types.ts';
 import type { CraftMarket } from '../market/craft.ts';
 import type { Store } from '../store/index.ts';
@@ -90,6 +90,25 @@ export class CraftService {
       filter = player ? `unfiltered; ${fromMod?.status === 'unavailable' ? fromMod.reason : 'no mod upload'}, and no UPSTREAM_API_KEY for the profile endpoint` : 'unfiltered; no player given';
     }
     return { filter, unfilteredJson: state.profitsJson() };
+  }
+
+  /**
+   * The player's Heart of the Mountain tier as far as it is known (their mod's upload first, then
+   * the profile ingestion fetched, queued here when missing), or why it is not known.
+   */
+  async hotmTier(player: string): Promise<{ tier: number } | { reason: string }> {
+    const tierOf = (progress: PlayerProgress) => {
+      const skills = progress.skills ? new Map(Object.entries(progress.skills).map(([k, v]) => [k.toLowerCase(), v])) : undefined;
+      return skills?.get('hotm') ?? skills?.get('heart of the mountain');
+    };
+    const fromMod = await this.uploaded.lookup(player, undefined);
+    const uploaded = fromMod.status === 'known' ? tierOf(fromMod.progress) : undefined;
+    if (uploaded !== undefined) return { tier: uploaded };
+    if (!this.fetched) return { reason: fromMod.status === 'unavailable' ? `${fromMod.reason}, and no UPSTREAM_API_KEY for the profile endpoint` : 'no HotM tier uploaded' };
+    const found = await this.fetched.lookup(player, undefined);
+    if (found.status !== 'known') return { reason: found.reason };
+    const fetched = tierOf(found.progress);
+    return fetched === undefined ? { reason: 'the profile shows no HotM tier' } : { tier: fetched };
   }
 
   /** The item's craft cost against its price now, when it is in the current craft list (null otherwise). */

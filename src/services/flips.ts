@@ -4,7 +4,10 @@
  * first computation a feed is empty and has no time.
  */
 import { sortAttributeFlips, type AttributeFlip, type AttributeSort } from '../domain/flips/attribute.ts';
+import { forgeableAt, type ForgeFlip } from '../domain/flips/forge.ts';
+import { katUpgradeCost, type KatFlip, type KatUpgradeCost } from '../domain/flips/kat.ts';
 import type { MayorDiffFlip } from '../domain/flips/mayor.ts';
+import type { GameData } from '../gamedata/types.ts';
 import type { BazaarFlipResults, FlipEngine } from '../market/flips.ts';
 
 /** One feed's flips and the time they were computed (null before the first computation). */
@@ -17,7 +20,15 @@ export interface FlipFeed<T> {
 export type BazaarFeed = Exclude<keyof BazaarFlipResults, 'computedAt' | 'snapshotAt'>;
 
 export class FlipsService {
-  constructor(private readonly engine: FlipEngine) {}
+  /** Kat's upgrade table in the established shape, built once from the game data */
+  private readonly katTable: KatUpgradeCost[];
+
+  constructor(
+    private readonly engine: FlipEngine,
+    game: Pick<GameData, 'katUpgrades'>,
+  ) {
+    this.katTable = game.katUpgrades.map(katUpgradeCost);
+  }
 
   /** Upstream time of the newest data any flip was computed from. */
   lastUpdate(): number | null {
@@ -42,6 +53,23 @@ export class FlipsService {
   attribute(sort: AttributeSort): FlipFeed<AttributeFlip> {
     const results = this.engine.auctions;
     return { computedAt: results?.computedAt ?? null, flips: sortAttributeFlips(results?.attribute ?? [], sort) };
+  }
+
+  /** Forge flips; with a Heart of the Mountain tier, only those it can forge. */
+  forge(hotm?: number): FlipFeed<ForgeFlip> {
+    const results = this.engine.crafted;
+    const flips = results?.forge ?? [];
+    return { computedAt: results?.computedAt ?? null, flips: hotm === undefined ? flips : forgeableAt(flips, hotm) };
+  }
+
+  kat(): FlipFeed<KatFlip> {
+    const results = this.engine.crafted;
+    return { computedAt: results?.computedAt ?? null, flips: results?.kat ?? [] };
+  }
+
+  /** Kat's pet rarity upgrades (coins, time, materials), from the game data. */
+  katUpgrades(): KatUpgradeCost[] {
+    return this.katTable;
   }
 
   /** Recomputes every model now from the inputs held; resolves with the failure, if any, instead of throwing. */

@@ -65,7 +65,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     bazaar: new BazaarService(store, clock, market.bazaarSnapshots),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
-    flips: new FlipsService(market.flips),
+    flips: new FlipsService(market.flips, market.game),
     players: new PlayersService(store),
     lowball: new LowballService(store, clock),
     uploads: new UploadsService(store, clock),

@@ -2,6 +2,8 @@
  * The /flips page's tabs: one per feed anyone may read without a token (the token-only feeds,
  * demand spread, NPC sell, multi-step fusion, mayor and attribute, are left out), each with the
  * columns shown and the JSON endpoint behind it. Rows are flattened to { item, cells } here.
+ * Bazaar feeds link their rows to /bazaar/TAG; forge rows to where the result sells, Kat rows
+ * (pets) to /item/TAG.
  */
 import type { FlipsService } from '../services/flips.ts';
 
@@ -28,8 +30,8 @@ interface Tab {
   /** the cells: these fields of the flip's `values` */
   columns: Column[];
   feed(service: FlipsService): { computedAt: number | null; flips: readonly unknown[] };
-  /** the item a flip's row links to, and the object its columns are read from */
-  subject(flip: Record<string, any>): { tag: string; name: string; values: Record<string, any> };
+  /** the item a flip's row links to (a bazaar product unless `bazaar` is false), and the object its columns are read from */
+  subject(flip: Record<string, any>): { tag: string; name: string; values: Record<string, any>; bazaar?: boolean };
 }
 
 const c = (key: string, label: string, kind: CellKind = 'coins'): Column => ({ key, label, kind });
@@ -83,15 +85,44 @@ export const FLIP_TABS = {
     feed: (s) => s.bazaar('copper'),
     subject: (f) => ({ tag: f.itemTag, name: f.itemName, values: f }),
   },
+  forge: {
+    label: 'Forge',
+    api: '/api/flip/forge',
+    note: "Forge recipes that pay, per hour of forge time: ingredients and sale priced as the craft flips price them, after the sale fee. HotM is the Heart of the Mountain tier the recipe needs.",
+    columns: [c('craftCost', 'Inputs cost'), c('sellPrice', 'Sells at'), c('profit', 'Profit'), c('hours', 'Forge hours', 'number'), c('requiredHotMLevel', 'HotM', 'number'), c('profitPerHour', 'Profit / h')],
+    feed: (s) => s.forge(),
+    subject: (f) => ({
+      tag: f.craftData.itemId,
+      name: f.craftData.itemName ?? f.craftData.itemId,
+      bazaar: f.craftData.market === 'bazaar',
+      values: { ...f.craftData, hours: (f.duration + f.ingredientForgeSeconds) / 3600, requiredHotMLevel: f.requiredHotMLevel, profitPerHour: f.profitPerHour },
+    }),
+  },
+  kat: {
+    label: 'Kat',
+    api: '/api/kat/profit',
+    note: 'Buy a pet as the cheapest BIN, have Kat raise its rarity, sell it at the lowest BIN of the higher rarity after the auction fee.',
+    columns: [c('rarities', 'Upgrade', 'text'), c('purchaseCost', 'Pet costs'), c('upgradeCost', 'Kat asks'), c('materialCost', 'Materials'), c('referencePrice', 'Sells at'), c('hours', 'Hours', 'number'), c('profit', 'Profit')],
+    feed: (s) => s.kat(),
+    subject: (f) => ({
+      tag: f.coreData.itemTag,
+      name: f.coreData.name,
+      bazaar: false,
+      values: { ...f, rarities: `${tierWord(f.coreData.baseRarity)} → ${tierWord(f.targetRarity)}`, hours: f.coreData.hours },
+    }),
+  },
 } satisfies Record<string, Tab>;
+
+function tierWord(tier: string): string {
+  return tier.charAt(0) + tier.slice(1).toLowerCase().replaceAll('_', ' ');
+}
 
 export type FlipTabId = keyof typeof FLIP_TABS;
 
 export function flipRows(id: FlipTabId, flips: readonly unknown[]): FlipRow[] {
   const tab: Tab = FLIP_TABS[id];
   return flips.map((f) => {
-    const { tag, name, values } = tab.subject(f as Record<string, any>);
-    // Every public feed is a bazaar one: its rows link to /bazaar/TAG.
-    return { tag, name, bazaar: true, cells: Object.fromEntries(tab.columns.map((col) => [col.key, values[col.key] ?? null])) };
+    const { tag, name, values, bazaar } = tab.subject(f as Record<string, any>);
+    return { tag, name, bazaar: bazaar ?? true, cells: Object.fromEntries(tab.columns.map((col) => [col.key, values[col.key] ?? null])) };
   });
 }

@@ -178,7 +178,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       });
       return {
         template: 'flips',
-        meta: { title: 'Flips · skymarket', description: `Bazaar, NPC, book, fusion and copper flips, updated with every market snapshot.`, path: '/flips', nav: 'flips' },
+        meta: { title: 'Flips · skymarket', description: `Bazaar, NPC, book, fusion, copper, forge and Kat flips, updated with every market snapshot.`, path: '/flips', nav: 'flips' },
         data: { tabs },
       };
     }),

@@ -27,6 +27,7 @@ export function game(recipes: Recipe[], extra: Partial<GameData> = {}): GameData
     attributeShards: [],
     georgePrices: new Map(),
     unresolved: [],
+    katUpgrades: [],
     ...extra,
   };
 }

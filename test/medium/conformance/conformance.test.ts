@@ -18,8 +18,11 @@ import { offerAuctionJson, offerFilters } from '../../../src/domain/lowball.ts';
 import { decodeAuctionItem } from '../../../src/domain/nbt.ts';
 import { EndedIngester } from '../../../src/ingest/ended.ts';
 import type { UpstreamAuction } from '../../../src/ingest/upstream.ts';
+import { loadNeuRepository } from '../../../src/gamedata/neu.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { realRows, storeGeneration } from '../../helpers/auctions.ts';
+import { listing, realRows, storeGeneration } from '../../helpers/auctions.ts';
+import { insert as insertBazaar, offerRow } from '../../helpers/bazaar.ts';
+import { neuRepo } from '../../helpers/fixtures.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 import { testIngestContext } from '../../helpers/ingest-context.ts';
 import { fillFromSimulator, type SimMarket } from '../../helpers/sim-market.ts';
@@ -384,5 +387,29 @@ describeEachBackend('conformance on the real 2022 auction pages', (fixture) => {
       conforms(ok(await t.app.inject(`/api/auctions/tag/${tag}/active/overview`), `${tag} active`), 'AuctionPreview', `${tag} active/overview`, true);
     }
     assert.ok(sales >= 60, `${sales} sales checked`);
+  });
+});
+
+describeEachBackend('conformance of the forge and Kat flips with the real NEU repository', (fixture) => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await createTestApp({ store: fixture().store, game: loadNeuRepository(neuRepo()), env: { FLIPS_POLL_MS: '0' } });
+    const now = t.clock.now();
+    // A forge recipe (Refined Mithril from 160 Enchanted Mithril) and a Kat upgrade (Mosquito, epic → legendary for 64 Tarantula Silk) that pay.
+    await insertBazaar(t.store, [offerRow('ENCHANTED_MITHRIL', now, 100), offerRow('REFINED_MITHRIL', now, 20_000), offerRow('TARANTULA_SILK', now, 10)]);
+    const pet = (tier: string, price: number) =>
+      listing(now, { tag: 'PET_MOSQUITO', item_name: '[Lvl 1] Mosquito', tier, starting_bid: price, enchantments: {}, flat_nbt: { 'petInfo.type': 'MOSQUITO', 'petInfo.tier': tier } });
+    await storeGeneration(t.store, now, [pet('EPIC', 1_000_000), pet('LEGENDARY', 10_000_000)]);
+    await t.app.market.flips.refresh();
+  });
+  after(() => t?.close());
+
+  it('forge flips, Kat flips and Kat\'s upgrade table', async () => {
+    for (const [url, type] of [['/api/flip/forge', 'ForgeFlip'], ['/api/kat/profit', 'KatFlip'], ['/api/kat/data', 'KatUpgradeCost']] as const) {
+      const list = ok(await t.app.inject(url), url) as unknown[];
+      assert.ok(list.length > 0, `${url}: answers something to check`);
+      conforms(list, type, url, true);
+    }
   });
 });

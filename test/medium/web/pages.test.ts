@@ -201,7 +201,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const res = await get('/flips');
     assert.equal(res.statusCode, 200);
     assertShell(res.body, '/flips');
-    for (const tab of ['spread', 'residual', 'npc', 'books', 'fusion', 'copper']) assert.match(res.body, new RegExp(`id="tab-${tab}"`));
+    for (const tab of ['spread', 'residual', 'npc', 'books', 'fusion', 'copper', 'forge', 'kat']) assert.match(res.body, new RegExp(`id="tab-${tab}"`));
     for (const hidden of ['/api/flip/mayor', '/api/flip/attribute', '/api/flip/fusion/multistep']) assert.ok(!res.body.includes(hidden), hidden);
     assert.match(res.body, /<td data-v="[^"]*"><a href="\/bazaar\/[A-Z_0-9:]+">/);
     const data = await get('/data');

@@ -6,7 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { loadNeuRepository } from '../../../src/gamedata/neu.ts';
+import { createTestApp, type TestApp } from '../../helpers/app.ts';
+import { listing, storeGeneration } from '../../helpers/auctions.ts';
+import { insert as insertBazaar, offerRow } from '../../helpers/bazaar.ts';
 import { browserUnavailable, launchChromium, watchedPage, type Chromium, type WatchedPage } from '../../helpers/browser.ts';
+import { neuRepo } from '../../helpers/fixtures.ts';
 import { startWebSite, type WebSite } from '../../helpers/web-site.ts';
 
 const skip = browserUnavailable();
@@ -155,6 +160,52 @@ describe('web pages in Chromium', { skip }, () => {
   });
 
   it('no request left the machine', () => {
+    assert.deepEqual(w.offsite, []);
+  });
+});
+
+describe('forge and Kat tabs in Chromium (the real NEU recipes on a hand-made market)', { skip }, () => {
+  let t: TestApp;
+  let origin: string;
+  let chrome: Chromium;
+  let w: WatchedPage;
+  before(async () => {
+    t = await createTestApp({ game: loadNeuRepository(neuRepo()), env: { FLIPS_POLL_MS: '0' } });
+    const now = t.clock.now();
+    // Refined Mithril forged from 160 Enchanted Mithril; a Mosquito raised from epic to legendary for 64 Tarantula Silk.
+    await insertBazaar(t.store, [offerRow('ENCHANTED_MITHRIL', now, 100), offerRow('REFINED_MITHRIL', now, 20_000), offerRow('TARANTULA_SILK', now, 10)]);
+    const pet = (tier: string, price: number) =>
+      listing(now, { tag: 'PET_MOSQUITO', item_name: '[Lvl 1] Mosquito', tier, starting_bid: price, enchantments: {}, flat_nbt: { 'petInfo.type': 'MOSQUITO', 'petInfo.tier': tier } });
+    await storeGeneration(t.store, now, [pet('EPIC', 1_000_000), pet('LEGENDARY', 10_000_000)]);
+    await t.app.market.flips.refresh();
+    origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    chrome = await launchChromium();
+    w = await watchedPage(chrome);
+  });
+  after(async () => {
+    await w?.page.close();
+    await chrome?.close();
+    await t?.close();
+  });
+
+  it('each tab shows its rows, linked to where the item sells', async () => {
+    await w.page.goto(`${origin}/flips`, { waitUntil: 'load' });
+    await w.page.locator('#tab-forge').click();
+    await w.page.waitForFunction(() => (globalThis as any).document.getElementById('tab-forge')?.getAttribute('aria-selected') === 'true');
+    const forge = w.page.locator('#forge table tbody tr', { hasText: 'Refined Mithril' });
+    assert.ok(await forge.first().isVisible(), 'the forge row is shown');
+    assert.equal(await forge.first().locator('a').getAttribute('href'), '/bazaar/REFINED_MITHRIL');
+    // 3,749.90 profit over 6 forge hours, as /api/flip/forge says.
+    assert.match((await forge.first().textContent()) ?? '', /3,749\.9|3\.7\s?k/i);
+    assert.match(w.page.url(), /#forge$/);
+    await w.page.locator('#tab-kat').click();
+    await w.page.waitForFunction(() => (globalThis as any).document.getElementById('tab-kat')?.getAttribute('aria-selected') === 'true');
+    assert.equal(await w.page.locator('#forge').isVisible(), false, 'one panel at a time');
+    const kat = w.page.locator('#kat table tbody tr', { hasText: 'Mosquito' });
+    assert.ok(await kat.first().isVisible(), 'the Kat row is shown');
+    assert.equal(await kat.first().locator('a').getAttribute('href'), '/item/PET_MOSQUITO');
+    assert.match((await kat.first().textContent()) ?? '', /Epic → Legendary/);
+    assert.deepEqual(w.errors, []);
     assert.deepEqual(w.offsite, []);
   });
 });

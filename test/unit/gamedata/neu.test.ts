@@ -57,6 +57,10 @@ describe('NEU loader on a hand-made repository', () => {
     assert.deepEqual(requirementsOf({ crafttext: 'Requires: Zombie Slayer 5' }), [{ kind: 'slayer', name: 'zombie', level: 5 }]);
     assert.deepEqual(requirementsOf({ crafttext: 'Requires: HotM 3' }), [{ kind: 'skill', name: 'HotM', level: 3 }]);
     assert.deepEqual(requirementsOf({ slayer_req: 'EMAN_7', crafttext: '' }), [{ kind: 'slayer', name: 'enderman', level: 7 }]);
+    assert.deepEqual(requirementsOf({ crafttext: 'Requires: Gemstone X & HotM 5' }), [
+      { kind: 'collection', name: 'Gemstone', level: 10 },
+      { kind: 'skill', name: 'HotM', level: 5 },
+    ]);
     assert.deepEqual(data.copper.get('WHEAT'), { price: 5, currency: 'copper' });
     assert.equal(data.georgePrices.get('BEE;4'), 12345);
     assert.deepEqual(data.enchantsByClass.get('SWORD'), ['sharpness', 'prosecute']);
@@ -123,5 +127,44 @@ describe('NEU loader on the real repository', () => {
     assert.ok(data.copper.size > 20);
     assert.ok(data.npcOffers.get('BONE')!.some((r) => r.currencies.some((c) => c.currency === 'coins')));
     assert.deepEqual(data.items.get('TERMINATOR')!.requirements, [{ kind: 'slayer', name: 'enderman', level: 7 }]);
+  });
+
+  test('forge recipes: every one has a duration, and HotM and collection requirements are read', () => {
+    const forged = [...data.recipes.values()].flat().filter((r) => r.type === 'forge');
+    assert.ok(forged.length >= 100, `${forged.length} forge recipes`);
+    assert.ok(forged.every((r) => typeof r.durationSeconds === 'number' && r.durationSeconds > 0));
+    // "Requires: Gemstone X & HotM 5": both requirements, not one collection named "Gemstone X & HotM".
+    assert.deepEqual(data.items.get('PERFECT_JADE_GEM')!.requirements, [
+      { kind: 'collection', name: 'Gemstone', level: 10 },
+      { kind: 'skill', name: 'HotM', level: 5 },
+    ]);
+    assert.deepEqual(data.recipes.get('PERFECT_JADE_GEM')!.find((r) => r.type === 'forge')!.durationSeconds, 20 * 3600);
+    assert.deepEqual(data.items.get('DIAMONITE')!.requirements, [{ kind: 'skill', name: 'HotM', level: 2 }]);
+    const needHotm = forged.filter((r) => data.items.get(r.output)?.requirements.some((q) => q.name === 'HotM'));
+    assert.ok(needHotm.length >= 100, `${needHotm.length} forge outputs with a HotM tier`);
+  });
+
+  test('Kat upgrades from the katgrade recipes: coins, time, materials, rarities', () => {
+    assert.ok(data.katUpgrades.length >= 200, `${data.katUpgrades.length} upgrades`);
+    // The fixture's items/ARMADILLO;1.json … ARMADILLO;5.json.
+    const armadillo = data.katUpgrades.filter((k) => k.petTag === 'PET_ARMADILLO');
+    assert.deepEqual(
+      armadillo.map((k) => [k.fromTier, k.toTier, k.coins, k.durationSeconds, k.materials]),
+      [
+        ['COMMON', 'UNCOMMON', 10_000, 10_800, []],
+        ['UNCOMMON', 'RARE', 30_000, 36_000, []],
+        ['RARE', 'EPIC', 250_000, 172_800, []],
+        ['EPIC', 'LEGENDARY', 1_000_000, 432_000, []],
+        ['LEGENDARY', 'MYTHIC', 1_000_000, 3_600, [{ tag: 'FROZEN_SCUTE', count: 1 }]],
+      ],
+    );
+    assert.equal(armadillo[0]!.name, 'Armadillo');
+    const mosquito = data.katUpgrades.find((k) => k.petTag === 'PET_MOSQUITO' && k.toTier === 'LEGENDARY')!;
+    assert.deepEqual(mosquito.materials, [{ tag: 'TARANTULA_SILK', count: 64 }]);
+    assert.equal(mosquito.coins, 2_500_000);
+    for (const k of data.katUpgrades) {
+      assert.ok(data.items.has(k.petTag), `${k.petTag} is an item`);
+      for (const m of k.materials) assert.ok(data.items.has(m.tag), `${k.petTag} needs unknown ${m.tag}`);
+    }
   });
 });
