@@ -18,6 +18,7 @@ import { openapiPlugin } from './http/openapi.ts';
 import { authPlugin } from './http/auth.ts';
 import { limitsPlugin } from './http/limits.ts';
 import { shutdownPlugin } from './http/shutdown.ts';
+import { NOSNIFF_HEADERS, securityHeadersPlugin } from './http/security-headers.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { compressionPlugin } from './http/compression.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
@@ -162,6 +163,8 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('clock', context.clock);
   app.decorate('storedResponses', storedResponses);
 
+  // First: its hook sets nosniff ahead of every other header, as the fast path writes it.
+  await app.register(securityHeadersPlugin);
   await app.register(errorsPlugin);
   await app.register(shutdownPlugin);
   await app.register(contentTypesPlugin);
@@ -222,6 +225,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   const corsHeaders = staticCorsHeaders(config.corsOrigins);
   if (options.storedResponses !== false && corsHeaders !== null && !verbose) {
     storedResponses.enable({
+      securityHeaders: NOSNIFF_HEADERS,
       corsHeaders,
       exemptPeer: app.exemptPeer,
       countPeerRequest: app.countPeerRequest,

@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import { isUnavailable } from '../network-errors.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
+import { NOSNIFF_HEADERS } from './security-headers.ts';
 import { FilterError } from '../domain/filters.ts';
 import { UnknownTagError } from '../domain/tags.ts';
 
@@ -38,8 +39,10 @@ export function sendProblem(
   detail: string,
   extensions: Record<string, unknown> = {},
 ): FastifyReply {
+  // nosniff here too: errors raised before routing (a malformed URL) skip the onRequest hooks.
   return reply
     .code(status)
+    .headers(NOSNIFF_HEADERS)
     .type(PROBLEM_CONTENT_TYPE)
     .serializer(JSON.stringify)
     .send(problemBody(status, slug, detail, instanceOf(reply.request), extensions));
@@ -123,7 +126,7 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
   this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
   if (socket.writable) {
     const body = JSON.stringify(problemBody(status, slug, detail, '/'));
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   }
   socket.destroy(err);
 }
