@@ -29,6 +29,7 @@ const FASTIFY_SLUGS: Record<string, string> = {
   FST_ERR_CTP_EMPTY_TYPE: 'missing_content_type',
   FST_ERR_CTP_INVALID_TYPE: 'invalid_content_type',
   FST_ERR_BAD_URL: 'bad_url',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
   FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
 };
 
@@ -48,8 +49,17 @@ export function sendProblem(
     .send(problemBody(status, slug, detail, instanceOf(reply.request), extensions));
 }
 
+/** Characters of a request path a problem echoes at most (`instance`, `detail`): a long URL is not sent back whole. */
+const ECHO_MAX = 100;
+
+/** `text` cut to ECHO_MAX characters (then ending in `…`). */
+function echo(text: string): string {
+  return text.length <= ECHO_MAX ? text : `${text.slice(0, ECHO_MAX)}…`;
+}
+
 function instanceOf(request: FastifyRequest): string {
-  return request.url.split('?')[0] ?? request.url;
+  const q = request.url.indexOf('?');
+  return echo(q < 0 ? request.url : request.url.slice(0, q));
 }
 
 /** Issues described at most: Ajv stops at the first error, but a union's branches each add theirs. */
@@ -107,7 +117,14 @@ function describeValidation(errors: Record<string, string[]>): string {
 /** Constructor option for errors raised before routing (malformed URLs). */
 export const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (error, _request, reply) => {
   const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
-  sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? 'bad_request', error.message);
+  // Fastify's messages for a bad or over-long URL quote the whole path: say what was wrong instead.
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path parameter is too long'
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'The path is not valid: a percent-encoded part does not decode'
+        : error.message;
+  sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? 'bad_request', detail);
 };
 
 /**
