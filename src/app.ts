@@ -12,7 +12,7 @@ import type { Store } from './store/index.ts';
 import { cachingPlugin } from './http/caching.ts';
 import { corsOptions, staticCorsHeaders } from './http/cors.ts';
 import { contentTypesPlugin } from './http/content-types.ts';
-import { clientErrorHandler, errorsPlugin, frameworkErrors } from './http/errors.ts';
+import { clientErrorHandler, errorsPlugin, frameworkErrors, websocketErrorHandler } from './http/errors.ts';
 import { metricsPlugin } from './http/metrics.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import { authPlugin } from './http/auth.ts';
@@ -207,7 +207,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(dataRoutes);
     await app.register(playerRoutes);
     // One WebSocket server for the mod channel and the feeds (a second registration would answer every upgrade twice).
-    await app.register(websocket, { options: { maxPayload: MOD_LIMITS.frameBytes, perMessageDeflate: false } });
+    await app.register(websocket, { options: { maxPayload: MOD_LIMITS.frameBytes, perMessageDeflate: false }, errorHandler: websocketErrorHandler });
     await app.register(modSocketRoutes);
     await app.register(streamRoutes);
     await app.register(flipRoutes);

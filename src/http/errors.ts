@@ -148,6 +148,25 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
   socket.destroy(err);
 }
 
+/**
+ * @fastify/websocket's `errorHandler`: errors on an open socket. What `ws` raises for a client's
+ * broken or oversized frame (codes WS_ERR_*, the client already got its close code, e.g. 1009)
+ * is the client's fault: a warning without a stack. Anything else is ours: logged as an error.
+ */
+export function websocketErrorHandler(
+  this: FastifyInstance,
+  error: Error & { code?: unknown },
+  socket: { terminate(): void },
+  request: FastifyRequest,
+): void {
+  if (typeof error.code === 'string' && error.code.startsWith('WS_ERR_')) {
+    request.log.warn({ clientFault: { code: error.code, message: error.message }, path: instanceOf(request) }, 'websocket client sent an invalid frame; closed');
+  } else {
+    request.log.error({ err: error, path: instanceOf(request) }, 'websocket error');
+  }
+  socket.terminate();
+}
+
 export const errorsPlugin = fp(
   async function errors(app: FastifyInstance) {
     // Ahead of the CORS plugin (registered after this one), which answers a request that is not
