@@ -12,12 +12,13 @@ import type { Store } from './store/index.ts';
 import { cachingPlugin } from './http/caching.ts';
 import { corsOptions, staticCorsHeaders } from './http/cors.ts';
 import { contentTypesPlugin } from './http/content-types.ts';
-import { clientErrorHandler, errorsPlugin, frameworkErrors } from './http/errors.ts';
+import { clientErrorHandler, errorsPlugin, frameworkErrors, websocketErrorHandler } from './http/errors.ts';
 import { metricsPlugin } from './http/metrics.ts';
 import { openapiPlugin } from './http/openapi.ts';
 import { authPlugin } from './http/auth.ts';
 import { limitsPlugin } from './http/limits.ts';
 import { shutdownPlugin } from './http/shutdown.ts';
+import { NOSNIFF_HEADERS, securityHeadersPlugin } from './http/security-headers.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { compressionPlugin } from './http/compression.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
@@ -159,6 +160,8 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('clock', context.clock);
   app.decorate('storedResponses', storedResponses);
 
+  // First: its hook sets nosniff ahead of every other header, as the fast path writes it.
+  await app.register(securityHeadersPlugin);
   await app.register(errorsPlugin);
   await app.register(shutdownPlugin);
   await app.register(contentTypesPlugin);
@@ -201,7 +204,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(dataRoutes);
     await app.register(playerRoutes);
     // One WebSocket server for the mod channel and the feeds (a second registration would answer every upgrade twice).
-    await app.register(websocket, { options: { maxPayload: MOD_LIMITS.frameBytes, perMessageDeflate: false } });
+    await app.register(websocket, { options: { maxPayload: MOD_LIMITS.frameBytes, perMessageDeflate: false }, errorHandler: websocketErrorHandler });
     await app.register(modSocketRoutes);
     await app.register(streamRoutes);
     await app.register(flipRoutes);
@@ -219,6 +222,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   const corsHeaders = staticCorsHeaders(config.corsOrigins);
   if (options.storedResponses !== false && corsHeaders !== null && !verbose) {
     storedResponses.enable({
+      securityHeaders: NOSNIFF_HEADERS,
       corsHeaders,
       exemptPeer: app.exemptPeer,
       countPeerRequest: app.countPeerRequest,

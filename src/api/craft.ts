@@ -187,7 +187,9 @@ export async function craftRoutes(app: FastifyInstance) {
       config: { cache: 60 },
     },
     async (request, reply) => {
-      const answer = await craft.profit(request.query.player, request.query.profile);
+      // Profile fetches are queued per client (account, else address): one cannot fill the queue for all.
+      const client = request.account ? `account:${request.account.id}` : `ip:${request.clientIp}`;
+      const answer = await craft.profit(request.query.player, request.query.profile, client);
       reply.header(FILTER_HEADER, answer.filter);
       if ('crafts' in answer) return answer.crafts;
       // The unfiltered list is the same bytes for everyone until the next snapshot: serialised once.

@@ -8,6 +8,7 @@ import { Type, type Static } from 'typebox';
 import { itemIconSvg } from '../domain/item-icon.ts';
 import { itemNotFound, ItemTagParams, parseItemTag, parseSearchTerm, SearchTerm } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
+import { SVG_CSP } from '../http/security-headers.ts';
 import { MAX_NAME_LOOKUPS, MAX_SEARCH_RESULTS } from '../services/items.ts';
 
 const ItemMetadata = Type.Object(
@@ -212,7 +213,7 @@ export async function itemRoutes(app: FastifyInstance) {
       const tag = parseItemTag(request.params.itemTag);
       const entry = items.entry(tag);
       if (!entry) throw itemNotFound(tag);
-      return reply.type('image/svg+xml').send(itemIconSvg(entry.name, entry.tier));
+      return reply.type('image/svg+xml').header('content-security-policy', SVG_CSP).send(itemIconSvg(entry.name, entry.tier));
     },
   );
 }

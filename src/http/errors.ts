@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import { STATUS_CODES } from 'node:http';
 import { isUnavailable } from '../network-errors.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, problemBody } from './problem.ts';
+import { NOSNIFF_HEADERS } from './security-headers.ts';
 import { FilterError } from '../domain/filters.ts';
 import { UnknownTagError } from '../domain/tags.ts';
 
@@ -28,6 +29,7 @@ const FASTIFY_SLUGS: Record<string, string> = {
   FST_ERR_CTP_EMPTY_TYPE: 'missing_content_type',
   FST_ERR_CTP_INVALID_TYPE: 'invalid_content_type',
   FST_ERR_BAD_URL: 'bad_url',
+  FST_ERR_MAX_PARAM_LENGTH: 'uri_too_long',
   FST_ERR_ASYNC_CONSTRAINT: 'bad_request',
 };
 
@@ -38,15 +40,26 @@ export function sendProblem(
   detail: string,
   extensions: Record<string, unknown> = {},
 ): FastifyReply {
+  // nosniff here too: errors raised before routing (a malformed URL) skip the onRequest hooks.
   return reply
     .code(status)
+    .headers(NOSNIFF_HEADERS)
     .type(PROBLEM_CONTENT_TYPE)
     .serializer(JSON.stringify)
     .send(problemBody(status, slug, detail, instanceOf(reply.request), extensions));
 }
 
+/** Characters of a request path a problem echoes at most (`instance`, `detail`): a long URL is not sent back whole. */
+const ECHO_MAX = 100;
+
+/** `text` cut to ECHO_MAX characters (then ending in `…`). */
+function echo(text: string): string {
+  return text.length <= ECHO_MAX ? text : `${text.slice(0, ECHO_MAX)}…`;
+}
+
 function instanceOf(request: FastifyRequest): string {
-  return request.url.split('?')[0] ?? request.url;
+  const q = request.url.indexOf('?');
+  return echo(q < 0 ? request.url : request.url.slice(0, q));
 }
 
 /** Issues described at most: Ajv stops at the first error, but a union's branches each add theirs. */
@@ -104,7 +117,14 @@ function describeValidation(errors: Record<string, string[]>): string {
 /** Constructor option for errors raised before routing (malformed URLs). */
 export const frameworkErrors: FastifyServerOptions['frameworkErrors'] = (error, _request, reply) => {
   const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
-  sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? 'bad_request', error.message);
+  // Fastify's messages for a bad or over-long URL quote the whole path: say what was wrong instead.
+  const detail =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path parameter is too long'
+      : error.code === 'FST_ERR_BAD_URL'
+        ? 'The path is not valid: a percent-encoded part does not decode'
+        : error.message;
+  sendProblem(reply, status, FASTIFY_SLUGS[error.code] ?? 'bad_request', detail);
 };
 
 /**
@@ -123,9 +143,28 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
   this.log.debug({ err: { code: err.code, message: err.message } }, 'client error');
   if (socket.writable) {
     const body = JSON.stringify(problemBody(status, slug, detail, '/'));
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   }
   socket.destroy(err);
+}
+
+/**
+ * @fastify/websocket's `errorHandler`: errors on an open socket. What `ws` raises for a client's
+ * broken or oversized frame (codes WS_ERR_*, the client already got its close code, e.g. 1009)
+ * is the client's fault: a warning without a stack. Anything else is ours: logged as an error.
+ */
+export function websocketErrorHandler(
+  this: FastifyInstance,
+  error: Error & { code?: unknown },
+  socket: { terminate(): void },
+  request: FastifyRequest,
+): void {
+  if (typeof error.code === 'string' && error.code.startsWith('WS_ERR_')) {
+    request.log.warn({ clientFault: { code: error.code, message: error.message }, path: instanceOf(request) }, 'websocket client sent an invalid frame; closed');
+  } else {
+    request.log.error({ err: error, path: instanceOf(request) }, 'websocket error');
+  }
+  socket.terminate();
 }
 
 export const errorsPlugin = fp(

@@ -14,7 +14,7 @@
  * for a Premium+ account with a valid token (which also lifts an IP ban but not the
  * limits). RATE_LIMIT_EXEMPT networks and routes with `config.rateLimit: false` (health,
  * metrics) are not limited. An IP that collects RATE_LIMIT_BAN_THRESHOLD 429s within an
- * hour (that one included) is blacklisted (403 with instructions) for RATE_LIMIT_BAN_SECONDS. A refused request is
+ * hour (that one included) is blacklisted (403 problem `blocked` with Retry-After) for RATE_LIMIT_BAN_SECONDS. A refused request is
  * not charged to the windows, so they count admitted requests only.
  *
  * Also the reusable special limiters: a cost-based limiter (bazaar export), a byte quota
@@ -262,26 +262,27 @@ export function limitOutcome(results: readonly WindowResult[], longest: WindowSp
  * ahead of Fastify, by the stored-response fast path (which then leaves the request on the
  * raw message, so that the hook decides its answer without counting it twice).
  */
-type Count = { banned: boolean; results: WindowResult[] } | { unavailable: unknown };
+/** `banMs`: what is left of the IP's ban, ms (null: not banned) */
+type Count = { banMs: number | null; results: WindowResult[] } | { unavailable: unknown };
 const COUNTED = Symbol('skymarket.limitCount');
 type Counted = { [COUNTED]?: Count };
 
-export interface BlockedBody {
-  error: 'blocked';
-  message: string;
-  resolution: string;
-  docs: string;
-}
-
-export function blockedBody(ip: string): BlockedBody {
-  return {
-    error: 'blocked',
-    message: `Your IP (${ip}) has been blocked for exceeding rate limits repeatedly.`,
-    resolution:
-      'Wait for the block to expire, or send a valid Premium+ account token (Authorization: Bearer <token>) to unblock this IP. ' +
-      'Keep to about 1 request per second and respect Retry-After on 429.',
-    docs: '/api/docs',
-  };
+/**
+ * The ban's 403: a problem body (slug `blocked`) that keeps the fields the established service's
+ * ban answer has (`error`, `message`, `resolution`), with Retry-After for the rest of the ban.
+ */
+export function blockedProblem(ip: string, retryAfterSec: number): HttpProblem {
+  const message = `Your IP (${ip}) has been blocked for exceeding rate limits repeatedly.`;
+  const resolution =
+    'Wait for the block to expire, or send a valid Premium+ account token (Authorization: Bearer <token>) to unblock this IP. ' +
+    'Keep to about 1 request per second and respect Retry-After on 429.';
+  return new HttpProblem(
+    403,
+    'blocked',
+    `${message} Retry after ${retryAfterSec} s.`,
+    { error: 'blocked', message, resolution, docs: '/api/docs', retryAfter: retryAfterSec },
+    { 'Retry-After': String(retryAfterSec) },
+  );
 }
 
 export const limitsPlugin = fp(
@@ -312,9 +313,10 @@ export const limitsPlugin = fp(
     const exempt = networkList(config.rateLimitExempt);
     const clientIp = clientIpResolver(config.trustProxy, config.trustProxyHeader);
 
-    async function isBanned(ip: string): Promise<boolean> {
+    /** ms left of the IP's ban, or null when it is not banned */
+    async function banLeft(ip: string): Promise<number | null> {
       const res = await bans.get(ip);
-      return res !== null && res.consumedPoints > 1;
+      return res !== null && res.consumedPoints > 1 ? Math.max(0, res.msBeforeNext) : null;
     }
 
     // Exemption by client address, remembered per address: BlockList.check builds a SocketAddress per call.
@@ -331,8 +333,8 @@ export const limitsPlugin = fp(
 
     async function count(key: string, ip: string): Promise<Count> {
       try {
-        const [banned, results] = await Promise.all([isBanned(ip), Promise.all(windows.map((w) => w.consume(key)))]);
-        return { banned, results };
+        const [banMs, results] = await Promise.all([banLeft(ip), Promise.all(windows.map((w) => w.consume(key)))]);
+        return { banMs, results };
       } catch (err) {
         return { unavailable: err };
       }
@@ -353,12 +355,9 @@ export const limitsPlugin = fp(
         request.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'rate limiter unavailable; request not counted');
         return;
       }
-      const { banned, results } = counted;
-      if (banned) {
-        if (!premiumPlus) {
-          reply.code(403).type('application/json').serializer(JSON.stringify).send(blockedBody(ip));
-          return;
-        }
+      const { banMs, results } = counted;
+      if (banMs !== null) {
+        if (!premiumPlus) throw blockedProblem(ip, Math.max(1, Math.ceil(banMs / 1000)));
         // A Premium+ token lifts the ban on its IP (not the limits).
         await Promise.all([bans.delete(ip), violations.delete(ip)]).catch(() => {});
         request.log.info({ account: account?.id }, 'IP unblocked by a Premium+ account');
@@ -403,7 +402,7 @@ export const limitsPlugin = fp(
           const ip = normalizeIp(raw.socket.remoteAddress ?? '');
           const counted = await count(`ip:${ip}`, ip);
           (raw as Counted)[COUNTED] = counted;
-          if ('unavailable' in counted || counted.banned) return null;
+          if ('unavailable' in counted || counted.banMs !== null) return null;
           const { headers, exceeded } = limitOutcome(counted.results, longest.spec);
           return exceeded.length === 0 && headers ? headers : null;
         });

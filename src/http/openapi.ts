@@ -11,6 +11,7 @@ import { FILTER_NAMES, MAX_ALTERNATIVES, MAX_FILTERS } from '../domain/filters.t
 import { VERSION } from '../version.ts';
 import { ProblemSchema } from './problem.ts';
 import { SECURITY_SCHEMES } from './auth.ts';
+import { DOCS_CSP } from './security-headers.ts';
 
 /** Route schema key: the route takes item filters, declared as a deepObject map of this name (`query`, `filters` on the analysis). */
 const FILTER_MAP = 'x-filter-map';
@@ -108,6 +109,8 @@ export const openapiPlugin = fp(
     await app.register(swaggerUi, {
       routePrefix: '/api/docs',
       uiConfig: { docExpansion: 'list', deepLinking: true },
+      // The page's own policy (security-headers.ts), on every answer of the docs routes.
+      staticCSP: DOCS_CSP,
     });
     app.get('/api/openapi.json', { schema: { hide: true }, config: { cache: 60 } }, async () => app.swagger());
   },

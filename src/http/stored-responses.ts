@@ -74,6 +74,8 @@ export interface StoredRoute {
 
 /** What the fast path needs from the app's plugins, set once they are registered. */
 export interface StoredResponseContext {
+  /** the headers every answer starts with (security-headers.ts NOSNIFF_HEADERS) */
+  securityHeaders: Readonly<Record<string, string>>;
   /** static CORS headers of every response (origin `*`: cors.ts staticCorsHeaders) */
   corsHeaders: Readonly<Record<string, string>>;
   /** true when a request from this peer is neither rate limited nor possibly behind a proxy */
@@ -211,8 +213,8 @@ export class StoredResponses {
         const found = limits === null || context.closing() ? undefined : limitedRoute.body(param);
         const chosen = found === undefined ? null : this.answerOf(limitedRoute, found, kind, context);
         if (limits === null || chosen === null) return fallback(req, res);
-        // The normal path's order: CORS (onRequest), the limits (onRequest), then the rest.
-        this.answer(res, limitedRoute, chosen.body, { ...context.corsHeaders, ...limits, ...chosen.headers }, context, started);
+        // The normal path's order: security and CORS (onRequest), the limits (onRequest), then the rest.
+        this.answer(res, limitedRoute, chosen.body, { ...context.securityHeaders, ...context.corsHeaders, ...limits, ...chosen.headers }, context, started);
       },
       () => fallback(req, res),
     );
@@ -280,11 +282,12 @@ export class StoredResponses {
 
   private headersOf(route: StoredRoute, chosen: Representation, context: StoredResponseContext): Readonly<Record<string, string>> {
     const { body, contentType } = chosen;
-    // In the order the normal path sets them (CORS in onRequest, the type in the handler, the
+    // In the order the normal path sets them (security and CORS in onRequest, the type in the handler, the
     // encoding and Vary in the compression hook, caching in onSend, the length last); Node adds
     // Date and Connection the same way to both.
     // writeHead reads the object without changing it, so one object serves every response.
     return Object.freeze({
+      ...context.securityHeaders,
       ...context.corsHeaders,
       'content-type': contentType,
       ...(chosen.lastModified !== undefined ? { 'last-modified': chosen.lastModified } : {}),

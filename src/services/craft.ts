@@ -75,7 +75,8 @@ export class CraftService {
   }
 
   /** The player's own mod upload first (exact and local), then the profiles ingestion fetched (queued here when missing). */
-  async profit(player: string | undefined, profile: string | undefined): Promise<ProfitAnswer> {
+  /** `client`: who asks (`account:…` or `ip:…`): a client may queue only its share of profile fetches. */
+  async profit(player: string | undefined, profile: string | undefined, client?: string): Promise<ProfitAnswer> {
     const state = await this.craft.current();
     const fromMod = player ? await this.uploaded.lookup(player, profile) : undefined;
     if (fromMod?.status === 'known') {
@@ -83,7 +84,7 @@ export class CraftService {
     }
     let filter: string;
     if (player && this.fetched) {
-      const found = await this.fetched.lookup(player, profile);
+      const found = await this.fetched.lookup(player, profile, client);
       if (found.status === 'known') return { filter: 'filtered; by the player\'s unlocked collections, slayers and skills', crafts: filterByProgress(state.profits, found.progress) };
       filter = `unfiltered; ${found.reason}`;
     } else {

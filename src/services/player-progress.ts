@@ -9,6 +9,7 @@ import { compactPlayerUuid } from '../domain/player-data.ts';
 import { pickProfile, progressFromUploadedState, progressOfMember, type PlayerProgressSource, type ProgressLookup } from '../domain/craft/progress.ts';
 import type { GameData } from '../gamedata/types.ts';
 import type { Store } from '../store/index.ts';
+import type { RequestOutcome } from '../store/repositories/profile-requests.ts';
 
 export class UploadedProgress implements PlayerProgressSource {
   constructor(
@@ -41,6 +42,8 @@ export const PROFILE_TTL_MS = 10 * 60_000;
 export const PROFILE_FAILURE_TTL_MS = 60_000;
 /** Players queued for a fetch at most: beyond, a request is answered unfiltered and queues nothing. */
 export const MAX_QUEUED_PROFILES = 500;
+/** Of those, queued by one client (account, else address) at most, so that one client cannot fill the queue. */
+export const MAX_QUEUED_PROFILES_PER_CLIENT = 10;
 
 /** The reason an unfiltered answer gives while the player's profile is being fetched. */
 export const FETCHING = 'fetching the player profile from upstream; retry in a few seconds';
@@ -53,7 +56,8 @@ export class FetchedProfileProgress implements PlayerProgressSource {
     private readonly clock: Clock,
   ) {}
 
-  async lookup(player: string, profile: string | undefined): Promise<ProgressLookup> {
+  /** `client`: who asks (`account:…` or `ip:…`), for the per-client share of the queue. */
+  async lookup(player: string, profile: string | undefined, client?: string): Promise<ProgressLookup> {
     const uuid = compactPlayerUuid(player);
     if (!uuid) return { status: 'unavailable', reason: 'player names are not resolved; pass the player uuid' };
     const now = this.clock.now();
@@ -61,8 +65,11 @@ export class FetchedProfileProgress implements PlayerProgressSource {
     const queued = row !== undefined && (row.fetchedAt === null || row.requestedAt > row.fetchedAt);
     const ttl = row?.lastError ? Math.min(3_600_000, PROFILE_FAILURE_TTL_MS * 2 ** Math.max(0, Math.min(6, row.attempts - 1))) : PROFILE_TTL_MS;
     const fresh = row?.fetchedAt != null && now - row.fetchedAt < ttl;
-    let full = false;
-    if (!queued && !fresh) full = (await this.store.profileRequests.request(uuid, now, MAX_QUEUED_PROFILES)) === 'full';
+    let outcome: RequestOutcome = 'queued';
+    if (!queued && !fresh) {
+      const asker = client === undefined ? undefined : { key: client, perClient: MAX_QUEUED_PROFILES_PER_CLIENT };
+      outcome = await this.store.profileRequests.request(uuid, now, MAX_QUEUED_PROFILES, asker);
+    }
     // The last profiles fetched answer, even while a newer fetch is queued.
     if (row?.profiles) {
       const chosen = pickProfile(row.profiles, profile);
@@ -71,7 +78,10 @@ export class FetchedProfileProgress implements PlayerProgressSource {
       return progress ? { status: 'known', progress } : { status: 'unavailable', reason: 'the player is not a member of that profile' };
     }
     if (row?.lastError && fresh) return { status: 'unavailable', reason: row.lastError };
-    if (full) return { status: 'unavailable', reason: 'too many player profiles are queued for fetching; retry in a minute' };
+    if (outcome === 'full') return { status: 'unavailable', reason: 'too many player profiles are queued for fetching; retry in a minute' };
+    if (outcome === 'client_full') {
+      return { status: 'unavailable', reason: `you have ${MAX_QUEUED_PROFILES_PER_CLIENT} player profiles queued for fetching already; retry in a minute` };
+    }
     return { status: 'unavailable', reason: FETCHING };
   }
 }

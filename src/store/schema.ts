@@ -245,6 +245,8 @@ export interface ProfileRequestsTable {
   player_uuid: string;
   /** the last time a request asked for a fetch */
   requested_at: number;
+  /** the client whose request queued the last fetch (`account:…` or `ip:…`); null from before migration 020 */
+  requested_by: string | null;
   /** when the last fetch finished (stored or failed); null before the first */
   fetched_at: number | null;
   /** failed fetches in a row (0 after a success) */

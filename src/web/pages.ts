@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { itemNotFound, parseItemTag, parseSearchTerm } from '../http/params.ts';
 import { badRequest } from '../http/problem.ts';
+import { PAGE_SECURITY_HEADERS } from '../http/security-headers.ts';
 import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
 import { HISTORY_RANGES, priceVariantKey, type HistoryRange } from '../domain/prices.ts';
 import type { PriceHistory } from '../services/prices.ts';
@@ -105,7 +106,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     const key = `${request.protocol}://${request.host}${request.url}`;
     const now = clock.now();
     const hit = cache.get(key, generation(), now);
-    reply.type(HTML);
+    reply.type(HTML).headers(PAGE_SECURITY_HEADERS);
     if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit);
     const { template, meta, data } = await build();
     const html = renderPage(template, context(request), meta, { ...data, now });

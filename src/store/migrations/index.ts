@@ -23,6 +23,7 @@ import { m016ProfileRequests } from './016-profile-requests.ts';
 import { m017PriceRollups } from './017-price-rollups.ts';
 import { m018ItemUidSales } from './018-item-uid-sales.ts';
 import { m019AuctionPartitions } from './019-auction-partitions.ts';
+import { m020ProfileRequestClient } from './020-profile-request-client.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -44,6 +45,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['017-price-rollups', m017PriceRollups],
   ['018-item-uid-sales', m018ItemUidSales],
   ['019-auction-partitions', m019AuctionPartitions],
+  ['020-profile-request-client', m020ProfileRequestClient],
 ];
 
 /** The migration that creates a database's first tables: it runs only on an empty database. */

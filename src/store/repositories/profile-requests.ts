@@ -1,7 +1,8 @@
 /**
  * Player profiles requests asked for, queued for the ingest poller (ingest/profiles.ts), and what
  * it fetched. One row per player: asking again while a fetch is queued changes nothing, and the
- * queue holds at most `maxQueued` players, so a client cannot grow it without limit. Fetched rows
+ * queue holds at most `maxQueued` players and at most `perClient` of one client's, so a client can
+ * neither grow it without limit nor fill it for everyone else (issue 45). Fetched rows
  * leave after their retention (`prune`).
  */
 import { sql, type Kysely } from 'kysely';
@@ -20,8 +21,15 @@ export interface ProfileRequest {
   profiles: unknown[] | null;
 }
 
-/** What `request` did: queued the player (or found it queued), or refused because the queue is full. */
-export type RequestOutcome = 'queued' | 'full';
+/** What `request` did: queued the player (or found it queued), or refused: the queue is full, or holds the client's share. */
+export type RequestOutcome = 'queued' | 'full' | 'client_full';
+
+/** Who asks, and how many queued fetches one client may hold. */
+export interface RequestClient {
+  /** `account:<id>` or `ip:<address>` */
+  key: string;
+  perClient: number;
+}
 
 export class ProfileRequestRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -39,8 +47,11 @@ export class ProfileRequestRepository {
     };
   }
 
-  /** Queues a fetch of the player's profiles, unless one is queued already or `maxQueued` players are. */
-  async request(playerUuid: string, now: number, maxQueued: number): Promise<RequestOutcome> {
+  /**
+   * Queues a fetch of the player's profiles, unless one is queued already, `maxQueued` players
+   * are, or (with a client) `client.perClient` of the players queued were asked for by that client.
+   */
+  async request(playerUuid: string, now: number, maxQueued: number, client?: RequestClient): Promise<RequestOutcome> {
     return this.db.transaction().execute(async (trx) => {
       const row = await trx.selectFrom('profile_requests').select(['requested_at', 'fetched_at']).where('player_uuid', '=', playerUuid).executeTakeFirst();
       // Already queued: keep its place (its first request time) in the queue.
@@ -51,10 +62,20 @@ export class ProfileRequestRepository {
         .where((eb) => eb.or([eb('fetched_at', 'is', null), eb('requested_at', '>', eb.ref('fetched_at'))]))
         .executeTakeFirstOrThrow();
       if (Number(queued.n) >= maxQueued) return 'full';
+      if (client) {
+        const own = await trx
+          .selectFrom('profile_requests')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('requested_by', '=', client.key)
+          .where((eb) => eb.or([eb('fetched_at', 'is', null), eb('requested_at', '>', eb.ref('fetched_at'))]))
+          .executeTakeFirstOrThrow();
+        if (Number(own.n) >= client.perClient) return 'client_full';
+      }
+      const requestedBy = client?.key ?? null;
       await trx
         .insertInto('profile_requests')
-        .values({ player_uuid: playerUuid, requested_at: now, fetched_at: null, last_error: null, profiles: null })
-        .onConflict((oc) => oc.column('player_uuid').doUpdateSet({ requested_at: now }))
+        .values({ player_uuid: playerUuid, requested_at: now, requested_by: requestedBy, fetched_at: null, last_error: null, profiles: null })
+        .onConflict((oc) => oc.column('player_uuid').doUpdateSet({ requested_at: now, requested_by: requestedBy }))
         .execute();
       return 'queued';
     });

@@ -13,7 +13,7 @@ import { loadNeuRepository } from '../../../src/gamedata/neu.ts';
 import { Ingestion } from '../../../src/ingest/index.ts';
 import { PROFILE_RETENTION_MS, ProfileIngester } from '../../../src/ingest/profiles.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { MAX_QUEUED_PROFILES } from '../../../src/services/player-progress.ts';
+import { MAX_QUEUED_PROFILES, MAX_QUEUED_PROFILES_PER_CLIENT } from '../../../src/services/player-progress.ts';
 import { DEFAULT_SIMULATOR_OPTIONS, startSimulator, type SimulatorHandle } from '../../../src/simulator/index.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
@@ -159,6 +159,32 @@ describeEachBackend('profit list filtered by the player\'s profile', (fixture) =
     assert.match(filterOf(name), /pass the player uuid/);
     const missing = await t.app.inject(`/api/craft/profit?player=${UUID}&profile=Cherry`);
     assert.match(filterOf(missing), /no profile Cherry/);
+  });
+
+  test('one client cannot fill the queue with random players: it holds its share, others still queue (issue 45 item 5)', async () => {
+    const origin = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const random = (i: number) => `c${i.toString(16).padStart(31, '0')}`;
+    const ask = async (player: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${origin}/api/craft/profit?player=${player}`, { headers });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      return res.headers.get('x-craft-filter') ?? '';
+    };
+    const queuedBefore = (await t.store.profileRequests.queued(MAX_QUEUED_PROFILES)).length;
+    // The attack: one address asking for 3x its share of random players.
+    const filters: string[] = [];
+    for (let i = 0; i < MAX_QUEUED_PROFILES_PER_CLIENT * 3; i++) filters.push(await ask(random(i)));
+    assert.equal(filters.filter((f) => /^unfiltered; fetching/.test(f)).length, MAX_QUEUED_PROFILES_PER_CLIENT);
+    assert.match(filters.at(-1)!, new RegExp(`^unfiltered; you have ${MAX_QUEUED_PROFILES_PER_CLIENT} player profiles queued`));
+    assert.equal((await t.store.profileRequests.queued(MAX_QUEUED_PROFILES)).length, queuedBefore + MAX_QUEUED_PROFILES_PER_CLIENT);
+    // Asking again for a player it has queued keeps its place; another client (an account) still queues.
+    assert.match(await ask(random(0)), /^unfiltered; fetching/);
+    const token = (await t.store.accounts.create({ tier: 'free', now: t.clock.now() })).token;
+    assert.match(await ask(random(1000), { authorization: `Bearer ${token}` }), /^unfiltered; fetching/);
+    assert.ok(await t.store.profileRequests.get(random(1000)));
+    // Once fetched, the client's share is free again.
+    await ingester.pollOnce();
+    assert.match(await ask(random(MAX_QUEUED_PROFILES_PER_CLIENT * 3)), /^unfiltered; fetching/);
   });
 
   test('a full queue answers unfiltered and queues nothing; the poller prunes old requests', async () => {

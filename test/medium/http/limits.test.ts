@@ -191,7 +191,15 @@ for (const backend of ['memory', 'redis'] as const) {
       b.clock.advance(60_000);
       const blocked = await hit(b, ip);
       assert.equal(blocked.statusCode, 403);
+      // A problem body with its slug and Retry-After for the rest of the ban (issue 45 item 2),
+      // keeping the established service's `error` / `message` / `resolution` fields.
+      assert.equal(blocked.headers['content-type'], 'application/problem+json');
+      const retryAfter = Number(blocked.headers['retry-after']);
+      assert.ok(retryAfter > 3600 && retryAfter <= 86_400, `Retry-After ${blocked.headers['retry-after']}`);
       const body = blocked.json();
+      assert.equal(body.status, 403);
+      assert.equal(body.slug, 'blocked');
+      assert.equal(body.retryAfter, retryAfter);
       assert.equal(body.error, 'blocked');
       assert.match(body.message, /198\.51\.100\.66/);
       assert.match(body.resolution, /Premium\+/);

@@ -176,7 +176,7 @@ describe('stored-response fast path', () => {
     assert.deepEqual(
       a.headers.map((l) => l.split(':')[0]?.toLowerCase()),
       // The page is over 1 KB: the compression hook's Vary comes before the caching headers.
-      ['access-control-allow-origin', 'access-control-expose-headers', 'content-type', 'vary', 'cache-control', 'etag', 'content-length', 'connection', 'keep-alive'],
+      ['x-content-type-options', 'access-control-allow-origin', 'access-control-expose-headers', 'content-type', 'vary', 'cache-control', 'etag', 'content-length', 'connection', 'keep-alive'],
     );
     assert.equal(header(a, 'vary'), 'Accept-Encoding, Accept');
     assert.equal(header(a, 'etag'), etag);
@@ -273,6 +273,7 @@ describe('StoredResponses.serve', () => {
     stored.add({ url: '/t/:x/end', prefix: '/t/', suffix: '/end', cacheSeconds: 5, contentType: 'application/json; charset=utf-8', body: bodyOf });
     const recorded: unknown[][] = [];
     stored.enable({
+      securityHeaders: { 'x-content-type-options': 'nosniff' },
       corsHeaders: { 'access-control-allow-origin': '*' },
       exemptPeer: (address) => address === '127.0.0.1',
       countPeerRequest: null,
@@ -304,6 +305,7 @@ describe('StoredResponses.serve', () => {
     assert.equal(stored.serve(req, res), true);
     assert.equal(written.status, 200);
     assert.deepEqual(written.headers, {
+      'x-content-type-options': 'nosniff',
       'access-control-allow-origin': '*',
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'public, max-age=5',
@@ -338,7 +340,7 @@ describe('StoredResponses.serve', () => {
     const admitted = fakeRequest('/t/A/end', '10.0.0.1');
     assert.equal(fast.serve(admitted.req, admitted.res, fallback), true);
     await settle();
-    assert.deepEqual(Object.keys(admitted.written.headers ?? {}), ['access-control-allow-origin', 'x-rate-limit-limit', 'content-type', 'cache-control', 'vary', 'etag', 'content-length']);
+    assert.deepEqual(Object.keys(admitted.written.headers ?? {}), ['x-content-type-options', 'access-control-allow-origin', 'x-rate-limit-limit', 'content-type', 'cache-control', 'vary', 'etag', 'content-length']);
     assert.equal(admitted.written.body, body);
     for (const verdict of ['refused', 'store down', 'body gone meanwhile']) {
       const r = fakeRequest('/t/A/end', '10.0.0.1');

@@ -41,6 +41,17 @@ describe('web pages in Chromium', { skip }, () => {
     assert.deepEqual(w.errors, []);
   });
 
+  it('the API docs page works under its Content-Security-Policy (issue 45 item 3)', async () => {
+    const docs = await watchedPage(chrome);
+    try {
+      await docs.page.goto(`${s.origin}/api/docs`, { waitUntil: 'load' });
+      await docs.page.waitForSelector('.swagger-ui .info .title', { timeout: 30_000 });
+      assert.deepEqual(docs.errors.filter((e) => /Content Security Policy|Refused to/i.test(e)), []);
+    } finally {
+      await docs.page.close();
+    }
+  });
+
   it('item chart draws its series and changes with range and variant', async () => {
     await w.page.goto(`${s.origin}/item/${s.item}?range=month`, { waitUntil: 'load' });
     await w.page.waitForFunction(() => ((globalThis as any).skymarketChart?.updates ?? 0) >= 1);
