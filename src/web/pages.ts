@@ -105,7 +105,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   function context(request: FastifyRequest): RenderContext {
     const a = assets!;
     return {
-      assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}` },
+      assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}`, feed: `/assets/${a.manifest['feed-worker.js']}` },
       origin: `${request.protocol}://${request.host}`,
       simulated: app.context.dataSource === 'simulator',
     };

@@ -49,7 +49,7 @@ interface ChartState {
   /** the mayor names drawn on the item chart, where (the tests check they do not overlap) */
   mayorLabels?: Label[];
   /** the values the item chart's lines hold (null: whitespace, a gap) */
-  data?: { average: Array<number | null>; median: Array<number | null> };
+  data?: () => { average: Array<number | null>; median: Array<number | null> };
 }
 
 const sec = (ms: number) => Math.floor(ms / 1000) as UTCTimestamp;
@@ -237,9 +237,11 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
     const started = performance.now();
     const pts = chartData.points;
     // null (a bucket without sales): whitespace, which lightweight-charts draws as a gap
-    const line = (value: (p: ItemPoint) => number | null) => pts.map((p) => { const v = value(p); return v === null ? { time: sec(p.time) } : { time: sec(p.time), value: v }; });
-    avg.setData(line((p) => p.avg));
-    median.setData(line((p) => p.median));
+    const line = (value: (p: ItemPoint) => number | null): Array<{ time: UTCTimestamp; value?: number }> => pts.map((p) => { const v = value(p); return v === null ? { time: sec(p.time) } : { time: sec(p.time), value: v }; });
+    const average = line((p) => p.avg);
+    const medians = line((p) => p.median);
+    avg.setData(average);
+    median.setData(medians);
     hi.setData(line((p) => p.max));
     lo.setData(line((p) => p.min));
     volume.setData(pts.map((p) => ({ time: sec(p.time), value: p.volume })));
@@ -250,8 +252,8 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
     chart.timeScale().fitContent();
     const sold = pts.filter((p) => p.avg !== null).length;
     state.series = { average: sold, median: sold, band: sold, volume: pts.length, lowestBin: bins.length, mayorTerms: (chartData.mayors ?? []).length };
-    // what the drawn series hold, for the tests: no zero where the data has a gap
-    state.data = { average: avg.data().map((d) => ('value' in d ? (d.value as number) : null)), median: median.data().map((d) => ('value' in d ? (d.value as number) : null)) };
+    // what the lines were given, for the tests (no zero where the data has a gap); read when asked
+    state.data = () => ({ average: average.map((d) => d.value ?? null), median: medians.map((d) => d.value ?? null) });
     showCards(chartData);
     state.range = chartData.range;
     state.variant = [chartData.variant, ...Object.values(chartData.filters)].filter(Boolean).join(',');
@@ -303,12 +305,53 @@ function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement
   if (data.book) liveBook(data.tag);
 }
 
+/** One subscription to the live feed: paused while the tab is hidden, closed when the page goes. */
+interface FeedLink {
+  pause(): void;
+  resume(): void;
+}
+
 /**
- * Follows the live feed (GET /api/stream, Server-Sent Events): `refresh` runs when an event passes
- * `wanted` (at most once a second), and after a gap; on a 20-second timer while the feed cannot be
- * reached or the browser has no EventSource. `status` says which (data-live) and when (data-refreshed-at).
+ * Subscribes to the live feed: through the site's SharedWorker (feed-worker.ts: one connection for
+ * every tab), else (no SharedWorker, e.g. Chrome on Android) a connection of this tab's own.
  */
-function follow(query: string, wanted: (e: { topic: string; [k: string]: unknown }) => boolean, refresh: () => Promise<number | undefined>, status: HTMLElement | null) {
+function connectFeed(topics: string[], tags: string[], on: { open(): void; event(data: string): void; error(): void }): FeedLink | undefined {
+  const url = document.body?.dataset.feedWorker;
+  if (url && typeof SharedWorker !== 'undefined') {
+    try {
+      const port = new SharedWorker(url, { name: 'skymarket-feed' }).port;
+      port.onmessage = (m: MessageEvent<{ type: 'open' } | { type: 'error' } | { type: 'event'; data: string }>) => {
+        if (m.data.type === 'event') on.event(m.data.data);
+        else if (m.data.type === 'open') on.open();
+        else on.error();
+      };
+      const subscribe = () => port.postMessage({ type: 'subscribe', topics, tags });
+      subscribe();
+      return { pause: () => port.postMessage({ type: 'unsubscribe' }), resume: subscribe };
+    } catch {
+      // a worker refused (a browser setting): a connection of the tab's own
+    }
+  }
+  if (typeof EventSource === 'undefined') return undefined;
+  let feed: EventSource | undefined;
+  const resume = () => {
+    feed ??= new EventSource(`/api/stream?${new URLSearchParams({ topics: topics.join(','), tags: tags.join(',') })}`);
+    feed.onopen = on.open;
+    feed.onmessage = (m) => on.event(m.data as string);
+    // EventSource reconnects by itself; meanwhile (or when the feed is refused) the caller polls.
+    feed.onerror = on.error;
+  };
+  resume();
+  return { pause: () => { feed?.close(); feed = undefined; }, resume };
+}
+
+/**
+ * Follows the live feed (GET /api/stream, Server-Sent Events) for `tag`: `refresh` runs when an
+ * event passes `wanted` (at most once a second), and after a gap; on a 20-second timer while the
+ * feed cannot be reached. A hidden tab lets go of the feed and refreshes once when shown again.
+ * `status` says which (data-live) and when (data-refreshed-at).
+ */
+function follow(topics: string[], tag: string, wanted: (e: { topic: string; [k: string]: unknown }) => boolean, refresh: () => Promise<number | undefined>, status: HTMLElement | null) {
   let due: ReturnType<typeof setTimeout> | undefined;
   const run = async () => {
     const at = await refresh().catch(() => undefined);
@@ -317,18 +360,28 @@ function follow(query: string, wanted: (e: { topic: string; [k: string]: unknown
   const soon = () => { due ??= setTimeout(() => { due = undefined; void run(); }, 1000); };
   let timer: ReturnType<typeof setInterval> | undefined;
   const poll = () => { timer ??= setInterval(() => { if (!document.hidden) void run(); }, 20_000); };
-  if (typeof EventSource === 'undefined') return poll();
-  const feed = new EventSource(`/api/stream?${query}`);
-  feed.onopen = () => {
-    if (timer !== undefined) { clearInterval(timer); timer = undefined; }
-    if (status) status.dataset.live = 'stream';
-  };
-  feed.onmessage = (m) => {
-    const e = JSON.parse(m.data as string) as { topic: string };
-    if (e.topic === 'gap' || wanted(e)) soon();
-  };
-  // EventSource reconnects by itself; meanwhile (or when the feed is refused) the timer keeps the panel fresh.
-  feed.onerror = () => { if (status) status.dataset.live = 'timer'; poll(); };
+  const link = connectFeed(topics, [tag], {
+    open() {
+      if (timer !== undefined) { clearInterval(timer); timer = undefined; }
+      if (status) status.dataset.live = 'stream';
+    },
+    event(data) {
+      const e = JSON.parse(data) as { topic: string };
+      if (e.topic === 'gap' || wanted(e)) soon();
+    },
+    error() {
+      if (status) status.dataset.live = 'timer';
+      poll();
+    },
+  });
+  if (!link) return poll();
+  let paused = false;
+  const pause = () => { if (!paused) { paused = true; link.pause(); } };
+  const resume = () => { if (paused) { paused = false; link.resume(); soon(); } };
+  document.addEventListener('visibilitychange', () => (document.hidden ? pause() : resume()));
+  addEventListener('pagehide', pause);
+  addEventListener('pageshow', (e) => { if (e.persisted && !document.hidden) resume(); });
+  if (document.hidden) pause();
 }
 
 function cells(values: string[], classes: string[] = []): HTMLTableRowElement {
@@ -357,10 +410,14 @@ function liveBook(tag: string) {
     if (buy) buy.textContent = coins(book.buyPrice);
     if (sell) sell.textContent = coins(book.sellPrice);
     const when = document.getElementById('book-time');
-    if (when) when.textContent = new Date(book.ts).toLocaleTimeString();
+    if (when) {
+      serverAtLeast(book.ts);
+      when.setAttribute('datetime', new Date(book.ts).toISOString());
+      showAge(when as HTMLTimeElement);
+    }
     return book.ts;
   };
-  follow(`topics=bazaar.changed&tags=${encodeURIComponent(tag)}`, (e) => e.topic === 'bazaar.changed' && e['product'] === tag, refresh, document.getElementById('book-status'));
+  follow(['bazaar.changed'], tag, (e) => e.topic === 'bazaar.changed' && e['product'] === tag, refresh, document.getElementById('book-status'));
 }
 
 /**
@@ -388,7 +445,7 @@ function liveBins(tag: string, onLowest: (price: number | null) => void) {
     return bins.at;
   };
   const status = document.getElementById('bins-status');
-  follow(`topics=auction.new,auction.sold,auction.ended,lbin.changed&tags=${encodeURIComponent(tag)}`, (e) => e['tag'] === tag, refresh, status);
+  follow(['auction.new', 'auction.sold', 'auction.ended', 'lbin.changed'], tag, (e) => e['tag'] === tag, refresh, status);
   /** refetches now (the variant changed) */
   return async () => {
     const at = await refresh().catch(() => undefined);
@@ -502,9 +559,43 @@ function tables() {
   }
 }
 
+/**
+ * "17 s ago": the server's time when it rendered the page (body data-now) plus the time since, so
+ * the ages agree with the server's clock (a demo's simulated one too).
+ */
+let serverBase = Number(document.body?.dataset.now);
+let serverBaseAt = Date.now();
+if (!(Number.isFinite(serverBase) && serverBase > 0)) serverBase = serverBaseAt;
+const serverNow = () => serverBase + (Date.now() - serverBaseAt);
+/** The server's clock is at least at a time it has just reported (a snapshot is never from the future). */
+function serverAtLeast(ms: number) {
+  if (ms > serverNow()) [serverBase, serverBaseAt] = [ms, Date.now()];
+}
+
+/** The server's `ago` (web/render.ts), for the ages the page keeps current. */
+function ago(ms: number, now: number): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 90) return `${s} s ago`;
+  if (s < 5400) return `${Math.round(s / 60)} min ago`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} d ago`;
+}
+
+function showAge(el: HTMLTimeElement) {
+  const at = Date.parse(el.dateTime);
+  if (Number.isFinite(at)) el.textContent = ago(at, serverNow());
+}
+
+/** Every `<time data-ago>` ticks once a second while the page is visible. */
+function ages() {
+  const tick = () => { if (!document.hidden) for (const el of document.querySelectorAll<HTMLTimeElement>('time[data-ago]')) showAge(el); };
+  setInterval(tick, 1000);
+}
+
 function start() {
   search();
   tables();
+  ages();
   const data = pageData();
   const el = document.getElementById('chart');
   if (data && el) {
