@@ -157,7 +157,8 @@ export class ItemCatalog {
   /**
    * Items matching what a player typed, best first: typo-tolerant (one edit from five letters), every
    * word of two letters or more also a prefix, names weighing most, then weighted by how much the market
-   * trades each item. Items matching every word come before those matching some. An exact alias
+   * trades each item. Items matching every word come before those matching every word but the
+   * last (still being typed), and those before items matching some. An exact alias
    * (a tag, NEU id or full name) comes first. One letter finds the most traded items whose name
    * starts with it. Answers are kept per catalog state (RESULTS_CACHED of them).
    */
@@ -216,9 +217,16 @@ function searchIn(state: CatalogState, term: string, limit: number): CatalogEntr
   }
   const { text, tier } = splitRarity(term);
   const options = searchOptions(state, tier);
-  for (const combineWith of ['AND', 'OR'] as const) {
+  // Every word (the last, being typed, as a prefix); then every word typed in full ("black" of
+  // "black ca"), so an item matching those outranks a much traded one matching only the last
+  // prefix ("Carrot"); then any word.
+  const words = text.split(/\s+/).filter((w) => w !== '');
+  const passes: Array<[string, 'AND' | 'OR']> = [[text, 'AND']];
+  if (words.length >= 2) passes.push([words.slice(0, -1).join(' '), 'AND']);
+  passes.push([text, 'OR']);
+  for (const [query, combineWith] of passes) {
     if (out.length >= limit) break;
-    for (const hit of state.index.search(text, { ...options, combineWith }) as Array<SearchResult & { id: string }>) {
+    for (const hit of state.index.search(query, { ...options, combineWith }) as Array<SearchResult & { id: string }>) {
       take(hit.id);
       if (out.length >= limit) break;
     }

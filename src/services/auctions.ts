@@ -206,6 +206,20 @@ export class AuctionService {
     return this.view.activeOf(tag, () => true).length;
   }
 
+  /**
+   * The cheapest `n` BIN listings of a known tag matching the filters and one price variant
+   * (domain/prices.ts priceVariantKey; '' = every variant), with how many listings of that choice
+   * are active (its supply, auctions included).
+   */
+  async cheapestBins(tag: string, filters: Record<string, string>, variant: string, n: number): Promise<Previews & { supply: number }> {
+    const filter = await this.compile(filters);
+    await this.view.ready();
+    await this.knownTags.require(tag);
+    const test = (l: FilterSubject) => filter.test(l) && (variant === '' || priceVariantKey(l) === variant);
+    const bins = this.view.lowestBin(tag, test, n);
+    return { ...(await withSellerNames(this.store, bins)), supply: this.view.activeOf(tag, test).length };
+  }
+
   /** Sold auctions of a known tag, newest first: SOLD_WINDOW_DAYS back, SOLD_PARTNER_WINDOW_DAYS for partners. */
   async sold(tag: string, partner: boolean, page: number, pageSize: number): Promise<AuctionRecord[]> {
     await this.knownTags.require(tag);

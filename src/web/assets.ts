@@ -31,7 +31,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** prebuilt assets beside the compiled module (dist/web/assets) */
 export const PREBUILT_DIR = join(HERE, 'assets');
 /** the client entry points, relative to this module's folder in the source tree */
-export const CLIENT_ENTRIES = ['client/main.ts', 'client/main.css'];
+export const CLIENT_ENTRIES = ['client/main.ts', 'client/main.css', 'client/feed-worker.ts'];
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
@@ -72,7 +72,7 @@ function toAssets(files: Array<{ name: string; contents: Uint8Array }>): AssetSe
       brotli: brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length } }),
     });
   }
-  if (!manifest['main.js'] || !manifest['main.css']) throw new Error('web assets: main.js or main.css missing');
+  if (!manifest['main.js'] || !manifest['main.css'] || !manifest['feed-worker.js']) throw new Error('web assets: main.js, main.css or feed-worker.js missing');
   return { manifest, byName };
 }
 

@@ -10,7 +10,8 @@ import { itemNotFound, parseItemTag, parseSearchTerm } from '../http/params.ts';
 import { badRequest } from '../http/problem.ts';
 import { PAGE_SECURITY_HEADERS } from '../http/security-headers.ts';
 import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
-import { HISTORY_RANGES, priceVariantKey, type HistoryRange } from '../domain/prices.ts';
+import { HISTORY_RANGES, type HistoryRange } from '../domain/prices.ts';
+import { petLevelOf } from '../domain/filters.ts';
 import type { PriceHistory } from '../services/prices.ts';
 import type { Previews } from '../services/auctions.ts';
 import { iconPath } from '../services/items.ts';
@@ -52,7 +53,8 @@ export interface ItemChart {
   range: ItemRange;
   variant: string;
   filters: Record<string, string>;
-  points: Array<{ time: number; min: number; max: number; avg: number; median: number; volume: number; lowestBin: number | null }>;
+  /** a bucket without sales (the newest, before its first sale) has null prices: a gap, not a zero */
+  points: Array<{ time: number; min: number | null; max: number | null; avg: number | null; median: number | null; volume: number; lowestBin: number | null }>;
   /** items sold in the range */
   sales: number;
   /** the filtered read stopped at its deadline: buckets before `cut` are missing or partial */
@@ -66,19 +68,30 @@ export interface ItemChart {
 interface ItemBins {
   tag: string;
   lowest: Previews['records'][number] | null;
-  rows: Array<{ price: number; tier: string; attrs: string; seller: string }>;
+  /** `level`: a pet's level (null for other items) */
+  rows: Array<{ price: number; tier: string; level: number | null; attrs: string; seller: string }>;
+  /** active listings of the page's variant or filter (auctions included) */
   supply: number;
   at: number;
 }
 
-/** What a listing's row shows beside its price: up to three enchantments, the reforge, pet exp. */
+/** What a listing's row shows beside its price: up to three enchantments, the reforge, a pet's held item and skin, exp. */
 function keyAttributes(a: Previews['records'][number]): string {
   const attrs = Object.entries(a.enchantments)
     .slice(0, 3)
     .map(([k, v]) => `${k} ${v}`);
   if (a.reforge) attrs.push(a.reforge);
+  const held = a.flatNbt['petInfo.heldItem'];
+  if (held) attrs.push(readable(held.replace(/^PET_ITEM_/, '')));
+  const skin = a.flatNbt['petInfo.skin'];
+  if (skin) attrs.push(`${readable(skin)} skin`);
   if (a.flatNbt['exp']) attrs.push(`exp ${coins(Number(a.flatNbt['exp']))}`);
   return attrs.join(', ') || '–';
+}
+
+/** `TIER_BOOST` → `tier boost` */
+function readable(id: string): string {
+  return id.toLowerCase().replace(/_/g, ' ');
 }
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
@@ -93,7 +106,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   function context(request: FastifyRequest): RenderContext {
     const a = assets!;
     return {
-      assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}` },
+      assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}`, feed: `/assets/${a.manifest['feed-worker.js']}` },
       origin: `${request.protocol}://${request.host}`,
       simulated: app.context.dataSource === 'simulator',
     };
@@ -193,23 +206,21 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   }
 
   /**
-   * The item page's lowest-BIN panel: the cheapest listings (12, with the filter), the lowest BIN of
-   * the variant, and the supply; the page renders it and the page's live part refetches it
+   * The item page's lowest-BIN panel, all of one choice (the variant, or the Rarity filter): its 12
+   * cheapest BINs, its lowest BIN and its supply. The page renders it and its live part refetches it
    * (`/item/{tag}/bins.json`) when the feed tells of a listing, sale or lowest-BIN change of the tag.
    */
   async function itemBins(tag: string, query: ItemQueryT): Promise<ItemBins> {
-    const variant = query.variant ?? '';
-    const active = await services.auctions.activeOverview(tag, variantFilters(query), 'LOWEST_PRICE', 0, 12);
-    const lowest = active.records.find((r) => r.bin && (variant === '' || priceVariantKey(r) === variant));
-    const rows = active.records
-      .filter((a) => a.bin)
-      .map((a) => ({
-        price: a.startingBid,
-        tier: a.tier ?? '',
-        attrs: keyAttributes(a),
-        seller: active.names.get(a.seller) ?? a.seller.slice(0, 8),
-      }));
-    return { tag, lowest: lowest ?? null, rows, supply: services.auctions.supplyOf(tag), at: clock.now() };
+    const pet = tag.startsWith('PET_');
+    const active = await services.auctions.cheapestBins(tag, variantFilters(query), query.variant ?? '', 12);
+    const rows = active.records.map((a) => ({
+      price: a.startingBid,
+      tier: pet ? (a.flatNbt['petInfo.tier'] ?? a.tier ?? '').toUpperCase() : (a.tier ?? ''),
+      level: pet ? petLevelOf(a) : null,
+      attrs: keyAttributes(a),
+      seller: active.names.get(a.seller) ?? a.seller.slice(0, 8),
+    }));
+    return { tag, lowest: active.records[0] ?? null, rows, supply: active.supply, at: clock.now() };
   }
 
   /** The chart of a range: the price history service (rollups; raw sales with a filter). */
@@ -217,7 +228,13 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     const filters = variantFilters(query);
     const variant = query.variant ?? '';
     const history = await services.prices.history(tag, range, { filters, variant });
-    const points = history.points.map((p) => ({ time: Date.parse(p.time), min: p.min, max: p.max, avg: p.avg, median: p.median ?? p.avg, volume: p.volume, lowestBin: p.lowestBin }));
+    // The history answers an empty bucket (a lowest BIN, no sale yet) with zeros and median null, as the
+    // established API does; drawn, zeros would dive the lines to 0: the chart gets nulls (gaps).
+    const points = history.points.map((p) => {
+      const time = Date.parse(p.time);
+      if (p.median === null) return { time, min: null, max: null, avg: null, median: null, volume: p.volume, lowestBin: p.lowestBin };
+      return { time, min: p.min, max: p.max, avg: p.avg, median: p.median, volume: p.volume, lowestBin: p.lowestBin };
+    });
     const terms = points.length > 0 ? await services.mayors.periods(points[0]!.time, clock.now()) : [];
     const mayors = terms.map((t) => ({ start: Date.parse(t.start), end: Date.parse(t.end), name: t.winner.name }));
     return { tag, range, variant, filters, points, sales: points.reduce((n, p) => n + p.volume, 0), cut: history.cut, source: history.source, mayors };
@@ -247,7 +264,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         const variants = variantChoices(tag);
         const craft = await services.craft.costOf(tag);
         const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier, flatNbt: {} });
-        const last = chart.points.at(-1);
+        const last = lastSold(chart);
         const priceLine = lowest ? `lowest BIN ${fmt(lowest.startingBid)}` : last ? `median ${fmt(last.median)}` : 'no recent sales';
         const sold = `${chart.sales} sold in the last ${range === 'full' ? 'recorded history' : range}`;
         return {
@@ -259,7 +276,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
             image: iconPath(tag),
             data: { kind: 'item', tag, chart, lowestBin: lowest?.startingBid ?? null },
           },
-          data: { tag, details, chart, range, ranges: ITEM_RANGES, bins, recent: recent.records, supply, variants, filters, variant, craft, bulk, lowest: lowest?.startingBid ?? null, now },
+          data: { tag, details, chart, last, range, ranges: ITEM_RANGES, bins, recent: recent.records, supply, variants, filters, variant, craft, bulk, lowest: lowest?.startingBid ?? null, now },
         };
       });
     },
@@ -348,6 +365,15 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     }
     return bookOf(snapshot);
   });
+}
+
+/** The newest bucket of a chart with sales: what the "Median" card shows (a bucket without sales has none). */
+export function lastSold(chart: Pick<ItemChart, 'points'>): { time: number; median: number } | undefined {
+  for (let i = chart.points.length - 1; i >= 0; i--) {
+    const p = chart.points[i]!;
+    if (p.median !== null) return { time: p.time, median: p.median };
+  }
+  return undefined;
 }
 
 /** Products whose instant-buy price is furthest from its 7-day median (the spread feed's own figures). */

@@ -29,7 +29,8 @@ export interface PageMeta {
 }
 
 export interface RenderContext {
-  assets: { css: string; js: string };
+  /** `feed`: the SharedWorker that holds the live feed for all of a site's tabs */
+  assets: { css: string; js: string; feed: string };
   /** absolute origin for OpenGraph URLs, from the request */
   origin: string;
   simulated: boolean;

@@ -18,13 +18,16 @@ import {
   type UTCTimestamp,
 } from 'lightweight-charts';
 
-interface ItemPoint { time: number; min: number; max: number; avg: number; median: number; volume: number; lowestBin: number | null }
+/** A bucket without sales has null prices (a gap in the lines and the band, not a zero). */
+interface ItemPoint { time: number; min: number | null; max: number | null; avg: number | null; median: number | null; volume: number; lowestBin: number | null }
 interface Term { start: number; end: number; name: string }
+/** a mayor's name as drawn on the chart (media pixels) */
+interface Label { name: string; x: number; width: number }
 interface ItemChart { points: ItemPoint[]; range: string; variant: string; filters: Record<string, string>; sales: number; cut: number | null; mayors: Term[] }
 interface Ohlc { open: number; high: number; low: number; close: number }
 interface Candle { time: number; buy: Ohlc; sell: Ohlc; buyMovingWeek: number; sellMovingWeek: number }
 interface BookLevel { amount: number; pricePerUnit: number; orders: number }
-interface Bins { at: number; lowest: number | null; supply: number; rows: Array<{ price: number; tier: string; attrs: string; seller: string }> }
+interface Bins { at: number; lowest: number | null; supply: number; rows: Array<{ price: number; tier: string; level: number | null; attrs: string; seller: string }> }
 interface Book { ts: number; buyPrice: number; sellPrice: number; sellOffers: BookLevel[]; buyOrders: BookLevel[] }
 type PageData =
   | { kind: 'item'; tag: string; chart: ItemChart; lowestBin: number | null }
@@ -43,6 +46,10 @@ interface ChartState {
   drawMs?: number;
   /** draws a chart answer as the range switch does (the browser tests use it) */
   draw?: (chart: ItemChart) => void;
+  /** the mayor names drawn on the item chart, where (the tests check they do not overlap) */
+  mayorLabels?: Label[];
+  /** the values the item chart's lines hold (null: whitespace, a gap) */
+  data?: () => { average: Array<number | null>; median: Array<number | null> };
 }
 
 const sec = (ms: number) => Math.floor(ms / 1000) as UTCTimestamp;
@@ -97,25 +104,29 @@ class Band implements ISeriesPrimitive<Time> {
           const p = self.params;
           if (!p || self.points.length < 2) return;
           const ts = p.chart.timeScale();
-          const upper: Array<[number, number]> = [];
-          const lower: Array<[number, number]> = [];
+          // One polygon per run of buckets with sales: a bucket without sales breaks the band.
+          const runs: Array<{ upper: Array<[number, number]>; lower: Array<[number, number]> }> = [];
+          let run: (typeof runs)[number] | undefined;
           for (const pt of self.points) {
             const x = ts.timeToCoordinate(sec(pt.time));
-            const hi = p.series.priceToCoordinate(pt.max);
-            const lo = p.series.priceToCoordinate(pt.min);
-            if (x === null || hi === null || lo === null) continue;
-            upper.push([x, hi]);
-            lower.push([x, lo]);
+            const hi = pt.max === null ? null : p.series.priceToCoordinate(pt.max);
+            const lo = pt.min === null ? null : p.series.priceToCoordinate(pt.min);
+            if (x === null || hi === null || lo === null) { run = undefined; continue; }
+            if (!run) runs.push((run = { upper: [], lower: [] }));
+            run.upper.push([x, hi]);
+            run.lower.push([x, lo]);
           }
-          if (upper.length < 2) return;
           target.useMediaCoordinateSpace(({ context }) => {
-            context.beginPath();
-            context.moveTo(upper[0]![0], upper[0]![1]);
-            for (const [x, y] of upper) context.lineTo(x, y);
-            for (let i = lower.length - 1; i >= 0; i--) context.lineTo(lower[i]![0], lower[i]![1]);
-            context.closePath();
             context.fillStyle = self.color;
-            context.fill();
+            for (const { upper, lower } of runs) {
+              if (upper.length < 2) continue;
+              context.beginPath();
+              context.moveTo(upper[0]![0], upper[0]![1]);
+              for (const [x, y] of upper) context.lineTo(x, y);
+              for (let i = lower.length - 1; i >= 0; i--) context.lineTo(lower[i]![0], lower[i]![1]);
+              context.closePath();
+              context.fill();
+            }
           });
         },
       }),
@@ -123,12 +134,12 @@ class Band implements ISeriesPrimitive<Time> {
   }
 }
 
-/** Mayor terms shaded behind the item chart, every other term darker, each named at its top. */
+/** Mayor terms shaded behind the item chart, every other term darker, each named at its top where the name fits in its term. */
 class Terms implements ISeriesPrimitive<Time> {
   private terms: Term[] = [];
   private points: ItemPoint[] = [];
   private params: SeriesAttachedParameter<Time> | undefined;
-  constructor(private readonly fill: string, private readonly text: string) {}
+  constructor(private readonly fill: string, private readonly text: string, private readonly onLabels: (labels: Label[]) => void) {}
   attached(p: SeriesAttachedParameter<Time>) { this.params = p; }
   detached() { this.params = undefined; }
   set(terms: Term[], points: ItemPoint[]) { this.terms = terms; this.points = points; this.params?.requestUpdate(); }
@@ -148,6 +159,8 @@ class Terms implements ISeriesPrimitive<Time> {
         draw(target: { useMediaCoordinateSpace<T>(f: (s: { context: CanvasRenderingContext2D; mediaSize: { width: number; height: number } }) => T): T }) {
           if (!self.params || self.points.length === 0) return;
           target.useMediaCoordinateSpace(({ context, mediaSize }) => {
+            const labels: Label[] = [];
+            context.font = '11px system-ui, sans-serif';
             self.terms.forEach((t, i) => {
               const x0 = Math.max(0, self.x(t.start, 0) ?? 0);
               const x1 = Math.min(mediaSize.width, self.x(t.end, mediaSize.width) ?? mediaSize.width);
@@ -156,15 +169,35 @@ class Terms implements ISeriesPrimitive<Time> {
                 context.fillStyle = self.fill;
                 context.fillRect(x0, 0, x1 - x0, mediaSize.height);
               }
+              // A name only inside its own term: on a narrow chart short terms stay unnamed rather than overlap.
+              const width = context.measureText(t.name).width;
+              if (x0 + 4 + width > x1 - 2) return;
               context.fillStyle = self.text;
-              context.font = '11px system-ui, sans-serif';
               context.fillText(t.name, x0 + 4, 12);
+              labels.push({ name: t.name, x: x0 + 4, width });
             });
+            self.onLabels(labels);
           });
         },
       }),
     }];
   }
+}
+
+/** The item page's cards that follow the chart: the latest median (newest bucket with sales) and the items sold. */
+function showCards(chart: ItemChart) {
+  let last: ItemPoint | undefined;
+  for (const p of chart.points) if (p.median !== null) last = p;
+  const median = document.getElementById('stat-median');
+  if (median) {
+    median.textContent = coins(last?.median ?? null);
+    if (last) median.title = `bucket from ${new Date(last.time).toISOString()}`;
+    else median.removeAttribute('title');
+  }
+  const sold = document.getElementById('stat-sold');
+  if (sold) sold.textContent = chart.sales.toLocaleString('en-US');
+  const range = document.getElementById('stat-sold-range');
+  if (range) range.textContent = chart.range === 'full' ? 'all' : chart.range;
 }
 
 function pageData(): PageData | undefined {
@@ -179,9 +212,10 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   const median = chart.addSeries(LineSeries, { color: c.median, lineWidth: 1, title: 'median', priceLineVisible: false, lastValueVisible: false });
   const band = new Band(c.band);
   avg.attachPrimitive(band);
-  const terms = new Terms(dark() ? 'rgba(255,255,255,0.04)' : 'rgba(0,0,0,0.035)', dark() ? '#9aa4b1' : '#59636e');
+  const terms = new Terms(dark() ? 'rgba(255,255,255,0.04)' : 'rgba(0,0,0,0.035)', dark() ? '#9aa4b1' : '#59636e', (labels) => { state.mayorLabels = labels; });
   avg.attachPrimitive(terms);
-  const lbin = chart.addSeries(LineSeries, { color: c.down, lineWidth: 1, title: 'lowest BIN', priceLineVisible: false, lastValueVisible: false });
+  // No title: the dashed line of the lowest BIN now carries the one "lowest BIN" label on the axis.
+  const lbin = chart.addSeries(LineSeries, { color: c.down, lineWidth: 1, priceLineVisible: false, lastValueVisible: false });
   const volume = chart.addSeries(HistogramSeries, { color: c.volume, priceScaleId: 'volume', priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false });
   chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
   chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.25 } });
@@ -202,17 +236,25 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   const draw = (chartData: ItemChart) => {
     const started = performance.now();
     const pts = chartData.points;
-    avg.setData(pts.map((p) => ({ time: sec(p.time), value: p.avg })));
-    median.setData(pts.map((p) => ({ time: sec(p.time), value: p.median })));
-    hi.setData(pts.map((p) => ({ time: sec(p.time), value: p.max })));
-    lo.setData(pts.map((p) => ({ time: sec(p.time), value: p.min })));
+    // null (a bucket without sales): whitespace, which lightweight-charts draws as a gap
+    const line = (value: (p: ItemPoint) => number | null): Array<{ time: UTCTimestamp; value?: number }> => pts.map((p) => { const v = value(p); return v === null ? { time: sec(p.time) } : { time: sec(p.time), value: v }; });
+    const average = line((p) => p.avg);
+    const medians = line((p) => p.median);
+    avg.setData(average);
+    median.setData(medians);
+    hi.setData(line((p) => p.max));
+    lo.setData(line((p) => p.min));
     volume.setData(pts.map((p) => ({ time: sec(p.time), value: p.volume })));
     const bins = pts.filter((p) => p.lowestBin !== null);
     lbin.setData(bins.map((p) => ({ time: sec(p.time), value: p.lowestBin! })));
     band.set(pts);
     terms.set(chartData.mayors ?? [], pts);
     chart.timeScale().fitContent();
-    state.series = { average: pts.length, median: pts.length, band: pts.length, volume: pts.length, lowestBin: bins.length, mayorTerms: (chartData.mayors ?? []).length };
+    const sold = pts.filter((p) => p.avg !== null).length;
+    state.series = { average: sold, median: sold, band: sold, volume: pts.length, lowestBin: bins.length, mayorTerms: (chartData.mayors ?? []).length };
+    // what the lines were given, for the tests (no zero where the data has a gap); read when asked
+    state.data = () => ({ average: average.map((d) => d.value ?? null), median: medians.map((d) => d.value ?? null) });
+    showCards(chartData);
     state.range = chartData.range;
     state.variant = [chartData.variant, ...Object.values(chartData.filters)].filter(Boolean).join(',');
     state.updates++;
@@ -221,11 +263,12 @@ function itemPage(data: Extract<PageData, { kind: 'item' }>, el: HTMLElement) {
   };
   state.draw = draw;
   draw(data.chart);
+  const bins = liveBins(data.tag, moveLowest);
+  // One choice drives the page: the chart, its cards and the lowest-BIN panel follow the variant.
   controls(async (params) => {
-    const res = await fetch(`/item/${encodeURIComponent(data.tag)}/chart.json?${params}`);
+    const [res] = await Promise.all([fetch(`/item/${encodeURIComponent(data.tag)}/chart.json?${params}`), bins()]);
     if (res.ok) draw((await res.json()) as ItemChart);
   });
-  liveBins(data.tag, moveLowest);
 }
 
 function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement) {
@@ -262,12 +305,53 @@ function bazaarPage(data: Extract<PageData, { kind: 'bazaar' }>, el: HTMLElement
   if (data.book) liveBook(data.tag);
 }
 
+/** One subscription to the live feed: paused while the tab is hidden, closed when the page goes. */
+interface FeedLink {
+  pause(): void;
+  resume(): void;
+}
+
 /**
- * Follows the live feed (GET /api/stream, Server-Sent Events): `refresh` runs when an event passes
- * `wanted` (at most once a second), and after a gap; on a 20-second timer while the feed cannot be
- * reached or the browser has no EventSource. `status` says which (data-live) and when (data-refreshed-at).
+ * Subscribes to the live feed: through the site's SharedWorker (feed-worker.ts: one connection for
+ * every tab), else (no SharedWorker, e.g. Chrome on Android) a connection of this tab's own.
  */
-function follow(query: string, wanted: (e: { topic: string; [k: string]: unknown }) => boolean, refresh: () => Promise<number | undefined>, status: HTMLElement | null) {
+function connectFeed(topics: string[], tags: string[], on: { open(): void; event(data: string): void; error(): void }): FeedLink | undefined {
+  const url = document.body?.dataset.feedWorker;
+  if (url && typeof SharedWorker !== 'undefined') {
+    try {
+      const port = new SharedWorker(url, { name: 'skymarket-feed' }).port;
+      port.onmessage = (m: MessageEvent<{ type: 'open' } | { type: 'error' } | { type: 'event'; data: string }>) => {
+        if (m.data.type === 'event') on.event(m.data.data);
+        else if (m.data.type === 'open') on.open();
+        else on.error();
+      };
+      const subscribe = () => port.postMessage({ type: 'subscribe', topics, tags });
+      subscribe();
+      return { pause: () => port.postMessage({ type: 'unsubscribe' }), resume: subscribe };
+    } catch {
+      // a worker refused (a browser setting): a connection of the tab's own
+    }
+  }
+  if (typeof EventSource === 'undefined') return undefined;
+  let feed: EventSource | undefined;
+  const resume = () => {
+    feed ??= new EventSource(`/api/stream?${new URLSearchParams({ topics: topics.join(','), tags: tags.join(',') })}`);
+    feed.onopen = on.open;
+    feed.onmessage = (m) => on.event(m.data as string);
+    // EventSource reconnects by itself; meanwhile (or when the feed is refused) the caller polls.
+    feed.onerror = on.error;
+  };
+  resume();
+  return { pause: () => { feed?.close(); feed = undefined; }, resume };
+}
+
+/**
+ * Follows the live feed (GET /api/stream, Server-Sent Events) for `tag`: `refresh` runs when an
+ * event passes `wanted` (at most once a second), and after a gap; on a 20-second timer while the
+ * feed cannot be reached. A hidden tab lets go of the feed and refreshes once when shown again.
+ * `status` says which (data-live) and when (data-refreshed-at).
+ */
+function follow(topics: string[], tag: string, wanted: (e: { topic: string; [k: string]: unknown }) => boolean, refresh: () => Promise<number | undefined>, status: HTMLElement | null) {
   let due: ReturnType<typeof setTimeout> | undefined;
   const run = async () => {
     const at = await refresh().catch(() => undefined);
@@ -276,18 +360,28 @@ function follow(query: string, wanted: (e: { topic: string; [k: string]: unknown
   const soon = () => { due ??= setTimeout(() => { due = undefined; void run(); }, 1000); };
   let timer: ReturnType<typeof setInterval> | undefined;
   const poll = () => { timer ??= setInterval(() => { if (!document.hidden) void run(); }, 20_000); };
-  if (typeof EventSource === 'undefined') return poll();
-  const feed = new EventSource(`/api/stream?${query}`);
-  feed.onopen = () => {
-    if (timer !== undefined) { clearInterval(timer); timer = undefined; }
-    if (status) status.dataset.live = 'stream';
-  };
-  feed.onmessage = (m) => {
-    const e = JSON.parse(m.data as string) as { topic: string };
-    if (e.topic === 'gap' || wanted(e)) soon();
-  };
-  // EventSource reconnects by itself; meanwhile (or when the feed is refused) the timer keeps the panel fresh.
-  feed.onerror = () => { if (status) status.dataset.live = 'timer'; poll(); };
+  const link = connectFeed(topics, [tag], {
+    open() {
+      if (timer !== undefined) { clearInterval(timer); timer = undefined; }
+      if (status) status.dataset.live = 'stream';
+    },
+    event(data) {
+      const e = JSON.parse(data) as { topic: string };
+      if (e.topic === 'gap' || wanted(e)) soon();
+    },
+    error() {
+      if (status) status.dataset.live = 'timer';
+      poll();
+    },
+  });
+  if (!link) return poll();
+  let paused = false;
+  const pause = () => { if (!paused) { paused = true; link.pause(); } };
+  const resume = () => { if (paused) { paused = false; link.resume(); soon(); } };
+  document.addEventListener('visibilitychange', () => (document.hidden ? pause() : resume()));
+  addEventListener('pagehide', pause);
+  addEventListener('pageshow', (e) => { if (e.persisted && !document.hidden) resume(); });
+  if (document.hidden) pause();
 }
 
 function cells(values: string[], classes: string[] = []): HTMLTableRowElement {
@@ -316,10 +410,14 @@ function liveBook(tag: string) {
     if (buy) buy.textContent = coins(book.buyPrice);
     if (sell) sell.textContent = coins(book.sellPrice);
     const when = document.getElementById('book-time');
-    if (when) when.textContent = new Date(book.ts).toLocaleTimeString();
+    if (when) {
+      serverAtLeast(book.ts);
+      when.setAttribute('datetime', new Date(book.ts).toISOString());
+      showAge(when as HTMLTimeElement);
+    }
     return book.ts;
   };
-  follow(`topics=bazaar.changed&tags=${encodeURIComponent(tag)}`, (e) => e.topic === 'bazaar.changed' && e['product'] === tag, refresh, document.getElementById('book-status'));
+  follow(['bazaar.changed'], tag, (e) => e.topic === 'bazaar.changed' && e['product'] === tag, refresh, document.getElementById('book-status'));
 }
 
 /**
@@ -335,7 +433,8 @@ function liveBins(tag: string, onLowest: (price: number | null) => void) {
     if (!res.ok) return undefined;
     const bins = (await res.json()) as Bins;
     const body = document.getElementById('bins-body');
-    body?.replaceChildren(...bins.rows.map((r) => cells([coins(r.price), r.tier, r.attrs, r.seller], ['num', '', 'small', ''])));
+    const level = body?.hasAttribute('data-level') ?? false;
+    body?.replaceChildren(...bins.rows.map((r) => (level ? cells([coins(r.price), r.tier, String(r.level ?? ''), r.attrs, r.seller], ['num', '', 'num', 'small', 'seller']) : cells([coins(r.price), r.tier, r.attrs, r.seller], ['num', '', 'small', 'seller']))));
     body?.closest('.scroll')?.toggleAttribute('hidden', bins.rows.length === 0);
     document.getElementById('bins-empty')?.toggleAttribute('hidden', bins.rows.length > 0);
     const lbin = document.getElementById('stat-lbin');
@@ -345,7 +444,13 @@ function liveBins(tag: string, onLowest: (price: number | null) => void) {
     onLowest(bins.lowest);
     return bins.at;
   };
-  follow(`topics=auction.new,auction.sold,auction.ended,lbin.changed&tags=${encodeURIComponent(tag)}`, (e) => e['tag'] === tag, refresh, document.getElementById('bins-status'));
+  const status = document.getElementById('bins-status');
+  follow(['auction.new', 'auction.sold', 'auction.ended', 'lbin.changed'], tag, (e) => e['tag'] === tag, refresh, status);
+  /** refetches now (the variant changed) */
+  return async () => {
+    const at = await refresh().catch(() => undefined);
+    if (status && at !== undefined) status.dataset.binsVariant = new URLSearchParams(location.search).get('variant') ?? '';
+  };
 }
 
 /** Range radios and variant selects: fetch and redraw in place, and keep the URL shareable. */
@@ -454,9 +559,43 @@ function tables() {
   }
 }
 
+/**
+ * "17 s ago": the server's time when it rendered the page (body data-now) plus the time since, so
+ * the ages agree with the server's clock (a demo's simulated one too).
+ */
+let serverBase = Number(document.body?.dataset.now);
+let serverBaseAt = Date.now();
+if (!(Number.isFinite(serverBase) && serverBase > 0)) serverBase = serverBaseAt;
+const serverNow = () => serverBase + (Date.now() - serverBaseAt);
+/** The server's clock is at least at a time it has just reported (a snapshot is never from the future). */
+function serverAtLeast(ms: number) {
+  if (ms > serverNow()) [serverBase, serverBaseAt] = [ms, Date.now()];
+}
+
+/** The server's `ago` (web/render.ts), for the ages the page keeps current. */
+function ago(ms: number, now: number): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 90) return `${s} s ago`;
+  if (s < 5400) return `${Math.round(s / 60)} min ago`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86_400)} d ago`;
+}
+
+function showAge(el: HTMLTimeElement) {
+  const at = Date.parse(el.dateTime);
+  if (Number.isFinite(at)) el.textContent = ago(at, serverNow());
+}
+
+/** Every `<time data-ago>` ticks once a second while the page is visible. */
+function ages() {
+  const tick = () => { if (!document.hidden) for (const el of document.querySelectorAll<HTMLTimeElement>('time[data-ago]')) showAge(el); };
+  setInterval(tick, 1000);
+}
+
 function start() {
   search();
   tables();
+  ages();
   const data = pageData();
   const el = document.getElementById('chart');
   if (data && el) {

@@ -40,6 +40,22 @@ describe('item catalog', () => {
     assert.equal(hits('aspect of the')[0], 'ASPECT_OF_THE_END');
   });
 
+  it('a word typed in full outranks much traded items matching only the last, half-typed word', async () => {
+    // Carrot, Sugar Cane and Cactus trade far more than anything black; "black ca" still means black things.
+    active = new Map([['CARROT_ITEM', 1e6], ['SUGAR_CANE', 1e6], ['CACTUS', 1e6], ['PET_BLACK_CAT', 20]]);
+    await catalog.refresh();
+    const hits = catalog.search('black ca', 30);
+    assert.equal(hits[0]?.tag, 'PET_BLACK_CAT');
+    const black = hits.map((e, i) => [i, /\bblack\b/i.test(e.name)] as const).filter(([, b]) => b).map(([i]) => i);
+    assert.ok(black.length >= 15, `${black.length} black items among ${hits.length}`);
+    for (const tag of ['CARROT_ITEM', 'SUGAR_CANE', 'CACTUS']) {
+      const at = hits.findIndex((e) => e.tag === tag);
+      assert.ok(at === -1 || at > black.at(-1)!, `${tag} at ${at}, after every black item: ${hits.map((e) => e.name).join(' | ')}`);
+    }
+    active = new Map();
+    await catalog.refresh();
+  });
+
   it('books are named after their enchantment; names resolve', async () => {
     const books = catalog.entries().filter((e) => e.tag.startsWith('ENCHANTMENT_') && e.name === 'Enchanted Book');
     assert.equal(books.length, 0, 'books are named after their enchantment');

@@ -13,6 +13,7 @@ import { describeEachBackend } from '../../helpers/databases.ts';
 import { startWebSite, type WebSite } from '../../helpers/web-site.ts';
 import { HOUR, MINUTE } from '../../../src/domain/bazaar-history.ts';
 import { coins } from '../../../src/web/render.ts';
+import { petLevelBand, priceVariantKey } from '../../../src/domain/prices.ts';
 
 function pageData(html: string): any {
   const m = /<script type="application\/json" id="page-data">(.*?)<\/script>/s.exec(html);
@@ -135,6 +136,38 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.equal((await get(`/item/${s.item}/bins.json?variant=${'X'.repeat(40)}`)).statusCode, 400);
   });
 
+  it('/item of a pet: one variant drives the lowest-BIN card, the table (with levels), the supply and bins.json', async () => {
+    assert.ok(s.pet, 'the simulator lists a pet');
+    const pet = s.pet;
+    const view = s.t.app.market.activeAuctions;
+    const variants = s.t.app.services.auctions.variantsOf(pet);
+    assert.ok(variants.length >= 2, `the pet has several variants: ${variants.join(', ')}`);
+    let supplies = 0;
+    for (const variant of variants) {
+      const bins = (await get(`/item/${pet}/bins.json?variant=${encodeURIComponent(variant)}`)).json() as { lowest: number | null; supply: number; rows: Array<{ price: number; tier: string; level: number | null }> };
+      const mine = (l: Parameters<typeof priceVariantKey>[0]) => priceVariantKey(l) === variant;
+      const cheapest = view.lowestBin(pet, mine, 12);
+      assert.equal(bins.lowest, cheapest[0]?.startingBid ?? null, variant);
+      assert.deepEqual(bins.rows.map((r) => r.price), cheapest.map((l) => l.startingBid), variant);
+      // every row is of the variant: its rarity and level band
+      for (const r of bins.rows) assert.equal(`${r.tier}${petLevelBand(r.level!)}`, variant);
+      assert.equal(bins.supply, view.activeOf(pet, mine).length, `${variant}: its own supply`);
+      supplies += bins.supply;
+      // loaded directly, the page shows the same choice: the option selected, the card, the table, the supply
+      const html = (await get(`/item/${pet}?variant=${encodeURIComponent(variant)}`)).body;
+      assert.match(html, new RegExp(`<option selected>${variant.replace('+', '\\+')}</option>`));
+      assert.equal(/<dd id="stat-lbin">([^<]*)<\/dd>/.exec(html)?.[1], coins(bins.lowest));
+      assert.equal(/<dd id="stat-supply">([^<]*)<\/dd>/.exec(html)?.[1], String(bins.supply));
+      assert.equal(pageData(html).lowestBin, bins.lowest);
+      const body = /<tbody id="bins-body" data-level>([\s\S]*?)<\/tbody>/.exec(html)?.[1];
+      assert.ok(body !== undefined, 'a pet table marks its level column');
+      assert.deepEqual([...body.matchAll(/<tr><td class="num">[^<]*<\/td><td>[^<]*<\/td><td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1])), bins.rows.map((r) => r.level));
+    }
+    assert.equal(supplies, s.t.app.services.auctions.supplyOf(pet), 'the variants split the supply');
+    assert.match((await get(`/item/${pet}`)).body, /<th scope="col" class="num">Level<\/th>/);
+    assert.doesNotMatch((await get(`/item/${s.item}`)).body, /<th scope="col" class="num">Level<\/th>/);
+  });
+
   it('/item: an alias redirects to the canonical tag, keeping the query', async () => {
     const res = await get(`/item/${s.item.toLowerCase()}?range=day`);
     assert.equal(res.statusCode, 301);
@@ -227,6 +260,29 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const other = await get('/data', { host: 'evil.example' });
     assert.equal(other.headers['x-page-cache'], undefined);
     assert.ok(!(await get('/data')).body.includes('evil.example'));
+  });
+
+  it('/item at an hour boundary: the newest bucket (a lowest BIN, no sale yet) is a gap, not a zero', async () => {
+    // Runs late in the suite: it moves the clock 5 s into the next hour, where nothing has sold yet.
+    const hour = Math.floor(s.t.clock.now() / HOUR) * HOUR + HOUR;
+    s.t.clock.set(hour + 5_000);
+    await s.t.app.market.priceRollups.recordLowestBins(hour + 5_000);
+    const api = (await get(`/api/item/price/${s.item}/history/day`)).json() as Array<{ time: string; avg: number; median: number | null; lowestBin: number | null }>;
+    const newest = api.at(-1)!;
+    assert.equal(Date.parse(newest.time), hour);
+    assert.equal(newest.median, null, 'the API: no sale in the hour yet');
+    assert.ok(newest.lowestBin! > 0, 'but a lowest BIN');
+    const res = await get(`/item/${s.item}?range=day`);
+    const chart = pageData(res.body).chart as { points: Array<{ time: number; avg: number | null; median: number | null; min: number | null; max: number | null; volume: number; lowestBin: number | null }> };
+    assert.deepEqual(chart.points.at(-1), { time: hour, min: null, max: null, avg: null, median: null, volume: 0, lowestBin: newest.lowestBin });
+    // bucket by bucket: null where the API says null, the API's prices elsewhere; never a made-up 0
+    assert.deepEqual(chart.points.map((p) => [p.time, p.median, p.avg]), api.map((p) => [Date.parse(p.time), p.median, p.median === null ? null : p.avg]));
+    assert.deepEqual((await get(`/item/${s.item}/chart.json?range=day`)).json().points, chart.points);
+    // the card: the median of the newest bucket with sales, not 0
+    const sold = api.filter((p) => p.median !== null).at(-1)!;
+    const card = /<dd id="stat-median"[^>]*>([^<]*)<\/dd>/.exec(res.body);
+    assert.equal(card?.[1], coins(sold.median));
+    assert.notEqual(card?.[1], '0');
   });
 });
 

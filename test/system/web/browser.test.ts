@@ -13,6 +13,7 @@ import { insert as insertBazaar, offerRow } from '../../helpers/bazaar.ts';
 import { browserUnavailable, launchChromium, watchedPage, type Chromium, type WatchedPage } from '../../helpers/browser.ts';
 import { neuRepo } from '../../helpers/fixtures.ts';
 import { startWebSite, type WebSite } from '../../helpers/web-site.ts';
+import { coins } from '../../../src/web/render.ts';
 
 const skip = browserUnavailable();
 
@@ -130,6 +131,11 @@ describe('web pages in Chromium', { skip }, () => {
     await sim.bazaar.pollOnce();
     const ts = await w.page.waitForFunction(() => (globalThis as any).document.getElementById('book-status')?.dataset['refreshedAt'], undefined, { timeout: 15_000 });
     assert.ok(Number(await ts.jsonValue()) > 0);
+    // the snapshot's age stays an age after the live refresh, and ticks
+    const age = () => w.page.locator('#book-time').textContent();
+    const before = await age();
+    assert.match(before!, /^\d+ s ago$/);
+    await w.page.waitForFunction((was) => { const now = (globalThis as any).document.getElementById('book-time')?.textContent; return now !== was && /^\d+ s ago$/.test(now); }, before, { timeout: 10_000 });
     assert.deepEqual(w.errors, []);
   });
 
@@ -167,6 +173,149 @@ describe('web pages in Chromium', { skip }, () => {
     await w.page.locator('#suggest a', { hasText: name }).first().click();
     await w.page.waitForURL(/\/(item|bazaar)\//);
     assert.equal(await w.page.locator('h1').count(), 1);
+    assert.deepEqual(w.errors, []);
+  });
+
+  it('a pet page: one variant choice, loaded directly or chosen, drives the card, the table, the supply and the chart', async () => {
+    assert.ok(s.pet, 'the simulator lists a pet');
+    const variants = s.t.app.services.auctions.variantsOf(s.pet);
+    assert.ok(variants.length >= 2, variants.join(', '));
+    const bins = async (v: string) => (await (await fetch(`${s.origin}/item/${s.pet}/bins.json?variant=${encodeURIComponent(v)}`)).json()) as { lowest: number | null; supply: number; rows: Array<{ level: number | null }> };
+    const shows = async (v: string) => {
+      const want = await bins(v);
+      assert.equal(await w.page.locator('#stat-lbin').textContent(), coins(want.lowest), v);
+      assert.equal(await w.page.locator('#stat-supply').textContent(), String(want.supply), v);
+      assert.deepEqual(await w.page.locator('#bins-body tr td:nth-child(3)').allTextContents(), want.rows.map((r) => String(r.level)), v);
+    };
+    const [first, second] = [variants[0]!, variants.at(-1)!];
+    await w.page.goto(`${s.origin}/item/${s.pet}?variant=${encodeURIComponent(first)}`, { waitUntil: 'load' });
+    await w.page.waitForFunction(() => ((globalThis as any).skymarketChart?.updates ?? 0) >= 1);
+    assert.equal(await w.page.locator('select[name="variant"]').inputValue(), first);
+    assert.equal((await chartState()).variant, first);
+    await shows(first);
+    await w.page.locator('select[name="variant"]').selectOption(second);
+    await w.page.waitForFunction((v) => (globalThis as any).document.getElementById('bins-status')?.dataset['binsVariant'] === v && (globalThis as any).skymarketChart?.variant === v, second);
+    await shows(second);
+    assert.deepEqual(w.errors, []);
+  });
+
+  it('at 390 px every page fits: no horizontal overflow, no clipped table column, mayor names apart', async () => {
+    const phone = await watchedPage(chrome, { width: 390, height: 844 });
+    try {
+      const fits = () => phone.page.evaluate(`(() => {
+        const doc = document.documentElement;
+        const clipped = [...document.querySelectorAll('.scroll')].filter((el) => el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+          .map((el) => (el.querySelector('thead')?.textContent ?? '').trim().replace(/\\s+/g, ' ') + ': ' + el.scrollWidth + ' > ' + el.clientWidth);
+        return { width: doc.scrollWidth, inner: innerWidth, clipped };
+      })()`) as Promise<{ width: number; inner: number; clipped: string[] }>;
+      const paths = ['/', '/data', '/flips', `/item/${s.item}`, `/item/${s.pet}`, `/bazaar/${encodeURIComponent(s.product)}`];
+      for (const path of paths) {
+        await phone.page.goto(s.origin + path, { waitUntil: 'load' });
+        const tabs = await phone.page.locator('[role="tab"]').all();
+        for (const tab of tabs.length ? tabs : [undefined]) {
+          await tab?.click();
+          const f = await fits();
+          assert.ok(f.width <= f.inner, `${path}${tab ? ' ' + (await tab.textContent()) : ''}: ${f.width} px wide at ${f.inner}`);
+          assert.deepEqual(f.clipped, [], `${path}${tab ? ' ' + (await tab.textContent()) : ''}`);
+        }
+      }
+      // Mayor terms of a few hours each on a day's chart: the names that are drawn do not overlap.
+      await phone.page.goto(`${s.origin}/item/${s.item}?range=day`, { waitUntil: 'load' });
+      await phone.page.waitForFunction(() => ((globalThis as any).skymarketChart?.updates ?? 0) >= 1);
+      const labels = (await phone.page.evaluate(`(async () => {
+        const HOUR = 3600000;
+        const start = Date.UTC(2026, 0, 1);
+        const points = Array.from({ length: 24 }, (_, i) => ({ time: start + i * HOUR, min: 90, max: 120, avg: 100, median: 100, volume: 3, lowestBin: 95 }));
+        const names = ['Diana', 'Marina', 'Aatrox', 'Cole', 'Finnegan', 'Foxy', 'Paul', 'Derpy'];
+        const mayors = names.map((name, i) => ({ start: start + i * 3 * HOUR, end: start + (i + 1) * 3 * HOUR, name }));
+        const chart = window.skymarketChart;
+        chart.mayorLabels = undefined;
+        chart.draw({ points, range: 'day', variant: '', filters: {}, sales: 72, cut: null, mayors });
+        while (chart.mayorLabels === undefined) await new Promise((r) => requestAnimationFrame(r));
+        return chart.mayorLabels;
+      })()`)) as Array<{ name: string; x: number; width: number }>;
+      for (let i = 1; i < labels.length; i++) assert.ok(labels[i - 1]!.x + labels[i - 1]!.width < labels[i]!.x, `${JSON.stringify(labels[i - 1])} overlaps ${JSON.stringify(labels[i])}`);
+      assert.deepEqual(phone.errors, []);
+      assert.deepEqual(phone.offsite, []);
+    } finally {
+      await phone.page.close();
+    }
+  });
+
+  it('ten pages in one browser all load and follow the live feed over one shared connection, let go while hidden', async () => {
+    // Over HTTP/1.1 a browser holds six connections per host: six pages with a feed each left the seventh hanging.
+    const products = s.t.app.services.items.bazaarTags().filter((t) => t.startsWith('ENCHANTED_')).slice(0, 7);
+    assert.equal(products.length, 7);
+    // Item pages of the most listed tags: their listings move in most generations.
+    const view = s.t.app.market.activeAuctions;
+    const busiest = [...view.tags()].sort((a, b) => view.activeOf(b, () => true).length - view.activeOf(a, () => true).length).slice(0, 3);
+    const paths = [...products.map((p) => `/bazaar/${encodeURIComponent(p)}`), ...busiest.map((t) => `/item/${encodeURIComponent(t)}`)];
+    const statusOf = (path: string) => (path.startsWith('/bazaar/') ? 'book-status' : 'bins-status');
+    const connections = async () => (await s.t.app.context.metrics.registry.getSingleMetric('skymarket_stream_connections')!.get()).values[0]!.value;
+    const until = async (what: string, ok: () => Promise<boolean>) => {
+      const deadline = Date.now() + 15_000;
+      while (!(await ok())) {
+        assert.ok(Date.now() < deadline, what);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const tabs: WatchedPage[] = [];
+    try {
+      for (const path of paths) {
+        const tab = await watchedPage(chrome);
+        tabs.push(tab);
+        const res = await tab.page.goto(s.origin + path, { waitUntil: 'load' });
+        assert.equal(res?.status(), 200, path);
+        await tab.page.waitForFunction((id) => (globalThis as any).document.getElementById(id)?.dataset['live'] === 'stream', statusOf(path));
+      }
+      await until('one feed connection for every tab', async () => (await connections()) === 1);
+      // Market generations until every page has refreshed from an event of its own tag.
+      const refreshed = () => Promise.all(tabs.map((t, i) => t.page.evaluate((id) => (globalThis as any).document.getElementById(id)?.dataset['refreshedAt'] ?? null, statusOf(paths[i]!))));
+      const sim = s.sim;
+      for (let n = 0; n < 20 && (await refreshed()).includes(null); n++) {
+        sim.clock.advance(60_000);
+        sim.sim.market.advanceTo(sim.clock.now());
+        s.t.clock.set(sim.clock.now());
+        await sim.auctions.pollOnce();
+        await sim.ended.pollOnce();
+        await sim.bazaar.pollOnce();
+        // the events reach the pages, which refetch at most once a second: wait for a change, briefly
+        const before = JSON.stringify(await refreshed());
+        const deadline = Date.now() + 4000;
+        while (JSON.stringify(await refreshed()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual((await refreshed()).map((at, i) => [paths[i], at !== null]), paths.map((p) => [p, true]), 'every page got a live update');
+      // Hidden, every tab lets go: no connection; one shown again takes the feed back.
+      // A string, not a function: tsx would add its own helpers (__name) to a function's source.
+      const hide = (tab: WatchedPage, hidden: boolean) =>
+        tab.page.evaluate(`(() => {
+          Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${hidden} });
+          document.dispatchEvent(new Event('visibilitychange'));
+        })()`);
+      for (const tab of [w, ...tabs]) await hide(tab, true);
+      await until('no connection while every tab is hidden', async () => (await connections()) === 0);
+      await hide(tabs[0]!, false);
+      await until('the feed is back for the tab shown again', async () => (await connections()) === 1);
+      for (const tab of tabs) assert.deepEqual([tab.errors, tab.offsite], [[], []]);
+    } finally {
+      for (const tab of tabs) await tab.page.close();
+    }
+  });
+
+  it('at an hour boundary the chart has a gap, not a zero, where the API says null', async () => {
+    const HOUR = 3_600_000;
+    const hour = Math.floor(s.t.clock.now() / HOUR) * HOUR + HOUR;
+    s.t.clock.set(hour + 5_000);
+    await s.t.app.market.priceRollups.recordLowestBins(hour + 5_000);
+    const api = (await (await fetch(`${s.origin}/api/item/price/${s.item}/history/day`)).json()) as Array<{ median: number | null; avg: number }>;
+    assert.equal(api.at(-1)!.median, null, 'no sale in the new hour yet');
+    await w.page.goto(`${s.origin}/item/${s.item}?range=day`, { waitUntil: 'load' });
+    await w.page.waitForFunction(() => ((globalThis as any).skymarketChart?.updates ?? 0) >= 1);
+    const drawn = (await w.page.evaluate(() => (globalThis as any).skymarketChart.data())) as { average: Array<number | null>; median: Array<number | null> };
+    assert.deepEqual(drawn.average, api.map((p) => (p.median === null ? null : p.avg)));
+    assert.deepEqual(drawn.median, api.map((p) => p.median));
+    assert.ok(!drawn.average.includes(0) && !drawn.median.includes(0));
+    assert.notEqual(await w.page.locator('#stat-median').textContent(), '0');
     assert.deepEqual(w.errors, []);
   });
 

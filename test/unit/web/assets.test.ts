@@ -16,7 +16,7 @@ describe('web assets', () => {
     const a = await bundleClient(WEB);
     const b = await bundleClient(WEB);
     assert.deepEqual(a.map((f) => f.name).sort(), b.map((f) => f.name).sort());
-    assert.deepEqual(a.map((f) => f.name.replace(/-[A-Z0-9]+\./, '-.')).sort(), ['main-.css', 'main-.js']);
+    assert.deepEqual(a.map((f) => f.name.replace(/-[A-Z0-9]+\./, '-.')).sort(), ['feed-worker-.js', 'main-.css', 'main-.js']);
   });
 
   it('fit the item page budget (150 KB gzip) and fetch nothing from another origin', async () => {
@@ -30,6 +30,7 @@ describe('web assets', () => {
       assert.doesNotMatch(text, /(?:fetch|EventSource|import)\(\s*["'`]https?:/i, `${asset.name}: no request to an absolute URL`);
     }
     assert.ok(gzip <= 150 * 1024, `${gzip} bytes gzip`);
-    assert.equal(assets.manifest['main.js'], [...assets.byName.keys()].find((n) => n.endsWith('.js')));
+    assert.equal(assets.manifest['main.js'], [...assets.byName.keys()].find((n) => n.startsWith('main-') && n.endsWith('.js')));
+    assert.equal(assets.manifest['feed-worker.js'], [...assets.byName.keys()].find((n) => n.startsWith('feed-worker-') && n.endsWith('.js')));
   });
 });
