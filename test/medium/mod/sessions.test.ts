@@ -36,7 +36,13 @@ describe('mod session caps', () => {
       c.close();
       await c.waitClose();
     }
-    await new Promise((r) => setTimeout(r, 50));
+    // The server frees a session when its side of the socket closes, when ws also drops it from
+    // the server's clients: poll for that (10 s deadline).
+    const deadline = Date.now() + 10_000;
+    while (t.app.websocketServer.clients.size > 0) {
+      if (Date.now() > deadline) throw new Error(`${t.app.websocketServer.clients.size} sockets still open on the server`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
   };
 
   it('one account opens at most MOD_SESSIONS_PER_ACCOUNT sessions, by header or by auth message; others are unaffected', async () => {

@@ -158,12 +158,36 @@ test('faults: 5xx', async () => {
   assert.equal((await get('/v2/skyblock/bazaar')).status, 200);
 });
 
-test('faults: slow responses', async () => {
+test('faults: slow responses', async (t) => {
   faults.set({ slow: 1, slowMs: 250 });
-  const t = performance.now();
-  assert.equal((await get('/v2/skyblock/auctions_ended')).status, 200);
-  assert.ok(performance.now() - t >= 240);
-  faults.reset();
+  // The delay runs on node:test's mock timers: the answer must wait for them to reach 250 ms.
+  let decided!: () => void;
+  const decision = new Promise<void>((resolve) => (decided = resolve));
+  const decide = faults.decide;
+  faults.decide = (input) => {
+    const made = decide.call(faults, input);
+    decided();
+    return made;
+  };
+  t.mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    let answered = false;
+    const answer = get('/v2/skyblock/auctions_ended').then((r) => {
+      answered = true;
+      return r;
+    });
+    await decision;
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(249);
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(answered, false, 'not answered before the delay is over');
+    t.mock.timers.tick(1);
+    assert.equal((await answer).status, 200);
+  } finally {
+    t.mock.timers.reset();
+    faults.decide = decide;
+    faults.reset();
+  }
 });
 
 test('faults: truncated JSON', async () => {

@@ -132,10 +132,20 @@ for (const variant of variants) {
       opened_.push({ close: () => c.socket.close() });
       return c;
     };
+    /** Polls the server's connection count until `done` holds (10 s deadline). */
+    const connectionsReach = async (done: (connections: number) => boolean, what: string) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { connections } = (await (await fetch(`${base}/api/stream/status`)).json()) as { connections: number };
+        if (done(connections)) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${connections} connections`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
     afterEach(async () => {
       for (const c of opened_.splice(0)) c.close();
-      // The server sees the sockets close and releases their counts.
-      await new Promise((r) => setTimeout(r, 200));
+      // The server sees the sockets close and releases their counts: only `all` is left.
+      await connectionsReach((n) => n <= 1, 'the closed clients to be released');
     });
     after(async () => {
       all?.close();
@@ -273,7 +283,12 @@ for (const variant of variants) {
       const mark = ws.events.length;
       await feeder.generation();
       await plain.waitFor((e) => generations(e, 'bazaar').length >= 2);
-      await new Promise((r) => setTimeout(r, 300));
+      // A round trip after the generation: the server answers it after the events it already
+      // wrote to this socket, so every event of the generation meant for it has arrived.
+      const subscribed = () => ws.replies.filter((r) => r['type'] === 'subscribed').length;
+      const replies = subscribed();
+      ws.socket.send(JSON.stringify({ type: 'subscribe', topics: 'bazaar.changed', maxPrice: 1000 }));
+      await waitUntil(() => subscribed() > replies, 5000, 'the second subscribed reply');
       const later = ws.events.slice(mark);
       assert.ok(later.length > 0);
       for (const e of later) {
@@ -319,7 +334,7 @@ for (const variant of variants) {
       const open: Array<Awaited<ReturnType<typeof openSse>>> = [];
       await waitUntil(() => true, 10, '');
       // `all` holds one of the six; the cut-off and closed ones above were released.
-      await new Promise((r) => setTimeout(r, 300));
+      await connectionsReach((n) => n <= 1, 'the earlier clients to be released');
       for (let i = 0; i < 5; i++) open.push(await sse(`${base}/api/stream?topics=generation`));
       for (const c of open) assert.equal(c.status, 200);
       const refused = await sse(`${base}/api/stream?topics=generation`);

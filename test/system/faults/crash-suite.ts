@@ -80,8 +80,24 @@ function sqliteInspector(file: string): Inspector {
     },
     async waitStalled(child, message, lastUpdated) {
       await child.waitForLog(message, lastUpdated);
-      // The log line precedes the transaction; the trigger holds it for far longer than this.
-      await new Promise((r) => setTimeout(r, 500));
+      // The log line precedes the transaction: poll until the writer holds the database's write
+      // lock (a write from here is refused as busy at once), which the trigger then holds until the kill.
+      const probe = new SqliteDatabase(file);
+      probe.pragma('busy_timeout = 0');
+      try {
+        await until('the writer to hold the write lock', () => {
+          try {
+            probe.exec('BEGIN IMMEDIATE');
+            probe.exec('ROLLBACK');
+            return undefined;
+          } catch (err) {
+            if ((err as { code?: string }).code === 'SQLITE_BUSY') return true;
+            throw err;
+          }
+        });
+      } finally {
+        probe.close();
+      }
     },
     async reap() {},
     async close() {

@@ -535,9 +535,14 @@ describe('untrusted input', () => {
     const head = Buffer.from([10, 0, 0, 9, 0, 1, 0x69, 9, 0, 0, 0x03, 0xe8]);
     const inner = Buffer.from([0, 0, 0xff, 0xff, 0xff]);
     const bomb = Buffer.concat([head, ...Array.from({ length: 1000 }, () => inner), Buffer.from([0])]);
-    const started = performance.now();
-    throwsReason(() => decodeItemBytes(gzipSync(bomb).toString('base64')), 'bad_nbt');
-    assert.ok(performance.now() - started < 500, 'rejected quickly');
+    // Refused by the linear pre-scan (one pass over the bytes), before any parser walks the
+    // 16M-element lists: its reason names what it found.
+    assert.throws(() => decodeItemBytes(gzipSync(bomb).toString('base64')), (err: unknown) => {
+      assert.ok(err instanceof ItemDecodeError, String(err));
+      assert.equal(err.reason, 'bad_nbt');
+      assert.match(err.message, /non-empty list of TAG_End/);
+      return true;
+    });
   });
 
   test('deep nesting, oversized counts and hostile keys', () => {
@@ -573,7 +578,6 @@ describe('untrusted input', () => {
       }
     };
     const specials = [0x00, 0xff, 0x7f, 0x80, 0x01, 0x08, 0x09, 0x0a, 0x0b, 0x0c];
-    const started = performance.now();
     for (let n = 0; n < 4000; n++) {
       let bytes = Buffer.from(realRaw);
       const edits = 1 + pick(3);
@@ -598,7 +602,6 @@ describe('untrusted input', () => {
       chars[pick(chars.length)] = 'A+/=!-_ \n0'[pick(10)]!;
       attempt(() => decodeItemBytes(chars.join('')));
     }
-    assert.ok(performance.now() - started < 30_000);
     assert.ok(decoded > 100, `some mutations still decode (${decoded})`);
     assert.ok((reasons.get('bad_nbt') ?? 0) > 100, JSON.stringify([...reasons]));
     assert.ok((reasons.get('bad_gzip') ?? 0) > 100, JSON.stringify([...reasons]));
