@@ -105,6 +105,14 @@ module.exports = {
       to: { path: '^src/(http|services|api|web|stream|mod)/|^fastify' },
     },
     {
+      name: 'market-reads-only',
+      comment:
+        'market/ views only read the store: rollups, the lowest-BIN record and every other write run in jobs/ (the jobs leader) or ingest/, which market/ never imports, not even their types.',
+      severity: 'error',
+      from: { path: '^src/market/' },
+      to: { path: '^src/(jobs|ingest)/' },
+    },
+    {
       name: 'services-not-upward',
       comment: 'services/ are transport-free use cases: no faces, no HTTP plugins, no Fastify.',
       severity: 'error',

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { bucketOf, DAY_MS, HOUR_MS, priceVariantKey, rangeStart, type PricePoint } from '../../src/domain/prices.ts';
 import type { AuctionRowWrite } from '../../src/store/schema.ts';
+import { priceRollupsOf } from '../helpers/rollups.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { realRows, storeGeneration, storeSales } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
@@ -42,7 +43,7 @@ describeEachBackend('prices on the real 2022 auction pages', (fixture) => {
     await storeSales(t.store, now - 60_000, sold);
     await storeGeneration(t.store, now - 60_000, listed);
     await t.app.market.activeAuctions.ready();
-    await t.app.market.priceRollups.tick(now);
+    await priceRollupsOf(t).tick(now);
   });
   after(async () => {
     await t?.close();

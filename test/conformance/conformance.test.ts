@@ -18,6 +18,7 @@ import { offerAuctionJson, offerFilters } from '../../src/domain/lowball.ts';
 import { decodeAuctionItem } from '../../src/domain/nbt.ts';
 import { EndedIngester } from '../../src/ingest/ended.ts';
 import type { UpstreamAuction } from '../../src/ingest/upstream.ts';
+import { priceRollupsOf } from '../helpers/rollups.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { realRows, storeGeneration } from '../helpers/auctions.ts';
 import { describeEachBackend } from '../helpers/databases.ts';
@@ -269,7 +270,7 @@ describeEachBackend('conformance on simulator data', (fixture) => {
   });
 
   it('prices: summary, lowest BINs, current (bazaar and auction house), history at every range, year', async () => {
-    await t.app.market.priceRollups.tick(t.clock.now());
+    await priceRollupsOf(t).tick(t.clock.now());
     const sold = await t.store.kysely.selectFrom('auctions').select(['tag']).where('state', '=', 'sold').groupBy('tag').orderBy(sql`count(*)`, 'desc').limit(1).executeTakeFirst();
     const tag = sold!.tag;
     await check(`/api/item/price/${tag}`, 'PriceSumary');
