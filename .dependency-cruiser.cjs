@@ -113,6 +113,15 @@ module.exports = {
       to: { path: '^src/(jobs|ingest)/' },
     },
     {
+      name: 'no-redis-in-services',
+      comment:
+        'services/ are transport-free use cases: Redis (rate-limit counters, bans, the live feeds\' shared stream) is reached through http/limits.ts and store/event-log.ts, never ioredis directly.',
+      severity: 'error',
+      from: { path: '^src/services/' },
+      // Resolved, an npm package is its path under node_modules (through the shared install's symlink too).
+      to: { path: '(^|/)node_modules/ioredis/|^ioredis$' },
+    },
+    {
       name: 'services-not-upward',
       comment: 'services/ are transport-free use cases: no faces, no HTTP plugins, no Fastify.',
       severity: 'error',

@@ -169,7 +169,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   if (market) context.market = market;
   // The live feeds: the hub numbers and fans out events (over Redis when several processes share
   // it); the market's events feed it where this process ingests (started once elected).
-  const streamHub = serveApi || ingests ? streamHubFromConfig(config, clock, logger) : undefined;
+  const streamHub = serveApi || ingests ? streamHubFromConfig(config, clock, logger, metrics.registry) : undefined;
   const marketEvents = ingests && streamHub ? new MarketEvents(store, clock, { logger: logger.child({ component: 'market-events' }), ...(market ? { view: market.activeAuctions } : {}) }) : undefined;
   if (streamHub) context.streamHub = streamHub;
   context.marketEvents = marketEvents ?? null;

@@ -70,6 +70,7 @@ describe('rules of the house', () => {
     ['services-not-upward', { 'src/services/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['market-reads-only', { 'src/market/a.ts': "import { b } from '../jobs/b.ts';\nexport const a = b;\n", 'src/jobs/b.ts': 'export const b = 1;\n' }],
     ['market-reads-only', { 'src/market/a.ts': "import type { B } from '../ingest/b.ts';\nexport type A = B;\n", 'src/ingest/b.ts': 'export type B = number;\n' }],
+    ['no-redis-in-services', { 'src/services/a.ts': "import { Redis } from 'ioredis';\nexport const a = Redis;\n" }],
     ['upstream-only-in-ingest', { 'src/market/a.ts': "import { request } from 'undici';\nexport const a = request;\n" }],
     ['no-circular', { 'src/market/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'src/market/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
   ];
