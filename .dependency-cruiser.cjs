@@ -4,8 +4,10 @@
  * (api/, web/, stream/). A rule's comment is what a failing import is told.
  */
 const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|child_process|worker_threads|cluster|tls|readline)$';
-const SQL_MODULES = '^(kysely|pg|better-sqlite3)$';
-const NETWORK_CLIENTS = '^(undici|node:https|https)$';
+// Resolved, a package's path is under node_modules (here often through the shared install's symlink): the
+// bare names alone matched only unresolved imports, so these rules never fired on the real tree.
+const SQL_MODULES = '(^|/)node_modules/(kysely|pg|better-sqlite3)/|^(kysely|pg|better-sqlite3)$';
+const NETWORK_CLIENTS = '(^|/)node_modules/undici/|^(undici|node:https|https)$';
 const FACES = '^src/(api|web|stream)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
