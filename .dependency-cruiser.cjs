@@ -4,8 +4,10 @@
  * (api/, web/, stream/). A rule's comment is what a failing import is told.
  */
 const IO_MODULES = '^(node:)?(fs|fs/promises|net|http|https|http2|dgram|dns|child_process|worker_threads|cluster|tls|readline)$';
-const SQL_MODULES = '^(kysely|pg|better-sqlite3)$';
-const NETWORK_CLIENTS = '^(undici|node:https|https)$';
+// Resolved, a package's path is under node_modules (here often through the shared install's symlink): the
+// bare names alone matched only unresolved imports, so these rules never fired on the real tree.
+const SQL_MODULES = '(^|/)node_modules/(kysely|pg|better-sqlite3)/|^(kysely|pg|better-sqlite3)$';
+const NETWORK_CLIENTS = '(^|/)node_modules/undici/|^(undici|node:https|https)$';
 const FACES = '^src/(api|web|stream)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -103,6 +105,23 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/market/' },
       to: { path: '^src/(http|services|api|web|stream|mod)/|^fastify' },
+    },
+    {
+      name: 'market-reads-only',
+      comment:
+        'market/ views only read the store: rollups, the lowest-BIN record and every other write run in jobs/ (the jobs leader) or ingest/, which market/ never imports, not even their types.',
+      severity: 'error',
+      from: { path: '^src/market/' },
+      to: { path: '^src/(jobs|ingest)/' },
+    },
+    {
+      name: 'no-redis-in-services',
+      comment:
+        'services/ are transport-free use cases: Redis (rate-limit counters, bans, the live feeds\' shared stream) is reached through http/limits.ts and store/event-log.ts, never ioredis directly.',
+      severity: 'error',
+      from: { path: '^src/services/' },
+      // Resolved, an npm package is its path under node_modules (through the shared install's symlink too).
+      to: { path: '(^|/)node_modules/ioredis/|^ioredis$' },
     },
     {
       name: 'services-not-upward',

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { ManualClock } from '../src/clock.ts';
-import { PriceRollups } from '../src/market/price-rollups.ts';
+import { PriceRollupJob, viewBins } from '../src/jobs/price-rollups.ts';
 import { Store } from '../src/store/index.ts';
 import { createTestApp } from '../test/helpers/app.ts';
 import { listing, sale, storeGeneration, storeSales } from '../test/helpers/auctions.ts';
@@ -123,7 +123,7 @@ export async function prepare(days: number, perDay: number, backend: Backend = '
   const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days, sales: perDay * days, seed: 3 });
   await afterFill?.(store);
   const cpu0 = process.cpuUsage();
-  await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
+  await new PriceRollupJob(store, new ManualClock(NOW), undefined).catchUp(NOW);
   const cpu = process.cpuUsage(cpu0);
   const listings = Array.from({ length: 300 }, (_, i) => listing(NOW, { tag: HOT, item_name: '[Lvl 50] Synth 0', starting_bid: 1_000_000 + i * 997, count: 1 + (i % 5), enchantments: {} }));
   await storeGeneration(store, NOW - 60_000, listings);
@@ -133,7 +133,7 @@ export async function prepare(days: number, perDay: number, backend: Backend = '
   const app = await createTestApp({ store, env: { FLIPS_POLL_MS: '0' } });
   app.clock.set(NOW);
   await app.app.market.activeAuctions.ready();
-  await app.app.market.priceRollups.recordLowestBins(NOW);
+  await new PriceRollupJob(store, app.clock, viewBins(app.app.market.activeAuctions)).recordLowestBins(NOW);
   // What is measured must be answers with data: every bucket of the month and every day has sales.
   const month = (await app.app.inject(ENDPOINTS['history/month']!)).json() as Array<{ sales: number }>;
   const full = (await app.app.inject(ENDPOINTS['history/full']!)).json() as Array<{ sales: number }>;
@@ -222,7 +222,7 @@ async function maintenance(perDay: number, hours: number): Promise<{ cpuMsPerMin
     try {
       const sales = await storeManySales(store, { now: NOW - 20 * 60_000, days: hours / 24, sales: Math.round((perDay * hours) / 24), seed: 5 });
       const cpu0 = process.cpuUsage();
-      await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
+      await new PriceRollupJob(store, new ManualClock(NOW), undefined).catchUp(NOW);
       const cpu = process.cpuUsage(cpu0);
       const minutes = (await store.priceRollups.state()).rolledTo - (NOW - hours * 3_600_000 - 20 * 60_000);
       return { cpuMsPerMinute: (cpu.user + cpu.system) / 1000 / Math.max(1, minutes / 60_000), sales };

@@ -17,6 +17,7 @@ import { createLogger } from '../src/logger.ts';
 import { createMetrics } from '../src/metrics.ts';
 import { Store } from '../src/store/index.ts';
 import type { AuctionsTable } from '../src/store/schema.ts';
+import { PriceRollupJob } from '../src/jobs/price-rollups.ts';
 import { ingestSimulator } from './auctions.ts';
 import { startServer } from './harness.ts';
 import type { BenchOptions, BenchRow } from './lib.ts';
@@ -86,9 +87,9 @@ async function inProcessApp(dir: string, cacheMs: string) {
   const store = await Store.open({ dataDir: dir });
   const app = await buildApp({ config, store, clock: systemClock, metrics: createMetrics(), logger: createLogger('warn'), dataSource: 'simulator', startedAt: Date.now() });
   await app.ready();
-  // A running service keeps its price rollups current; the sales were stored before it started.
+  // A running service's jobs keep its price rollups current; the sales were stored before it started.
   const t = performance.now();
-  await app.market.priceRollups.catchUp();
+  await new PriceRollupJob(store, systemClock, undefined).catchUp();
   process.stderr.write(`  price rollups caught up in ${Math.round(performance.now() - t)} ms\n`);
   return { app, close: async () => (await app.close(), await store.close()) };
 }

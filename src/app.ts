@@ -45,6 +45,8 @@ import websocket from '@fastify/websocket';
 import { LIMITS as MOD_LIMITS } from './mod/messages.ts';
 import { MarketEvents } from './market/events.ts';
 import { StreamHub } from './services/stream.ts';
+import { RedisEventLog } from './store/event-log.ts';
+import type { Registry } from 'prom-client';
 import type { Duty, LeaderState } from './leadership.ts';
 
 /** Everything the HTTP layer needs from the running process. */
@@ -85,19 +87,22 @@ export interface AppContext {
 }
 
 /** The hub of a configuration: in memory, or over the Redis stream when REDIS_URL is set. */
-export function streamHubFromConfig(config: Config, clock: Clock, logger: Logger): StreamHub {
+export function streamHubFromConfig(config: Config, clock: Clock, logger: Logger, registry: Registry): StreamHub {
+  const url = config.redisUrl;
   return new StreamHub({
     clock,
     logger: logger.child({ component: 'stream' }),
     retentionMs: config.streamRetentionSeconds * 1000,
-    redis: config.redisUrl ? { url: config.redisUrl, prefix: config.redisPrefix, maxLen: config.streamRedisMaxlen } : undefined,
+    registry,
+    log: url ? (onError) => new RedisEventLog({ url, key: `${config.redisPrefix}stream:events`, maxLen: config.streamRedisMaxlen, onError }) : undefined,
   });
 }
 
 /** Publishes every batch of `events` to `hub` (failures are logged: a lost batch is a gap, never a crash). */
 export function publishMarketEvents(events: MarketEvents, hub: StreamHub, logger: Logger): void {
   events.emitter.on('batch', (batch) => {
-    hub.publish(batch).catch((err: unknown) => logger.warn({ err }, 'stream: a batch of events could not be published'));
+    // A batch that cannot be published is lost: the hub counts it, marks the hole and logs the outage once.
+    hub.publish(batch).catch(() => undefined);
   });
 }
 
@@ -183,8 +188,10 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     app.addHook('onClose', () => market.close());
     // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
     const ownHub = !context.streamHub;
-    const streamHub = context.streamHub ?? streamHubFromConfig(config, context.clock, context.logger);
+    const streamHub = context.streamHub ?? streamHubFromConfig(config, context.clock, context.logger, context.metrics.registry);
     if (ownHub) {
+      // Health reads the hub from the context (its warnings while the feeds are degraded).
+      context.streamHub = streamHub;
       app.addHook('onReady', () => streamHub.start());
       app.addHook('onClose', () => streamHub.close());
     }

@@ -2,7 +2,7 @@
  * The process's Prometheus registry. One registry per runtime (not prom-client's
  * global) so tests can build several apps in one process.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
@@ -135,4 +135,68 @@ function addDurations(histogram: Histogram<'method' | 'route'>, pending: Pending
   });
   values.sum += pending.sum;
   values.count += pending.n;
+}
+
+/**
+ * One dependency's outage as one user of it sees it (Redis for the rate limits, for the live feeds):
+ * logged once when it starts and once when it ends, every failure in between counted in
+ * `skymarket_dependency_failures_total` and the state in `skymarket_dependency_up`, never a log line
+ * per request or per reconnection attempt.
+ */
+export class Outage {
+  private downSince: number | undefined;
+  private failures = 0;
+  private lastError = '';
+  private readonly counter: Counter<'dependency' | 'user'>;
+  private readonly up: Gauge<'dependency' | 'user'>;
+
+  constructor(
+    registry: Registry,
+    private readonly labels: { dependency: string; user: string },
+    private readonly logger: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void },
+    private readonly now: () => number = Date.now,
+  ) {
+    this.counter = singleMetric(registry, 'skymarket_dependency_failures_total', () => new Counter({ name: 'skymarket_dependency_failures_total', help: 'Failed calls to a dependency (Redis), by dependency and by what used it; an outage is logged once when it starts and once when it ends', labelNames: ['dependency', 'user'], registers: [registry] }));
+    this.up = singleMetric(registry, 'skymarket_dependency_up', () => new Gauge({ name: 'skymarket_dependency_up', help: 'Whether a dependency (Redis) answered its last call (1) or is failing (0), by what uses it', labelNames: ['dependency', 'user'], registers: [registry] }));
+    this.up.set(labels, 1);
+  }
+
+  /** Since when the dependency has been failing, or undefined while it answers. */
+  get since(): number | undefined {
+    return this.downSince;
+  }
+
+  get error(): string {
+    return this.lastError;
+  }
+
+  /** A call failed: counted; the first failure of an outage is logged. */
+  failed(err: unknown): void {
+    this.counter.inc(this.labels);
+    this.lastError = err instanceof Error ? err.message : String(err);
+    if (this.downSince !== undefined) {
+      this.failures++;
+      return;
+    }
+    this.downSince = this.now();
+    this.failures = 1;
+    this.up.set(this.labels, 0);
+    this.logger.warn(
+      { dependency: this.labels.dependency, user: this.labels.user, err: { message: this.lastError } },
+      `${this.labels.dependency} unreachable (${this.labels.user}); further failures are counted in skymarket_dependency_failures_total until it answers again`,
+    );
+  }
+
+  /** A call succeeded: the end of an outage is logged with its length and failures. */
+  ok(): void {
+    if (this.downSince === undefined) return;
+    const ms = this.now() - this.downSince;
+    this.downSince = undefined;
+    this.up.set(this.labels, 1);
+    this.logger.info({ dependency: this.labels.dependency, user: this.labels.user, downMs: ms, failures: this.failures }, `${this.labels.dependency} reachable again (${this.labels.user}) after ${Math.round(ms / 1000)} s and ${this.failures} failed calls`);
+  }
+}
+
+function singleMetric<T>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
 }

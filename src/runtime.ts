@@ -12,6 +12,8 @@ import { describeConfig, redact, skyblockYearMs, type Config } from './config.ts
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
 import { Jobs } from './jobs/index.ts';
+import { storeBins, viewBins } from './jobs/price-rollups.ts';
+import { hourOf, SALES_WINDOW_MS } from './domain/sales-rollup.ts';
 import { Leadership } from './leadership.ts';
 import { simulatorOptionsFromEnv, startSimulator, type SimulatorHandle } from './simulator/index.ts';
 import { createMetrics } from './metrics.ts';
@@ -169,7 +171,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   if (market) context.market = market;
   // The live feeds: the hub numbers and fans out events (over Redis when several processes share
   // it); the market's events feed it where this process ingests (started once elected).
-  const streamHub = serveApi || ingests ? streamHubFromConfig(config, clock, logger) : undefined;
+  const streamHub = serveApi || ingests ? streamHubFromConfig(config, clock, logger, metrics.registry) : undefined;
   const marketEvents = ingests && streamHub ? new MarketEvents(store, clock, { logger: logger.child({ component: 'market-events' }), ...(market ? { view: market.activeAuctions } : {}) }) : undefined;
   if (streamHub) context.streamHub = streamHub;
   context.marketEvents = marketEvents ?? null;
@@ -190,6 +192,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   }
   logger.info({ url, role: config.role, api: serveApi }, `skymarket listening on ${url}`);
 
+  // The jobs (the one writer of rollups besides ingestion) record the lowest BINs from the market's
+  // view where this process holds one (role all), else from the store (role jobs).
+  const jobs =
+    config.role === 'all' || config.role === 'jobs'
+      ? new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts, exportLeaseMs: config.exportLeaseSeconds * 1000, activeBins: market ? viewBins(market.activeAuctions) : storeBins(store) })
+      : undefined;
   let ingestion: Ingestion | undefined;
   let ingestLeader: Leadership | undefined;
   let jobsLeader: Leadership | undefined;
@@ -237,8 +245,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
             .ingestHistory(history)
             .then(async (r) => {
               // The history is older than what the rollup jobs may have done meanwhile: redo it.
-              await store.bazaarHistory.rewind(clock.now() - backfillMs - 3_600_000);
-              await store.priceRollups.rewind(clock.now() - backfillMs - 3_600_000);
+              const from = clock.now() - backfillMs - 3_600_000;
+              await store.bazaarHistory.rewind(from);
+              // Price and sales rollups again over the history (rolled now where this process leads the jobs).
+              if (jobs) await jobs.historyReplayed(from);
+              else {
+                await store.priceRollups.rewind(from);
+                await store.saleRollups.rewind(hourOf(clock.now() - SALES_WINDOW_MS['14d']));
+              }
               // Older snapshots and past elections arrived after the flip engine's first load.
               await market?.flips.historyReplayed();
               logger.info({ ...r, ms: clock.now() - started }, 'demo history loaded');
@@ -264,9 +278,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
   announce({ config, url, version: VERSION, database: store.location, serveApi, simulator: simulator?.url, backfillMs, loading: context.loading !== undefined }, logger, options.banner);
 
-  let jobs: Jobs | undefined;
-  if (config.role === 'all' || config.role === 'jobs') {
-    const running = (jobs = new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts, exportLeaseMs: config.exportLeaseSeconds * 1000 }));
+  if (jobs) {
+    const running = jobs;
     // Like ingestion: one jobs process at a time, under a lock of its own.
     jobsLeader = new Leadership({
       duty: 'jobs',
@@ -276,7 +289,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       registry: metrics.registry,
       onElected: () => {
         running.start();
-        logger.info('jobs started (bazaar rollups and retention)');
+        logger.info('jobs started (price, sales and bazaar rollups, lowest BINs, retention)');
       },
       onDeposed: async () => {
         await running.stop();

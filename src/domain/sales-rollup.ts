@@ -19,6 +19,8 @@ import { petLevelOf as filterPetLevel } from './filters.ts';
 import { fullKey, type VariantModifiers } from './flips/attribute.ts';
 
 export const HOUR_MS = 3_600_000;
+/** The sales windows the rollup keeps counters for (the attribute and mayor flips read them). */
+export const SALES_WINDOW_MS = { '7d': 7 * 24 * HOUR_MS, '14d': 14 * 24 * HOUR_MS } as const;
 /** Prices an hour keeps exactly; above it, that many quantiles. */
 export const DIGEST_SIZE = 32;
 

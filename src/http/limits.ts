@@ -31,11 +31,14 @@ import { redact, type TrustProxy, type TrustProxyHeader } from '../config.ts';
 import { resolveAccount } from './auth.ts';
 import { HttpProblem } from './problem.ts';
 import { routeFacts } from './route-config.ts';
+import { Outage } from '../metrics.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** the shared ioredis client when REDIS_URL is set, else null; closed with the app */
     redis: Redis | null;
+    /** the counter store's outages (Redis): logged once when one starts and once when it ends, failures counted; null without Redis */
+    redisOutage: Outage | null;
     /** true when requests from this peer address skip the limits whatever they carry (no proxy trusted, RATE_LIMIT_EXEMPT) */
     exemptPeer(remoteAddress: string | undefined): boolean;
     /**
@@ -289,9 +292,13 @@ export const limitsPlugin = fp(
   async function limits(app: FastifyInstance) {
     const { config } = app.context;
     let redis: Redis | null = null;
+    let outage: Outage | null = null;
     if (config.redisUrl) {
       redis = new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, enableAutoPipelining: true });
-      redis.on('error', (err) => app.log.warn({ err: { message: err.message } }, 'redis error'));
+      // One line when Redis goes away and one when it is back; every failure between is counted, not logged.
+      const redisOutage = (outage = new Outage(app.context.metrics.registry, { dependency: 'redis', user: 'rate limits' }, app.log));
+      redis.on('error', (err) => redisOutage.failed(err));
+      redis.on('ready', () => redisOutage.ok());
       try {
         await redis.connect();
       } catch (err) {
@@ -303,6 +310,7 @@ export const limitsPlugin = fp(
       });
     }
     app.decorate('redis', redis);
+    app.decorate('redisOutage', outage);
     app.decorateRequest('clientIp', '');
 
     const windows = GENERAL_LIMITS.map((spec) => windowOn(app, 'rl', spec));
@@ -334,6 +342,7 @@ export const limitsPlugin = fp(
     async function count(key: string, ip: string): Promise<Count> {
       try {
         const [banMs, results] = await Promise.all([banLeft(ip), Promise.all(windows.map((w) => w.consume(key)))]);
+        outage?.ok();
         return { banMs, results };
       } catch (err) {
         return { unavailable: err };
@@ -350,9 +359,8 @@ export const limitsPlugin = fp(
       // Counted already by the fast path: only for requests without credentials, so under `ip:`.
       const counted = (request.raw as Counted)[COUNTED] ?? (await count(key, ip));
       if ('unavailable' in counted) {
-        // The counter store is unreachable: serve rather than fail every request.
-        const err = counted.unavailable;
-        request.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'rate limiter unavailable; request not counted');
+        // The counter store is unreachable: serve rather than fail every request (counted, logged once per outage).
+        unavailable(app, counted.unavailable);
         return;
       }
       const { banMs, results } = counted;
@@ -434,11 +442,17 @@ function tooMany(slug: string, detail: string, extensions: Record<string, unknow
   return new HttpProblem(429, slug, detail, { ...extensions, retryAfter }, { 'Retry-After': String(retryAfter) });
 }
 
+/** A request not counted because the counter store failed: counted in the outage (logged once per outage). */
+function unavailable(app: FastifyInstance, err: unknown): void {
+  if (app.redisOutage) app.redisOutage.failed(err);
+  else app.log.warn({ err: { message: err instanceof Error ? err.message : String(err) } }, 'rate limiter unavailable; request not counted');
+}
+
 /**
  * Charges `cost` to `key` in a window built on first use (the Redis client exists once the
  * limits plugin has run): when it went over (the charge is refunded), what was used before and
  * the seconds until the window ends; else null. When the counter store is unreachable the charge
- * is skipped (logged): a special limit fails open like the general ones rather than answering 500.
+ * is skipped (counted in the Redis outage): a special limit fails open like the general ones rather than answering 500.
  */
 function windowCharger(app: FastifyInstance, keyPrefix: string, spec: WindowSpec) {
   let window: ClockWindow | undefined;
@@ -447,8 +461,9 @@ function windowCharger(app: FastifyInstance, keyPrefix: string, spec: WindowSpec
     let result: WindowResult;
     try {
       result = await window.consume(key, cost);
+      app.redisOutage?.ok();
     } catch (err) {
-      app.log.warn({ err: { message: err instanceof Error ? err.message : String(err) }, limit: keyPrefix }, 'rate limiter unavailable; request not counted');
+      unavailable(app, err);
       return null;
     }
     if (!result.exceeded) return null;

@@ -1,7 +1,9 @@
 /**
- * Background jobs run by the jobs role (and by `serve` with role all): each job runs at
- * start (catching up after downtime) and then on its interval. A failed run is logged
- * and retried at the next tick; stop() waits for a run in progress.
+ * Background jobs run by the jobs role (and by `serve` with role all), in the jobs leader only:
+ * each job runs at start (catching up after downtime) and then on its interval. A failed run is
+ * logged and retried at the next tick; stop() waits for a run in progress. Besides ingestion,
+ * these are the only writers of the store: bazaar, price and sales rollups, the hourly lowest
+ * BINs, retention, exports, statistics. The market's views only read what they write.
  */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -10,6 +12,8 @@ import { BazaarHistoryJobs } from './bazaar-history.ts';
 import { runModRetention } from './mod-retention.ts';
 import { ArchiveExportWorker } from './archive-export.ts';
 import { StatisticsJob } from './statistics.ts';
+import { PRICE_ROLLUP_INTERVAL_MS, PriceRollupJob, type ActiveBinSource } from './price-rollups.ts';
+import { SalesRollupJob } from './sales-rollups.ts';
 
 export interface JobsOptions {
   store: Store;
@@ -23,6 +27,13 @@ export interface JobsOptions {
   archiveExportIntervalMs?: number;
   /** EXPORT_LEASE_SECONDS in ms (default 5 minutes) */
   exportLeaseMs?: number;
+  /**
+   * The active BIN listings whose lowest prices are recorded each hour: the market's view where
+   * this process holds one (role all), else the store (jobs/price-rollups.ts storeBins); none: not recorded.
+   */
+  activeBins?: ActiveBinSource;
+  /** price and sales rollups and the lowest-BIN record, ms between runs (default 60 s) */
+  rollupIntervalMs?: number;
 }
 
 interface Scheduled {
@@ -37,12 +48,17 @@ export class Jobs {
   readonly bazaarHistory: BazaarHistoryJobs;
   readonly archiveExport: ArchiveExportWorker;
   readonly statistics: StatisticsJob;
+  readonly priceRollups: PriceRollupJob;
+  readonly salesRollups: SalesRollupJob;
   private readonly scheduled: Scheduled[];
   private readonly logger: Logger;
+  private readonly store: Store;
   private stopped = false;
+  private started = false;
 
   constructor(options: JobsOptions) {
     this.logger = options.logger.child({ component: 'jobs' });
+    this.store = options.store;
     this.bazaarHistory = new BazaarHistoryJobs({ store: options.store, clock: options.clock, logger: this.logger });
     this.archiveExport = new ArchiveExportWorker({
       store: options.store,
@@ -52,7 +68,12 @@ export class Jobs {
       ...(options.exportLeaseMs !== undefined ? { leaseMs: options.exportLeaseMs } : {}),
     });
     this.statistics = new StatisticsJob(options.store, this.logger);
+    this.priceRollups = new PriceRollupJob(options.store, options.clock, options.activeBins, this.logger.child({ job: 'price-rollups' }));
+    this.salesRollups = new SalesRollupJob(options.store, options.clock, this.logger.child({ job: 'sales-rollups' }));
+    const rollupMs = options.rollupIntervalMs ?? PRICE_ROLLUP_INTERVAL_MS;
     this.scheduled = [
+      { name: 'price-rollups', intervalMs: rollupMs, run: () => this.priceRollups.tick() },
+      { name: 'sales-rollups', intervalMs: rollupMs, run: () => this.salesRollups.catchUp() },
       { name: 'bazaar-history', intervalMs: options.bazaarHistoryIntervalMs ?? 60_000, run: () => this.bazaarHistory.runOnce() },
       { name: 'mod-retention', intervalMs: 10 * 60_000, run: () => runModRetention(options.store, options.clock.now()) },
       { name: 'archive-export', intervalMs: options.archiveExportIntervalMs ?? 2000, run: () => this.archiveExport.runOnce() },
@@ -63,6 +84,8 @@ export class Jobs {
   /** Starts every job; after stop() (leadership lost), starts them again. */
   start(): void {
     this.stopped = false;
+    this.started = true;
+    this.priceRollups.resume();
     for (const job of this.scheduled) this.tick(job);
   }
 
@@ -82,11 +105,30 @@ export class Jobs {
       });
   }
 
+  /** Whether this process runs the jobs now (it leads them). */
+  get running(): boolean {
+    return this.started && !this.stopped;
+  }
+
+  /**
+   * Replayed history was stored for hours already rolled up: rewinds the price and sales rollups
+   * over `fromMs` on and, where this process runs the jobs, rolls them up again now.
+   */
+  async historyReplayed(fromMs: number): Promise<void> {
+    await this.store.priceRollups.rewind(fromMs);
+    await this.salesRollups.rewind();
+    if (!this.running) return;
+    await this.priceRollups.catchUp();
+    await this.salesRollups.catchUp();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    const rolling = this.priceRollups.stop();
     for (const job of this.scheduled) {
       clearTimeout(job.timer);
       await job.running;
     }
+    await rolling;
   }
 }

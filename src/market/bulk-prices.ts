@@ -159,6 +159,7 @@ export class BulkPrices {
   private bazaarBuilding: Promise<BazaarBuild | undefined> | undefined;
   private averages: { rolledTo: number; build: AveragesBuild | undefined } | undefined;
   private averagesBuilding: Promise<AveragesBuild | undefined> | undefined;
+  private averagesBuildingFor = -1;
   private tooltip: { key: string; build: TooltipBuild } | undefined;
   private tooltipBuilding: Promise<TooltipBuild> | undefined;
   private craftCosts: { builtAt: number; costs: Map<string, number> } | undefined;
@@ -225,6 +226,13 @@ export class BulkPrices {
   async averagesBuild(): Promise<AveragesBuild | undefined> {
     const { rolledTo } = await this.options.store.priceRollups.state();
     if (this.averages?.rolledTo === rolledTo) return this.averages.build;
+    // A build in flight for an older state (the check timer's, while the rollup job rolled another
+    // hour) is not this state's: wait for it, then build again.
+    if (this.averagesBuilding && this.averagesBuildingFor !== rolledTo) {
+      await this.averagesBuilding.catch(() => undefined);
+      return this.averagesBuild();
+    }
+    this.averagesBuildingFor = rolledTo;
     this.averagesBuilding ??= this.computeAverages(rolledTo)
       .then((build) => {
         this.averages = { rolledTo, build };

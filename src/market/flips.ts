@@ -247,7 +247,7 @@ export class FlipEngine {
       ...options,
     };
     this.upgradeCosts = options.upgradeCosts ?? builtinUpgradeCosts();
-    this.rollups = new SalesRollups(store, clock, logger);
+    this.rollups = new SalesRollups(store);
   }
 
   /** Tunes the windows and thresholds (tests, benchmarks); takes effect at the next computation. */
@@ -498,9 +498,9 @@ export class FlipEngine {
     const currentMayor = latest?.mayorName ?? null;
     const nextMayor = latest ? electionLeader(latest.payload) : null;
 
-    // Sales come rolled up per variant and hour (plus the last hour or so raw): memory grows with
-    // the variants that sell, not with the sales of the window.
-    const rolled = await this.rollups.catchUp(ref);
+    // Sales come rolled up per variant and hour by the rollup job (plus the sales after its last
+    // hour, raw): memory grows with the variants that sell, not with the sales of the window.
+    const rolled = await this.rollups.state();
     const tail = await this.rollups.rawTail(rolled, ref);
 
     // Attribute flips: target variants that sold often enough in the 7-day window, listings of their tags.
@@ -600,11 +600,11 @@ export class FlipEngine {
   }
 
   /**
-   * Replayed history (older snapshots, sales and elections) was just stored: reload the price
-   * history and recompute the auction-driven flips at the next run instead of within the hour.
+   * Replayed history (older snapshots, sales and elections) was just stored (and rolled up again
+   * by the jobs): reload the price history and recompute the auction-driven flips at the next run
+   * instead of within the hour.
    */
   async historyReplayed(): Promise<void> {
-    await this.rollups.rewind();
     this.historyLoadedAt = -Infinity;
     this.auctionsDirty = true;
     this.auctionsComputedAt = -Infinity;

@@ -2,6 +2,7 @@
  * The market: the hot in-memory views the faces read, composed once per process by
  * createMarket() (runtime.ts, by role) and handed to the app. One copy of the active listings
  * feeds the auction routes, the crafting view and the flip engine; one start() and one close().
+ * The market only reads the store: rollups and the lowest-BIN record are written by jobs/.
  */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
@@ -17,7 +18,6 @@ import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
 import { ItemCatalog } from './item-catalog.ts';
-import { PriceRollups } from './price-rollups.ts';
 import { OpenHours } from './open-hours.ts';
 
 export interface MarketOptions {
@@ -46,8 +46,6 @@ export interface Market {
   readonly catalog: ItemCatalog;
   /** the bulk price files (lowest BINs by NEU and Elite id), rebuilt as the listings change */
   readonly bulkPrices: BulkPrices;
-  /** the price rollups: hourly and daily cells per tag and variant, lowest BIN per hour */
-  readonly priceRollups: PriceRollups;
   /** the sales after the last rolled-up hour, as hourly cells per tag and variant, checked against the store at each read */
   readonly openHours: OpenHours;
   /** Loads the active listings and starts the background refreshes. */
@@ -79,7 +77,6 @@ export function createMarket(options: MarketOptions): Market {
     marketSize: () => activeAuctions.size,
   });
   const bulkPrices = new BulkPrices({ store, view: activeAuctions, catalog, craft, game, clock, logger: logger.child({ component: 'bulk-prices' }) });
-  const priceRollups = new PriceRollups(store, clock, activeAuctions, logger.child({ component: 'price-rollups' }));
   const openHours = new OpenHours(store);
   let started = false;
   return {
@@ -92,7 +89,6 @@ export function createMarket(options: MarketOptions): Market {
     flips,
     catalog,
     bulkPrices,
-    priceRollups,
     openHours,
     async start() {
       if (started) return;
@@ -102,11 +98,9 @@ export function createMarket(options: MarketOptions): Market {
       bulkPrices.start();
       craft.start();
       flips.start();
-      priceRollups.start();
     },
     async close() {
       await flips.stop();
-      await priceRollups.stop();
       craft.stop();
       catalog.close();
       bulkPrices.close();

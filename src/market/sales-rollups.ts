@@ -1,27 +1,17 @@
 /**
- * Keeps the sales rollups (store.saleRollups, domain/sales-rollup.ts) current: rolls every closed
- * hour of sales up, one hour at a time (memory bounded by an hour's sales, the event loop given
- * back between hours), and moves the 7- and 14-day windows. Any process may call `catchUp`; the
- * store's compare-and-set lets exactly one of them roll each hour.
- *
- * Then reads, for the auction-driven flips, the attribute targets and mayor items of the windows
- * with their prices: the rolled-up hours plus the sales after the last rolled hour (at most
- * RAW_TAIL_MS of them), never every sale of the window.
+ * The sales rollups (store.saleRollups) as the auction-driven flips read them. jobs/sales-rollups.ts
+ * writes them (the jobs leader); this module never writes: it reads the rolled-up state, then the
+ * attribute targets and mayor items of the windows with their prices: the rolled-up hours plus the
+ * sales after the last rolled hour (at most RAW_TAIL_MS of them), never every sale of the window.
  */
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { RollupState, SalesWindow, VariantCount } from '../store/repositories/sale-rollups.ts';
 import type { VariantModifiers } from '../domain/flips/attribute.ts';
-import { digestPoints, hourOf, HOUR_MS, rollSales, saleVariants, weightedMedian, type SoldItem, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
+import { digestPoints, HOUR_MS, SALES_WINDOW_MS, saleVariants, weightedMedian, type SoldItem, type VariantKind, type WeightedPrice } from '../domain/sales-rollup.ts';
 
-const MINUTE = 60_000;
-const DAY = 24 * HOUR_MS;
-/** An hour is rolled up this long after it ends: sales reach the store up to a minute late. */
-export const ROLLUP_GRACE_MS = 10 * MINUTE;
-/** The most sales read raw after the last rolled-up hour (more only while a catch-up is behind). */
+/** The most sales read raw after the last rolled-up hour (more only while the rollup job is behind). */
 export const RAW_TAIL_MS = 3 * HOUR_MS;
-export const WINDOW_MS: Record<SalesWindow, number> = { '7d': 7 * DAY, '14d': 14 * DAY };
+export const WINDOW_MS: Record<SalesWindow, number> = SALES_WINDOW_MS;
 
 /** Sales not rolled up yet, from `from` on. */
 export interface RawTail {
@@ -50,7 +40,6 @@ export interface MayorItemSales {
 const HOURS_BATCH = 500;
 
 export class SalesRollups {
-  private catching: Promise<RollupState> | undefined;
   /** attribute targets kept between calls: median of the rolled-up hours, and the variant */
   private readonly medians = new Map<number, number>();
   private readonly variants = new Map<number, { tag: string; mods: VariantModifiers | null }>();
@@ -60,59 +49,11 @@ export class SalesRollups {
   private readonly storedPoints = new Map<number, WeightedPrice[]>();
   private attrMin = 0;
 
-  constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly logger?: Logger,
-  ) {}
+  constructor(private readonly store: Store) {}
 
-  /** Rolls up every hour closed at `now` (default: the clock) and moves the windows. Concurrent calls share one run. */
-  catchUp(now = this.clock.now()): Promise<RollupState> {
-    if (!this.catching) {
-      this.catching = this.run(now).finally(() => {
-        this.catching = undefined;
-      });
-    }
-    return this.catching;
-  }
-
-  /** Sales were stored for hours already rolled up (history replay): roll the 14-day window again. */
-  async rewind(now = this.clock.now()): Promise<void> {
-    await this.store.saleRollups.rewind(hourOf(now - WINDOW_MS['14d']));
-  }
-
-  private async run(now: number): Promise<RollupState> {
-    const repo = this.store.saleRollups;
-    const start = hourOf(now - WINDOW_MS['14d']);
-    await repo.begin(start);
-    // Windows first: hours that are already too old for the windowed kinds are then rolled up for `tag` only.
-    await this.age(now);
-    const closedTo = hourOf(now - ROLLUP_GRACE_MS);
-    let state = await repo.state();
-    let rolled = 0;
-    while (state.rolledTo < closedTo) {
-      const hour = state.rolledTo;
-      // Hours without sales (a quiet store, or before a history replay arrives) are passed in one step.
-      const first = await this.store.flipInputs.firstSaleFrom(hour);
-      const next = first === null ? closedTo : Math.min(closedTo, hourOf(first));
-      if (next > hour) {
-        await repo.rollEmpty(hour, next);
-      } else {
-        const sales = await this.store.flipInputs.soldBetween(hour, hour + HOUR_MS);
-        await repo.rollHour(hour, rollSales(sales).get(hour) ?? []);
-        rolled++;
-      }
-      state = await repo.state();
-      // One hour at a time, the event loop served in between (a first catch-up can be days of sales).
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    if (rolled > 1) this.logger?.info({ hours: rolled, rolledTo: new Date(state.rolledTo).toISOString() }, 'sales rolled up');
-    await this.age(now);
-    return repo.state();
-  }
-
-  private async age(now: number): Promise<void> {
-    for (const w of ['7d', '14d'] as const) await this.store.saleRollups.ageTo(w, hourOf(now - WINDOW_MS[w]));
+  /** Where the rollup job has got to: the hours rolled up and the windows' starts. */
+  state(): Promise<RollupState> {
+    return this.store.saleRollups.state();
   }
 
   /** The sales after the last rolled-up hour (at most RAW_TAIL_MS of them), read once for several kinds. */

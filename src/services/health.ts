@@ -26,6 +26,8 @@ export interface ProcessState {
   ingestion?: { upstream: string; status(): Record<string, FeedPollStatus | undefined> } | undefined;
   loading?: string | undefined;
   startupProblem?: string | undefined;
+  /** the live feeds' hub: its warnings while the feeds are degraded (Redis unreachable, events lost lately) */
+  streamHub?: { warnings(): string[] } | undefined;
 }
 
 export interface HealthReport {
@@ -80,6 +82,7 @@ export class HealthService {
       if (why && !reasons.some((r) => r.endsWith(why))) warnings.push(why);
     }
     if (process.startupProblem) warnings.push(process.startupProblem);
+    if (process.streamHub) warnings.push(...process.streamHub.warnings());
     const status = reasons.length > 0 ? 'unavailable' : process.loading ? 'loading' : 'ok';
     if (status === 'loading') reasons.push(process.loading!);
     const polled = Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, p]] : [])));

@@ -11,11 +11,19 @@
  *
  * Events are kept serialised once (their JSON and their SSE frame); the key fields a subscription
  * checks (topic, tag, price) beside them; the parsed event only when a variant filter asks for it.
+ *
+ * Nothing is lost silently (docs/streaming.md, gaps): a resume the ring cannot serve exactly (an id
+ * older than what it holds, an id from the future) is answered with a gap; a batch that could not
+ * be added to the shared stream (Redis away) is counted and the next entry says so (`lost`), as does
+ * a reader that finds the stream restarted without the entries after its cursor; a batch that
+ * follows lost events carries the mark, and every connection gets a gap before it. While Redis is
+ * unreachable, and for LOSS_WARNING_MS after events were lost, `warnings()` says so (health).
  */
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+import { Outage } from '../metrics.ts';
 import type { CompiledFilter } from '../domain/filters.ts';
 import {
   compareEventIds,
@@ -67,7 +75,14 @@ export class RingBatch {
     readonly events: readonly RingEvent[],
     /** when this process received it (ms) */
     readonly receivedAt: number,
+    /** events were lost just before this batch: the id of the last event before them (null: none held) */
+    readonly lostAfter: string | null | undefined = undefined,
   ) {}
+
+  /** Events were lost between the batch before and this one. */
+  get followsLoss(): boolean {
+    return this.lostAfter !== undefined;
+  }
 
   /** Every event's SSE frame, joined once for the connections that want everything. */
   sseAll(): Buffer {
@@ -94,12 +109,32 @@ export interface StreamHubOptions {
   retentionMs: number;
   /** events the ring holds at most (the oldest batches go first) */
   maxEvents?: number;
-  /** the shared stream: REDIS_URL, the key prefix and the stream's approximate MAXLEN (batches) */
-  redis?: { url: string; prefix: string; maxLen: number } | undefined;
+  /** the shared stream (REDIS_URL): built with the hub's error callback (store/event-log.ts) */
+  log?: ((onError: (err: Error) => void) => SharedEventLog) | undefined;
+  /** where Redis failures are counted (metrics.ts Outage) */
+  registry?: Registry;
 }
 
-/** What a resume finds: the events after the id, or that the id is older than the ring. */
-export type Resume = { batches: RingBatch[]; gap: false } | { gap: true; oldest: string | null };
+/** The shared stream as the hub uses it (store/event-log.ts RedisEventLog). */
+export interface SharedEventLog {
+  connect(): Promise<void>;
+  range(start: string): Promise<Array<[string, string[]]>>;
+  before(id: string): Promise<[string, string[]] | undefined>;
+  read(cursor: string, blockMs: number): Promise<Array<[string, string[]]>>;
+  state(): Promise<{ lastId: string; maxDeletedId: string } | null>;
+  newestId(): Promise<string | null>;
+  append(fields: string[]): Promise<string>;
+  close(): void;
+}
+
+/** How long health warns after events were lost. */
+export const LOSS_WARNING_MS = 10 * 60_000;
+
+/** Why a resume cannot be served exactly. */
+export type GapReason = 'older' | 'future';
+
+/** What a resume finds: the events after the id, or that the id cannot be served (and why). */
+export type Resume = { batches: RingBatch[]; gap: false } | { gap: true; reason: GapReason; oldest: string | null };
 
 export class StreamHub {
   private readonly ring: RingBatch[] = [];
@@ -109,19 +144,32 @@ export class StreamHub {
   /** the newest event no longer held (trimmed, or before this process read the stream) */
   private horizon: EventId | undefined;
   readonly batches = new EventEmitter<{ batch: [RingBatch] }>();
-  private publisher: Promise<Redis> | undefined;
-  private reader: Redis | undefined;
+  private readonly log: SharedEventLog | undefined;
+  private started = false;
   private reading: Promise<void> | undefined;
   private closed = false;
-  private readonly key: string;
+  /** Redis outages: logged once each way, failures counted */
+  private readonly outage: Outage | undefined;
+  /** batches that could not be added to the shared stream since the last one that was */
+  private unpublished = 0;
+  /** the next accepted entry follows lost events (the stream restarted without entries this reader had not read) */
+  private lostBeforeNext = false;
+  /** when events were last known lost (ms, this process's clock) */
+  private lostAt: number | undefined;
 
   constructor(private readonly options: StreamHubOptions) {
     this.batches.setMaxListeners(0);
-    this.key = `${options.redis?.prefix ?? ''}stream:events`;
+    if (options.log) {
+      this.outage = new Outage(options.registry ?? new Registry(), { dependency: 'redis', user: 'live feeds' }, options.logger);
+      this.log = options.log((err) => this.outage!.failed(err));
+    } else {
+      // One process: its events start with it, and ids from before (a previous run) cannot be served.
+      this.horizon = { ms: options.clock.now(), seq: -1, index: 0 };
+    }
   }
 
   get shared(): boolean {
-    return this.options.redis !== undefined;
+    return this.log !== undefined;
   }
 
   /**
@@ -129,37 +177,39 @@ export class StreamHub {
    * first, then every new entry.
    */
   async start(): Promise<void> {
-    const redis = this.options.redis;
-    if (!redis || this.reader) return;
-    this.reader = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: null });
-    this.reader.on('error', (err) => this.options.logger.warn({ err: { message: err.message } }, 'stream: redis reader error'));
-    await this.reader.connect();
+    const log = this.log;
+    if (!log || this.started) return;
+    this.started = true;
+    await log.connect();
     const since = Math.max(0, this.options.clock.now() - this.options.retentionMs);
-    const first = await this.reader.xrange(this.key, `${since}-0`, '+');
-    const older = await this.reader.xrevrange(this.key, `(${since}-0`, '-', 'COUNT', 1);
-    const before = older[0];
+    const first = await log.range(`${since}-0`);
+    const before = await log.before(`${since}-0`);
     if (before) {
       const [ms, seq] = before[0].split('-').map(Number) as [number, number];
       this.horizon = { ms, seq, index: Math.max(0, this.entryEvents(before[1]).length - 1) };
     }
     // Kept for what is left of their retention: their age by the stream's (wall-clock) ids.
     for (const [id, fields] of first) this.acceptEntry(id, fields, Date.now() - Number(id.split('-')[0]));
-    let cursor = first.length > 0 ? first[first.length - 1]![0] : older.length > 0 ? older[0]![0] : '0-0';
+    let cursor = first.length > 0 ? first[first.length - 1]![0] : before ? before[0] : '0-0';
     this.reading = (async () => {
       while (!this.closed) {
         try {
-          const answer = await this.reader!.xread('BLOCK', 5000, 'STREAMS', this.key, cursor);
-          if (!answer) continue;
-          for (const [, entries] of answer) {
-            for (const [id, fields] of entries) {
-              cursor = id;
-              this.acceptEntry(id, fields);
-            }
+          const entries = await log.read(cursor, 5000);
+          if (this.outage?.since !== undefined) {
+            // Back after an outage: a stream that restarted without its data (or was trimmed past
+            // the cursor meanwhile) held entries this process never read.
+            const state = await log.state();
+            if (state === null || compareStreamIds(state.lastId, cursor) < 0 || compareStreamIds(state.maxDeletedId, cursor) > 0) this.markLost();
+            this.outage.ok();
+          }
+          for (const [id, fields] of entries) {
+            cursor = id;
+            this.acceptEntry(id, fields);
           }
         } catch (err) {
           if (this.closed) break;
-          this.options.logger.warn({ err: { message: (err as Error).message } }, 'stream: XREAD failed; retrying');
-          await new Promise((r) => setTimeout(r, 1000));
+          this.outage?.failed(err);
+          await new Promise((r) => setTimeout(r, 1000).unref());
         }
       }
     })();
@@ -167,20 +217,20 @@ export class StreamHub {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.reader?.disconnect();
+    this.log?.close();
     await this.reading?.catch(() => undefined);
-    (await this.publisher?.catch(() => undefined))?.disconnect();
     this.batches.removeAllListeners();
   }
 
   /**
    * Publishes one batch of the market's events: numbered here (one process), or added to the
-   * shared stream (Redis), from which every process reads it.
+   * shared stream (Redis), from which every process reads it. A batch that cannot be added is
+   * lost: counted, and the next entry that is added says so (`lost`), so every reader marks the hole.
    */
   async publish(events: readonly DraftEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const redis = this.options.redis;
-    if (!redis) {
+    const log = this.log;
+    if (!log) {
       let ms = this.options.clock.now();
       let seq = 0;
       if (ms <= this.lastMs) {
@@ -190,32 +240,38 @@ export class StreamHub {
       this.accept(ms, seq, events);
       return;
     }
-    // Every publish waits for the one connection, so batches enter the stream in the order they were published.
-    this.publisher ??= (async () => {
-      const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-      client.on('error', (err) => this.options.logger.warn({ err: { message: err.message } }, 'stream: redis publisher error'));
-      try {
-        await client.connect();
-      } catch (err) {
-        // The next publish tries a new connection.
-        this.publisher = undefined;
-        client.disconnect();
-        throw err;
-      }
-      return client;
-    })();
-    const publisher = await this.publisher;
-    await publisher.xadd(this.key, 'MAXLEN', '~', redis.maxLen, '*', 'events', JSON.stringify(events));
+    const lost = this.unpublished;
+    const fields = ['events', JSON.stringify(events)];
+    if (lost > 0) fields.push('lost', String(lost));
+    try {
+      await log.append(fields);
+      this.unpublished -= lost;
+      this.outage?.ok();
+    } catch (err) {
+      this.unpublished++;
+      this.lostAt = this.options.clock.now();
+      this.outage?.failed(err);
+      throw err;
+    }
   }
 
   private acceptEntry(id: string, fields: string[], age = 0): void {
     const [msText, seqText] = id.split('-');
     const events = this.entryEvents(fields);
+    const lost = fields.indexOf('lost');
+    if (lost >= 0 && lost % 2 === 0) this.markLost();
     if (events.length === 0) {
       this.options.logger.warn({ id }, 'stream: empty or unreadable entry skipped');
       return;
     }
     this.accept(Number(msText), Number(seqText), events, age);
+  }
+
+  /** Events were lost before the next entry: it carries the mark, health warns for a while. */
+  private markLost(): void {
+    if (!this.lostBeforeNext) this.options.logger.warn({ after: this.lastId() }, 'stream: events were lost (Redis was unreachable or restarted without them); clients get a gap event');
+    this.lostBeforeNext = true;
+    this.lostAt = this.options.clock.now();
   }
 
   private entryEvents(fields: string[]): DraftEvent[] {
@@ -238,7 +294,9 @@ export class StreamHub {
       const idText = formatEventId(id);
       return new RingEvent(id, idText, keyOf(draft), JSON.stringify({ id: idText, ...draft }));
     });
-    const batch = new RingBatch(ms, seq, events, this.options.clock.now() - Math.max(0, age));
+    const lostAfter = this.lostBeforeNext ? this.lastId() : undefined;
+    this.lostBeforeNext = false;
+    const batch = new RingBatch(ms, seq, events, this.options.clock.now() - Math.max(0, age), lostAfter);
     this.ring.push(batch);
     this.ringEvents += events.length;
     this.trim();
@@ -267,14 +325,25 @@ export class StreamHub {
   }
 
   /**
-   * The batches holding events after `after` (the caller filters inside the first), or a gap
-   * when `after` is older than what the ring holds.
+   * The batches holding events after `after` (the caller filters inside the first; a batch that
+   * follows lost events says so), or a gap when the ring cannot serve `after`: it is older than the
+   * oldest event held (and is not the newest one dropped), or newer than the newest (`future`:
+   * settled by `isFuture` first where the hub shares a stream).
    */
-  resume(after: EventId): Resume {
+  resume(after: EventId, future = false): Resume {
     this.trim();
-    // Events up to the horizon were dropped (or came before this process read the stream): a
-    // resume from before it missed some.
-    if (this.horizon && compareEventIds(after, this.horizon) < 0) return { gap: true, oldest: this.ring[0]?.events[0]?.idText ?? null };
+    const oldest = this.ring[0]?.events[0];
+    const newest = this.ring[this.ring.length - 1]?.last;
+    const oldestText = oldest?.idText ?? null;
+    if (future) return { gap: true, reason: 'future', oldest: oldestText };
+    const isHorizon = this.horizon !== undefined && compareEventIds(after, this.horizon) === 0;
+    // Events before what the ring holds were dropped (or came before this process read the stream,
+    // or before it started): a resume from before them missed some.
+    if (!isHorizon && (oldest ? compareEventIds(after, oldest.id) < 0 : this.horizon !== undefined && compareEventIds(after, this.horizon) < 0)) {
+      return { gap: true, reason: 'older', oldest: oldestText };
+    }
+    // An id after every event this process numbered (one process) or read (shared, settled by isFuture).
+    if (!this.shared && (newest ? compareEventIds(after, newest.id) > 0 : !isHorizon)) return { gap: true, reason: 'future', oldest: oldestText };
     const out: RingBatch[] = [];
     for (let i = this.ring.length - 1; i >= 0; i--) {
       const batch = this.ring[i]!;
@@ -285,6 +354,45 @@ export class StreamHub {
     return { batches: out.reverse(), gap: false };
   }
 
+  /**
+   * Whether `after` is an id no event has had yet. One process: newer than its newest event. Shared:
+   * newer than the stream's newest entry (this process may not have read the newest yet); when Redis
+   * cannot say, an id newer than what this process holds cannot be served either.
+   */
+  async isFuture(after: EventId): Promise<boolean> {
+    const newest = this.ring[this.ring.length - 1]?.last?.id ?? this.horizon;
+    if (newest && compareEventIds(after, newest) <= 0) return false;
+    if (!this.log) return true;
+    try {
+      const id = await this.log.newestId();
+      if (id === null) return true;
+      const [ms, seq] = id.split('-').map(Number) as [number, number];
+      // The entry's events are numbered from 0; any index within the newest entry is a real id.
+      return compareEventIds(after, { ms, seq, index: Number.MAX_SAFE_INTEGER }) > 0;
+    } catch {
+      return true;
+    }
+  }
+
+  /** What health says while the feeds are degraded: Redis unreachable, or events lost lately. */
+  warnings(now = this.options.clock.now()): string[] {
+    const out: string[] = [];
+    const since = this.outage?.since;
+    if (since !== undefined) {
+      out.push(`live feeds: Redis unreachable since ${new Date(since).toISOString()} (${this.outage!.error}): events are not delivered and those published meanwhile are lost; clients resuming across them get a gap event`);
+    }
+    if (this.lostAt !== undefined && now - this.lostAt < LOSS_WARNING_MS) {
+      out.push(`live feeds: events were lost at ${new Date(this.lostAt).toISOString()} (Redis unreachable); clients resuming from before then get a gap event`);
+    }
+    return out;
+  }
+}
+
+/** <0, 0, >0 as Redis stream id a is before, equal to, after b. */
+function compareStreamIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(Number) as [number, number];
+  const [bm, bs] = b.split('-').map(Number) as [number, number];
+  return am - bm || as - bs;
 }
 
 /**

@@ -14,7 +14,7 @@ import { Type } from 'typebox';
 import { compareEventIds, connectionAllowance, isEverything, type EventId, type Subscription } from '../domain/stream-events.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
-import type { RingBatch, StreamHub } from '../services/stream.ts';
+import type { GapReason, RingBatch, StreamHub } from '../services/stream.ts';
 import { parseResumeId, parseSubscription } from './subscription.ts';
 import { StreamEventSchema, StreamQuery } from './schemas.ts';
 
@@ -24,6 +24,8 @@ export const RETRY_MS = 3000;
 interface Admission {
   subscription: Subscription;
   after: EventId | undefined;
+  /** `after` is newer than any event (a gap, then live events) */
+  future: boolean;
   release: () => void;
 }
 
@@ -69,6 +71,8 @@ abstract class Connection {
 
   /** counted when the connection is cut off as too slow */
   onCutOff: () => void = () => undefined;
+  /** the gap event written before a batch that follows lost events */
+  lossGap: (batch: RingBatch) => unknown = () => undefined;
 
   constructor(
     protected subscription: Subscription,
@@ -88,6 +92,8 @@ abstract class Connection {
       if (!last || compareEventIds(last.id, after) <= 0) return;
       this.after = undefined;
     }
+    // Events were lost before this batch (Redis was away): say so before it, whatever the subscription.
+    if (batch.followsLoss) this.writeGap(this.lossGap(batch));
     // What earlier batches left unsent (a batch itself may be larger than the limit: it is written whole).
     if (!replay && this.pending() > this.queueBytes) {
       this.cut('too slow: more than STREAM_QUEUE_BYTES unread; reconnect with Last-Event-ID');
@@ -98,6 +104,7 @@ abstract class Connection {
   }
 
   protected abstract write(batch: RingBatch, after: EventId | undefined): void;
+  protected abstract writeGap(gap: unknown): void;
   /** bytes written but not yet sent */
   protected abstract pending(): number;
   abstract heartbeat(): void;
@@ -129,6 +136,10 @@ class SseConnection extends Connection {
       const text = batch.sseFor(this.subscription, after);
       if (text !== '') this.res.write(text);
     }
+  }
+
+  protected writeGap(gap: unknown): void {
+    this.res.write(`data: ${JSON.stringify(gap)}\n\n`);
   }
 
   protected pending(): number {
@@ -177,6 +188,10 @@ class WsConnection extends Connection {
       if (after && compareEventIds(e.id, after) <= 0) continue;
       if (everything || e.matches(this.subscription)) this.socket.send(e.json);
     }
+  }
+
+  protected writeGap(gap: unknown): void {
+    this.socket.send(JSON.stringify(gap));
   }
 
   protected pending(): number {
@@ -243,6 +258,7 @@ export async function streamRoutes(app: FastifyInstance) {
 
   const opened = (c: Connection, release: () => void) => {
     c.onCutOff = () => cutOffs.inc();
+    c.lossGap = lossGap;
     connections.add(c);
     return () => {
       connections.delete(c);
@@ -250,14 +266,27 @@ export async function streamRoutes(app: FastifyInstance) {
     };
   };
 
-  /** The events after `after` that the ring still has, or a gap event. */
-  const backlog = (after: EventId | undefined) => (after ? hub.resume(after) : { gap: false as const, batches: [] as RingBatch[] });
-  const gapEvent = (after: EventId, oldest: string | null) => ({
+  /** The events after `after` that the ring still has, or a gap. */
+  const backlog = (admission: Admission) => (admission.after ? hub.resume(admission.after, admission.future) : { gap: false as const, batches: [] as RingBatch[] });
+  const gapEvent = (after: EventId, found: { reason: GapReason; oldest: string | null }) => {
+    const id = `${after.ms}-${after.seq}-${after.index}`;
+    return {
+      topic: 'gap',
+      time: Date.now(),
+      lastEventId: id,
+      oldestEventId: found.oldest,
+      detail:
+        found.reason === 'future'
+          ? `No event has the id ${id} (newer than the newest event): events since the state you keep may have been missed; reload it, then follow the live events.`
+          : `Events after ${id} are no longer kept (retention ${config.streamRetentionSeconds} s, or from before this server started): some were missed; reload the state you keep, then follow the live events.`,
+    };
+  };
+  const lossGap = (batch: RingBatch) => ({
     topic: 'gap',
     time: Date.now(),
-    lastEventId: `${after.ms}-${after.seq}-${after.index}`,
-    oldestEventId: oldest,
-    detail: `Events after ${after.ms}-${after.seq}-${after.index} are no longer kept (retention ${config.streamRetentionSeconds} s): some were missed; reload the state you keep, then follow the live events.`,
+    lastEventId: batch.lostAfter ?? null,
+    oldestEventId: batch.events[0]?.idText ?? null,
+    detail: `Events between ${batch.lostAfter ?? 'the start'} and ${batch.events[0]?.idText} were lost (Redis was unreachable): reload the state you keep, then follow the live events.`,
   });
 
   app.route<{ Querystring: Record<string, string> }>({
@@ -284,12 +313,14 @@ export async function streamRoutes(app: FastifyInstance) {
       const query = request.query as Record<string, unknown>;
       const subscription = await parseSubscription(query, feed);
       const after = parseResumeId(request.headers['last-event-id'], query['lastEventId']);
+      // Settled before the connection opens: the check may ask Redis for the stream's newest id.
+      const future = after !== undefined && (await hub.isFuture(after));
       const slot = counts.open(request.clientIp, request.account ? { id: request.account.id, tier: request.account.tier } : null);
       if ('refused' in slot) refusals.inc();
       if ('refused' in slot) throw new HttpProblem(429, 'too_many_connections', `Too many open feed connections: ${slot.refused}.`, {}, { 'Retry-After': '30' });
       // The count is released however the connection ends, even before it is served.
       request.raw.socket.once('close', slot.release);
-      admissions.set(request, { subscription, after, release: slot.release });
+      admissions.set(request, { subscription, after, future, release: slot.release });
     },
     handler: (request, reply) => {
       const admission = admissions.get(request)!;
@@ -302,10 +333,11 @@ export async function streamRoutes(app: FastifyInstance) {
       res.write(`retry: ${RETRY_MS}\n\n`);
       const { after } = admission;
       let close: () => void = () => undefined;
-      const connection = new SseConnection(res, admission.subscription, after, queueBytes, () => close());
+      // After an id from the future the connection follows the live events from now.
+      const connection = new SseConnection(res, admission.subscription, admission.future ? undefined : after, queueBytes, () => close());
       close = opened(connection, admission.release);
-      const found = backlog(after);
-      if (found.gap) res.write(`data: ${JSON.stringify(gapEvent(after!, found.oldest))}\n\n`);
+      const found = backlog(admission);
+      if (found.gap) res.write(`data: ${JSON.stringify(gapEvent(after!, found))}\n\n`);
       else for (const batch of found.batches) connection.deliver(batch, true);
     },
     wsHandler: (socket: WebSocket, request: FastifyRequest) => {
@@ -316,7 +348,7 @@ export async function streamRoutes(app: FastifyInstance) {
       }
       const { after } = admission;
       let close: () => void = () => undefined;
-      const connection = new WsConnection(socket, admission.subscription, after, queueBytes, () => close());
+      const connection = new WsConnection(socket, admission.subscription, admission.future ? undefined : after, queueBytes, () => close());
       close = opened(connection, admission.release);
       socket.on('message', (data, isBinary) => {
         if (isBinary) return;
@@ -341,8 +373,8 @@ export async function streamRoutes(app: FastifyInstance) {
           }
         })();
       });
-      const found = backlog(after);
-      if (found.gap) connection.send(gapEvent(after!, found.oldest));
+      const found = backlog(admission);
+      if (found.gap) connection.send(gapEvent(after!, found));
       else for (const batch of found.batches) connection.deliver(batch, true);
     },
   });

@@ -12,6 +12,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { listing, sale, storeGeneration, storeSales } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 import { insert, offerRow } from '../../helpers/bazaar.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 
 const bee = (lvl100: boolean) => ({ tag: 'PET_BEE', tier: 'LEGENDARY', enchantments: {}, flat_nbt: { 'petInfo.type': 'BEE', 'petInfo.tier': 'LEGENDARY', 'petInfo.exp': lvl100 ? '1e12' : '0' } });
 
@@ -45,7 +46,7 @@ describeEachBackend('bulk averages', (fixture) => {
   });
 
   test('NEU auction_averages: price = coins paid, count = items, sales per day, clean figures without the outliers', async () => {
-    const rollups = t.app.market.priceRollups;
+    const rollups = priceRollupsOf(t);
     await rollups.recordLowestBins(now - 2 * HOUR_MS);
     await rollups.recordLowestBins(now - HOUR_MS);
     await rollups.catchUp(now);
@@ -115,8 +116,8 @@ describeEachBackend('the tooltip file', (fixture) => {
     await insert(t.store, [offerRow('DIAMOND', now - 20_000, 8), offerRow('ENCHANTED_DIAMOND', now - 20_000, 1_400)]);
     await t.store.items.upsertMany([{ tag: 'HYPERION', name: 'Hyperion', tier: 'LEGENDARY', category: 'SWORD', npcSellPrice: 100_000 }], now);
     await t.app.market.catalog.refresh();
-    await t.app.market.priceRollups.recordLowestBins(now - 2 * HOUR_MS);
-    await t.app.market.priceRollups.catchUp(now);
+    await priceRollupsOf(t).recordLowestBins(now - 2 * HOUR_MS);
+    await priceRollupsOf(t).catchUp(now);
 
     const tooltip = (await t.app.inject('/api/prices/tooltip')).json() as Record<string, Record<string, number>>;
     const lowest = (await t.app.inject('/neu/lowestbin.json')).json() as Record<string, number>;

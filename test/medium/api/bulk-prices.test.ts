@@ -17,6 +17,7 @@ import { FakeUpstream } from '../../helpers/fake-upstream.ts';
 import { realGeneration } from '../../helpers/fixtures.ts';
 import { testIngestContext } from '../../helpers/ingest-context.ts';
 import { insert, offerRow } from '../../helpers/bazaar.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 
 const HOUR = 3_600_000;
 const MAX_EXP = String(1e12);
@@ -214,8 +215,8 @@ describeEachBackend('bulk price files on the real 2022 pages', (fixture) => {
 
   test('the averages files on the real pages: a recorded hour of lowest BINs, parsed as the mods parse them', async () => {
     const now = t.clock.now();
-    await t.app.market.priceRollups.recordLowestBins(now - 2 * HOUR);
-    await t.app.market.priceRollups.catchUp(now);
+    await priceRollupsOf(t).recordLowestBins(now - 2 * HOUR);
+    await priceRollupsOf(t).catchUp(now);
     const lowest = (await t.app.inject('/neu/lowestbin.json')).json() as Record<string, number>;
     const neu = (await t.app.inject('/neu/auction_averages_lbin/1day.json')).json() as Record<string, number>;
     const elite = (await t.app.inject('/resources/auctions/neu/average-lbin/1day')).json() as Record<string, number>;

@@ -12,6 +12,7 @@ import type { AuctionRowWrite } from '../../../src/store/schema.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { realRows, storeGeneration, storeSales } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -42,7 +43,7 @@ describeEachBackend('prices on the real 2022 auction pages', (fixture) => {
     await storeSales(t.store, now - 60_000, sold);
     await storeGeneration(t.store, now - 60_000, listed);
     await t.app.market.activeAuctions.ready();
-    await t.app.market.priceRollups.tick(now);
+    await priceRollupsOf(t).tick(now);
   });
   after(async () => {
     await t?.close();

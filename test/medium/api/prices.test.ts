@@ -14,6 +14,7 @@ import type { AuctionsTable } from '../../../src/store/schema.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { listing, sale, storeGeneration, storeSales } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 
 const MIN = 60_000;
 
@@ -127,8 +128,8 @@ describeEachBackend('prices and price history', (fixture) => {
     listings.push(listing(now, { tag: 'PET_BEE', item_name: '[Lvl 40] Bee', tier: 'LEGENDARY', starting_bid: 2_900_000, flat_nbt: { 'petInfo.type': 'BEE', 'petInfo.tier': 'LEGENDARY', 'petInfo.exp': '50000' } }));
     await storeGeneration(t.store, now - MIN, listings);
     await t.app.market.activeAuctions.ready();
-    await t.app.market.priceRollups.recordLowestBins(now - 3 * HOUR_MS);
-    await t.app.market.priceRollups.tick(now);
+    await priceRollupsOf(t).recordLowestBins(now - 3 * HOUR_MS);
+    await priceRollupsOf(t).tick(now);
     // A sale after the last rolled-up hour: read raw.
     tail = sale(now, 2 * MIN, { tag: 'HYPERION', sold_price: 750_000_000, tier: 'LEGENDARY' });
     hyperion.push(tail);

@@ -27,6 +27,7 @@ import { describeEachBackend } from '../../helpers/databases.ts';
 import { testIngestContext } from '../../helpers/ingest-context.ts';
 import { fillFromSimulator, type SimMarket } from '../../helpers/sim-market.ts';
 import { unzip } from '../../helpers/unzip.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 
 const TYPES = JSON.parse(readFileSync(new URL('./established-types.json', import.meta.url), 'utf8')) as { $id: string; $defs: Record<string, unknown> };
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -272,7 +273,7 @@ describeEachBackend('conformance on simulator data', (fixture) => {
   });
 
   it('prices: summary, lowest BINs, current (bazaar and auction house), history at every range, year', async () => {
-    await t.app.market.priceRollups.tick(t.clock.now());
+    await priceRollupsOf(t).tick(t.clock.now());
     const sold = await t.store.kysely.selectFrom('auctions').select(['tag']).where('state', '=', 'sold').groupBy('tag').orderBy(sql`count(*)`, 'desc').limit(1).executeTakeFirst();
     const tag = sold!.tag;
     await check(`/api/item/price/${tag}`, 'PriceSumary');

@@ -78,6 +78,9 @@ describe('rules of the house', () => {
     ['store-not-upward', { 'src/store/a.ts': "import type { B } from '../http/b.ts';\nexport type A = B;\n", 'src/http/b.ts': 'export type B = number;\n' }],
     ['mod-channel-apart', { 'src/mod/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['services-not-upward', { 'src/services/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
+    ['market-reads-only', { 'src/market/a.ts': "import { b } from '../jobs/b.ts';\nexport const a = b;\n", 'src/jobs/b.ts': 'export const b = 1;\n' }],
+    ['market-reads-only', { 'src/market/a.ts': "import type { B } from '../ingest/b.ts';\nexport type A = B;\n", 'src/ingest/b.ts': 'export type B = number;\n' }],
+    ['no-redis-in-services', { 'src/services/a.ts': "import { Redis } from 'ioredis';\nexport const a = Redis;\n" }],
     ['upstream-only-in-ingest', { 'src/market/a.ts': "import { request } from 'undici';\nexport const a = request;\n" }],
     ['no-circular', { 'src/market/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'src/market/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
   ];
@@ -118,6 +121,19 @@ describe('faces call services, not the store or the market', () => {
       const text = readFileSync(join(dir, file), 'utf8');
       const found = /\bapp\.(store|market|clock)\b/.exec(text);
       assert.equal(found, null, `${file} calls ${found?.[0]}: ask a service (src/services/) instead`);
+    }
+  });
+});
+
+describe('the market only reads', () => {
+  it('no module under src/market/ calls a rollup writer (imports of jobs/ are checked above; calls are checked here)', () => {
+    const dir = join(import.meta.dirname, '../../src/market');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+    assert.ok(files.includes('sales-rollups.ts') && files.includes('flips.ts'), 'the rollup readers are checked');
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      const found = /\b(priceRollups|saleRollups|bazaarHistory)\.(begin|roll\w*|rewind|recordBins|ageTo|setDoneUntil|compact|delete\w*)\(/.exec(text);
+      assert.equal(found, null, `market/${file} calls ${found?.[0]}: rollups are written by jobs/ (the jobs leader)`);
     }
   });
 });

@@ -4,6 +4,7 @@ import { ManualClock } from '../../../src/clock.ts';
 import { HOUR_MS, saleVariants, weightedMedian, type VariantKind } from '../../../src/domain/sales-rollup.ts';
 import { median } from '../../../src/domain/flips/common.ts';
 import { SalesRollups } from '../../../src/market/sales-rollups.ts';
+import { SalesRollupJob } from '../../../src/jobs/sales-rollups.ts';
 import type { SalesWindow } from '../../../src/store/repositories/sale-rollups.ts';
 import type { Store } from '../../../src/store/index.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
@@ -44,9 +45,9 @@ async function direct(store: Store, kind: VariantKind, from: number): Promise<Ma
   return new Map([...groups].map(([k, prices]) => [k, { count: prices.length, median: median(prices)! }]));
 }
 
-async function viaRollups(store: Store, rollups: SalesRollups, kind: VariantKind, window: SalesWindow, now: number) {
-  const state = await rollups.catchUp(now);
-  const found = await variantsSelling(store, rollups, kind, window, 1, state, now);
+async function viaRollups(store: Store, job: SalesRollupJob, kind: VariantKind, window: SalesWindow, now: number) {
+  const state = await job.catchUp(now);
+  const found = await variantsSelling(store, new SalesRollups(store), kind, window, 1, state, now);
   return { state, found: new Map(found.map((v) => [v.key, { count: v.count, median: weightedMedian(v.points)! }])) };
 }
 
@@ -54,7 +55,7 @@ describeEachBackend('sales rollups', (fixture) => {
   it('variants selling in a window equal a direct computation over the raw sales (counts and medians)', async () => {
     const { store } = fixture();
     await fill(store);
-    const rollups = new SalesRollups(store, new ManualClock(NOW));
+    const rollups = new SalesRollupJob(store, new ManualClock(NOW));
     for (const [kind, window] of [['attr', '7d'], ['mayor', '14d'], ['tag', '14d']] as const) {
       const { state, found } = await viaRollups(store, rollups, kind, window, NOW);
       assert.ok(state.rolledTo > NOW - 2 * HOUR_MS && state.rolledTo <= NOW, 'every closed hour rolled');
@@ -64,13 +65,13 @@ describeEachBackend('sales rollups', (fixture) => {
     }
     // A minimum drops the variants below it.
     const state = await store.saleRollups.state();
-    const few = await variantsSelling(store, rollups, 'attr', '7d', 10_000, state, NOW);
+    const few = await variantsSelling(store, new SalesRollups(store), 'attr', '7d', 10_000, state, NOW);
     assert.deepEqual(few, []);
   });
 
   it('sales stored after their hour was rolled up count once the window is rolled again', async () => {
     const { store } = fixture();
-    const rollups = new SalesRollups(store, new ManualClock(NOW));
+    const rollups = new SalesRollupJob(store, new ManualClock(NOW));
     // A replayed sale two days back, in an hour already rolled up.
     await storeSales(store, NOW, [sale(NOW, 2 * DAY + 5 * 60_000, { tag: 'BOW', item_name: 'Bow', sold_price: 5000 })]);
     const before = (await viaRollups(store, rollups, 'tag', '14d', NOW)).found.get('BOW')!;
@@ -85,8 +86,8 @@ describeEachBackend('sales rollups', (fixture) => {
   it('two processes catching up at once count every hour once', async () => {
     const { store } = fixture();
     await store.saleRollups.rewind(Math.floor((NOW - 14 * DAY) / HOUR_MS) * HOUR_MS);
-    const a = new SalesRollups(store, new ManualClock(NOW));
-    const b = new SalesRollups(store, new ManualClock(NOW));
+    const a = new SalesRollupJob(store, new ManualClock(NOW));
+    const b = new SalesRollupJob(store, new ManualClock(NOW));
     await Promise.all([a.catchUp(NOW), b.catchUp(NOW)]);
     const { state, found } = await viaRollups(store, a, 'attr', '7d', NOW);
     assert.deepEqual(found, await direct(store, 'attr', state.aged7d));
@@ -95,7 +96,7 @@ describeEachBackend('sales rollups', (fixture) => {
   it('windows age: counters follow, the windowed kinds are dropped after 14 days, tag hours kept', async () => {
     const { store } = fixture();
     const later = NOW + 8 * DAY;
-    const rollups = new SalesRollups(store, new ManualClock(later));
+    const rollups = new SalesRollupJob(store, new ManualClock(later));
     const { state, found } = await viaRollups(store, rollups, 'attr', '7d', later);
     assert.deepEqual(found, await direct(store, 'attr', state.aged7d), 'the 7-day window after 8 days');
     const mayor = await viaRollups(store, rollups, 'mayor', '14d', later);
@@ -107,7 +108,7 @@ describeEachBackend('sales rollups', (fixture) => {
     assert.deepEqual([...new Set(kinds.map((k) => k.kind))].sort(), ['tag'], 'attr and mayor variants left with their hours');
     const hours = await db.selectFrom('sale_hours').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     assert.ok(Number(hours.n) > 20 * 24 * 0.8, `tag hours kept (${hours.n})`);
-    const tags = await variantsSelling(store, rollups, 'tag', '14d', 1, await store.saleRollups.state(), gone);
+    const tags = await variantsSelling(store, new SalesRollups(store), 'tag', '14d', 1, await store.saleRollups.state(), gone);
     assert.deepEqual(tags, [], 'nothing sold in the last 14 days');
   });
 });
@@ -116,16 +117,17 @@ describeEachBackend('sales rollups: the flip engine reads', (fixture) => {
   it('kept attribute targets and mayor items equal a fresh computation as hours roll in and age out', async () => {
     const { store } = fixture();
     await fill(store);
-    const kept = new SalesRollups(store, new ManualClock(NOW));
+    const job = new SalesRollupJob(store, new ManualClock(NOW));
+    const kept = new SalesRollups(store);
     for (const step of [0, 20 * 60_000, 70 * 60_000, 3 * HOUR_MS, DAY + HOUR_MS, 8 * DAY]) {
       const now = NOW + step;
       if (step > 0) {
         // New sales in the open hour and one just closed.
         await storeSales(store, now, [sale(now, 5 * 60_000, { sold_price: 1234 + step / 60_000 }), sale(now, 65 * 60_000, { tag: 'BOW', item_name: 'Bow', sold_price: 2000 })]);
       }
-      const state = await kept.catchUp(now);
+      const state = await job.catchUp(now);
       const tail = await kept.rawTail(state, now);
-      const fresh = new SalesRollups(store, new ManualClock(now));
+      const fresh = new SalesRollups(store);
       const expected = (await variantsSelling(store, fresh, 'attr', '7d', 3, state, now, tail)).map((v) => [v.key, v.count, weightedMedian(v.points)]).sort();
       const targets = (await kept.attributeTargets(state, tail, 3)).map((t) => [t.key, t.count, t.median]).sort();
       assert.deepEqual(targets, expected, `attribute targets after ${step / 60_000} min`);

@@ -1,5 +1,5 @@
 /**
- * market/price-rollups.ts over a real store: the stored hourly and daily cells of every tag and
+ * jobs/price-rollups.ts (the jobs leader's writer) over a real store: the stored hourly and daily cells of every tag and
  * price variant against a brute-force recomputation from the raw sales (a property test over
  * random sales: pets of several rarities and levels, runes, stacks), rolled in one go or with a
  * rewind after late sales; on SQLite and PostgreSQL.
@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { ManualClock } from '../../../src/clock.ts';
 import { ALL_VARIANTS, bucketOf, DAY_MS, HOUR_MS, priceVariantKey } from '../../../src/domain/prices.ts';
 import { DIGEST_SIZE } from '../../../src/domain/sales-rollup.ts';
-import { PriceRollups } from '../../../src/market/price-rollups.ts';
+import { PriceRollupJob } from '../../../src/jobs/price-rollups.ts';
 import type { Store } from '../../../src/store/index.ts';
 import type { AuctionsTable } from '../../../src/store/schema.ts';
 import { sale, storeSales } from '../../helpers/auctions.ts';
@@ -120,7 +120,7 @@ describeEachBackend('price rollups against brute force', (fixture) => {
         await reset(store);
         const rows = sales.map(row);
         await storeSales(store, NOW, rows);
-        const state = await new PriceRollups(store, clock, undefined).catchUp(NOW);
+        const state = await new PriceRollupJob(store, clock, undefined).catchUp(NOW);
         assert.equal(state.rolledTo, bucketOf(NOW - 10 * 60_000, HOUR_MS));
         assert.equal(state.daysTo, bucketOf(NOW, DAY_MS));
         await compare(store, rows);
@@ -135,7 +135,7 @@ describeEachBackend('price rollups against brute force', (fixture) => {
         await reset(store);
         const rows = first.map(row);
         await storeSales(store, NOW, rows);
-        const rollups = new PriceRollups(store, clock, undefined);
+        const rollups = new PriceRollupJob(store, clock, undefined);
         await rollups.catchUp(NOW);
         const lateRows = late.map(row);
         await storeSales(store, NOW, lateRows);
@@ -152,7 +152,7 @@ describeEachBackend('price rollups against brute force', (fixture) => {
     await reset(store);
     const rows = Array.from({ length: 200 }, (_, i) => sale(NOW, 2 * HOUR_MS + i * 1000, { tag: 'ENCHANTED_DIAMOND', count: 1 + (i % 7), sold_price: (1 + (i % 7)) * (1000 + i), enchantments: {} }));
     await storeSales(store, NOW, rows);
-    await new PriceRollups(store, clock, undefined).catchUp(NOW);
+    await new PriceRollupJob(store, clock, undefined).catchUp(NOW);
     await compare(store, rows);
   });
 });
@@ -169,7 +169,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       const up = await migrateTo(migrator, '017-price-rollups');
       assert.equal(up.error, undefined);
       assert.deepEqual(await store.priceRollups.state(), { rolledTo: 0, daysTo: 0 });
-      const state = await new PriceRollups(store, new ManualClock(NOW), undefined).catchUp(NOW);
+      const state = await new PriceRollupJob(store, new ManualClock(NOW), undefined).catchUp(NOW);
       const oldest = Math.min(...rows.map((r) => r.sold_at!));
       assert.equal(state.rolledTo, bucketOf(NOW - 10 * 60_000, HOUR_MS));
       assert.equal((await store.priceRollups.days('PET_BEE', 'EPIC', 0, NOW)).length > 0, true);

@@ -1,60 +1,73 @@
 /**
- * Keeps the price rollups (store.priceRollups, domain/prices.ts) current:
+ * Keeps the price rollups (store.priceRollups, domain/prices.ts) current, in the jobs leader only:
  * - every closed hour of sales is rolled up per tag and price variant, one hour at a time (memory
  *   bounded by an hour's sales, the event loop served between hours), from the first stored sale
  *   on (the first run after migration 017 builds the whole history this way);
  * - every closed day is merged from its hours into the daily tables;
- * - the lowest BIN per tag and variant is recorded for the current hour from the active view.
- * Any process may run it: the store's compare-and-set lets exactly one roll each hour and day,
- * and the lowest-BIN upsert keeps the lower of two observations.
+ * - the lowest BIN per tag and variant is recorded for the current hour from the active listings
+ *   (the market's view where this process holds one, role all; else read from the store).
+ * The market only reads these tables. The store's compare-and-set still lets exactly one run roll
+ * each hour and day (a leader handing over mid-run), and the lowest-BIN upsert keeps the lower of
+ * two observations.
  */
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { PriceRollupState } from '../store/repositories/price-rollups.ts';
-import { ALL_VARIANTS, bucketOf, cellOf, DAY_MS, HOUR_MS, MINUTE_MS, priceVariantKey, type PricedSale } from '../domain/prices.ts';
-import type { ActiveAuctionsView } from './active-auctions.ts';
+import { ALL_VARIANTS, bucketOf, cellOf, DAY_MS, HOUR_MS, MINUTE_MS, priceVariantKey, type PricedSale, type PriceVariantSource } from '../domain/prices.ts';
 
 /** An hour is rolled up this long after it ends: sales reach the store up to a minute late. */
 export const PRICE_ROLLUP_GRACE_MS = 10 * MINUTE_MS;
 /** How often the rollup catches up and the lowest BINs are recorded. */
 export const PRICE_ROLLUP_INTERVAL_MS = MINUTE_MS;
 
-export class PriceRollups {
+/** An active BIN listing without bids, as the lowest-BIN record reads it. */
+export interface BinListing extends PriceVariantSource {
+  uuid: string;
+  startingBid: number;
+  count: number;
+  end: number;
+}
+
+/** Every active BIN listing without bids that has not ended at `now`, in chunks, in any order. */
+export type ActiveBinSource = (now: number) => AsyncIterable<readonly BinListing[]>;
+
+/** The market's active-auctions view as the source (role all: no second copy of the listings). */
+export function viewBins(view: { ready(): Promise<void>; binListings(now: number): Iterable<BinListing> }): ActiveBinSource {
+  return async function* (now) {
+    await view.ready();
+    yield [...view.binListings(now)];
+  };
+}
+
+/** The store as the source (a jobs process without a market): the active listings, read in chunks. */
+export function storeBins(store: Pick<Store, 'auctionQueries'>): ActiveBinSource {
+  return async function* (now) {
+    for await (const chunk of store.auctionQueries.activeListingChunks()) yield chunk.filter((r) => r.bin && r.highestBid === 0 && r.end > now);
+  };
+}
+
+export class PriceRollupJob {
   private catching: Promise<PriceRollupState> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
   /** set by stop(): a long catch-up ends after the hour it is rolling */
   private stopped = false;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    private readonly view: Pick<ActiveAuctionsView, 'tags' | 'lowestBin' | 'ready'> | undefined,
+    private readonly bins: ActiveBinSource | undefined,
     private readonly logger?: Logger,
   ) {}
 
-  /** Starts the periodic catch-up and lowest-BIN recording. */
-  start(intervalMs = PRICE_ROLLUP_INTERVAL_MS): void {
-    if (this.timer) return;
+  /** A run may start again (leadership regained). */
+  resume(): void {
     this.stopped = false;
-    this.timer = setInterval(() => {
-      if (this.ticking) return;
-      this.ticking = this.tick()
-        .then(() => undefined)
-        .catch((err: unknown) => this.logger?.warn({ err }, 'price rollup failed'))
-        .finally(() => {
-          this.ticking = undefined;
-        });
-    }, intervalMs);
-    this.timer.unref();
   }
 
+  /** Ends a running catch-up after the hour it is rolling. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.ticking;
+    await this.catching?.catch(() => undefined);
   }
 
   /** One round: the lowest BINs of now, then every closed hour and day. */
@@ -112,32 +125,52 @@ export class PriceRollups {
   }
 
   /**
-   * Records the lowest BIN (per unit) of every tag and price variant on the auction house now, for
-   * the hour holding `now`. Reads only the cheapest listings of each tag: the whole tag's lowest is
-   * its first, and a variant's lowest the first of that variant.
+   * Records the lowest BIN (per unit) of every tag and price variant on the auction house now
+   * (listings that have not ended by the clock), for the hour holding `now`.
    */
   async recordLowestBins(now = this.clock.now()): Promise<number> {
-    if (!this.view) return 0;
-    await this.view.ready();
-    const bins: Array<{ tag: string; variant: string; lowest: number; uuid: string }> = [];
-    for (const tag of this.view.tags()) {
-      const seen = new Map<string, { lowest: number; uuid: string }>();
-      for (const l of this.view.lowestBin(tag, () => true, Number.MAX_SAFE_INTEGER)) {
-        const unit = l.startingBid / Math.max(1, l.count);
-        if (!(unit > 0)) continue;
-        const keep = (variant: string) => {
-          const e = seen.get(variant);
-          if (!e || unit < e.lowest) seen.set(variant, { lowest: unit, uuid: l.uuid });
-        };
-        keep(ALL_VARIANTS);
-        const variant = priceVariantKey(l);
-        if (variant !== ALL_VARIANTS) keep(variant);
-      }
-      for (const [variant, b] of seen) bins.push({ tag, variant, ...b });
-    }
+    if (!this.bins) return 0;
+    const lowest = new LowestBins();
+    for await (const chunk of this.bins(this.clock.now())) for (const l of chunk) lowest.add(l);
+    const bins = lowest.cells();
     await this.store.priceRollups.recordBins(bucketOf(now, HOUR_MS), bins);
     return bins.length;
   }
+}
+
+/**
+ * The lowest unit price per tag and variant ('' = the whole tag) of listings seen in any order. Of
+ * two listings at the same unit price the one listed first cheapest-first (starting bid, then end,
+ * then uuid) is kept, so the store and the view record the same uuid.
+ */
+export class LowestBins {
+  private readonly best = new Map<string, { tag: string; variant: string; unit: number; l: BinListing }>();
+
+  add(l: BinListing): void {
+    const unit = l.startingBid / Math.max(1, l.count);
+    if (!(unit > 0)) return;
+    this.keep(l, ALL_VARIANTS, unit);
+    const variant = priceVariantKey(l);
+    if (variant !== ALL_VARIANTS) this.keep(l, variant, unit);
+  }
+
+  private keep(l: BinListing, variant: string, unit: number): void {
+    const key = `${l.tag}\u0000${variant}`;
+    const e = this.best.get(key);
+    if (!e) this.best.set(key, { tag: l.tag, variant, unit, l });
+    else if (unit < e.unit || (unit === e.unit && listedBefore(l, e.l))) {
+      e.unit = unit;
+      e.l = l;
+    }
+  }
+
+  cells(): Array<{ tag: string; variant: string; lowest: number; uuid: string }> {
+    return [...this.best.values()].map((e) => ({ tag: e.tag, variant: e.variant, lowest: e.unit, uuid: e.l.uuid }));
+  }
+}
+
+function listedBefore(a: BinListing, b: BinListing): boolean {
+  return a.startingBid - b.startingBid < 0 || (a.startingBid === b.startingBid && (a.end < b.end || (a.end === b.end && a.uuid < b.uuid)));
 }
 
 /** A sale as the rollup reads it (store.flipInputs.soldBetween rows). */
