@@ -141,7 +141,9 @@ export const openapiPlugin = fp(
           version: VERSION,
           description:
             'Market data for Hypixel SkyBlock: auction house, bazaar, crafting, flips and player data. ' +
-            'Errors are RFC 9457 problem details. Responses are also available as text/json and text/plain.',
+            'Errors are RFC 9457 problem details. Responses are also available as text/json and text/plain.\n\n' +
+            'The software is open source under the MIT licence (below). The data this deployment serves is under the terms ' +
+            `its operator sets: ${app.context.config.dataTerms}`,
           license: { name: 'MIT', identifier: 'MIT' },
         },
         tags: [{ name: 'operations', description: 'Health, version and service metadata' }],

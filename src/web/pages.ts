@@ -95,6 +95,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}` },
       origin: `${request.protocol}://${request.host}`,
       simulated: app.context.dataSource === 'simulator',
+      dataTerms: app.context.config.dataTerms,
     };
   }
   /** what a page's cache entry is valid for: the last market update the flip engine has seen */
