@@ -201,7 +201,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
       app.addHook('onReady', () => events.start());
       app.addHook('onClose', async () => events.stop());
     }
-    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config, streamHub, skyblockYearMs: skyblockYearMs(config) }));
+    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config, streamHub, skyblockYearMs: skyblockYearMs(config), dataSource: context.dataSource }));
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);

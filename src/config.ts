@@ -117,6 +117,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** seconds an export job may run without a sign of life before another worker takes it over */
   exportLeaseSeconds: number;
+  /** the terms of the data this deployment serves, set by its operator (the software itself is MIT) */
+  dataTerms: string;
 }
 
 /** Vendor headers a proxy in front may set to the client's address. */
@@ -186,6 +188,7 @@ export const ENV_NAMES = {
   streamRedisMaxlen: 'STREAM_REDIS_MAXLEN',
   metricsToken: 'METRICS_TOKEN',
   exportLeaseSeconds: 'EXPORT_LEASE_SECONDS',
+  dataTerms: 'DATA_TERMS',
 } as const satisfies Record<Exclude<keyof Config, 'simulator'>, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -210,6 +213,8 @@ export const DEFAULTS = {
   shutdownGraceSeconds: 10,
   gameDataUrl: 'https://github.com/NotEnoughUpdates/NotEnoughUpdates-REPO/archive/refs/heads/master.tar.gz',
   exportWebhookHosts: 'discord.com,discordapp.com',
+  dataTerms:
+    "Free to use, commercially too, with credit: name Hypixel's API as the source of the market data and the NotEnoughUpdates repository as the source of the item data, and link to this service.",
 } as const;
 
 type Env = Record<string, string | undefined>;
@@ -280,6 +285,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     streamRedisMaxlen: parseInteger(ENV_NAMES.streamRedisMaxlen, raw('streamRedisMaxlen'), 200, 10, 1_000_000),
     metricsToken: parseMetricsToken(raw('metricsToken')),
     exportLeaseSeconds: parseInteger(ENV_NAMES.exportLeaseSeconds, raw('exportLeaseSeconds'), 300, 10, 86_400),
+    dataTerms: parseDataTerms(raw('dataTerms')),
     ...(parseBoolean(ENV_NAMES.demo, raw('demo'), false) ? { simulator: parseSimulator(env) } : {}),
   };
 }
@@ -310,6 +316,14 @@ function parseTimeouts(request: string | undefined, headers: string | undefined)
     throw new ConfigError(ENV_NAMES.headersTimeoutMs, `must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
   }
   return { requestTimeoutMs, headersTimeoutMs };
+}
+
+/** DATA_TERMS: one line of plain text (pages escape it), shown on every page and in the API description. */
+function parseDataTerms(value: string | undefined): string {
+  if (value === undefined || value.trim() === '') return DEFAULTS.dataTerms;
+  const terms = value.trim();
+  if (terms.length > 1000 || /[\x00-\x1f\x7f]/.test(terms)) throw new ConfigError(ENV_NAMES.dataTerms, 'expected one line of at most 1000 characters');
+  return terms;
 }
 
 /** METRICS_TOKEN: at least 16 characters, printable, no spaces (it goes in a header). */

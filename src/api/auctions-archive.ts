@@ -14,7 +14,7 @@ import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../domain/arc
 import { ARCHIVE_SCAN_LIMIT } from '../services/auction-archive.ts';
 import type { ExportJob } from '../store/repositories/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
-import { filterMap } from '../http/openapi.ts';
+import { takesItemFilters } from '../http/openapi.ts';
 import { ItemTagParams, parseItemTag } from '../http/params.ts';
 
 export const MAX_QUEUED_EXPORTS = 4;
@@ -136,7 +136,7 @@ export async function archiveRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['auctions'],
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: 'Sold auctions of an item in a time window (Premium+; answers after a 2-second delay)',
         description:
           'Filters as query parameters; `EndAfter` and `EndBefore` (unix seconds) are required. Newest first, `pageSize` (default 12, 1-100) per `page`. ' +

@@ -11,7 +11,7 @@ import { isValidTag, normalizeTag } from '../domain/tags.ts';
 import type { Tier } from '../domain/tiers.ts';
 import { requireTier } from '../http/access.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
-import { filterMap } from '../http/openapi.ts';
+import { takesItemFilters } from '../http/openapi.ts';
 import { ItemTagParams, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
 import {
@@ -258,7 +258,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: `The ${LOWEST_BIN_COUNT} cheapest active BIN auctions without bids (or as many as exist), filters applied, cheapest first`,
         params: ItemTagParams,
         querystring: filterQuery({ page: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 0 })) }),
@@ -289,7 +289,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: 'Active auctions across all items that match the filters',
         description:
           'Ordered by `orderBy` (ENDING_SOON default, LOWEST_PRICE, HIGHEST_PRICE). Use `ItemId=A|B` to restrict to tags.',
@@ -313,7 +313,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: `Active auctions of an item as previews, ${OVERVIEW_PAGE_SIZE} per page`,
         description: `orderBy: LOWEST_PRICE (default), HIGHEST_PRICE (price = highest bid, else starting bid), ENDING_SOON. Pages beyond ${OVERVIEW_FREE_PAGES - 1} need a Premium+ account token.`,
         params: ItemTagParams,
@@ -416,7 +416,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: `Recently sold auctions of an item as previews (${OVERVIEW_PAGE_SIZE}, newest first)`,
         description: `Looks at the last day; widens to 14 days when fewer than ${OVERVIEW_PAGE_SIZE} match, then to 90 days unless more than 2 filters are set.`,
         params: ItemTagParams,
@@ -494,7 +494,7 @@ export async function auctionsRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['prices'],
-        ...filterMap('filters'),
+        ...takesItemFilters(),
         summary: 'Price analysis of an item over its sales of the last `days` days',
         description:
           '`days` (default 7) is clamped to 1-365. 1-7 days: anyone; 8-30: Starter Premium; 31-365: Premium (account token). Filters as plain query parameters. No sales: all zeros. ' +

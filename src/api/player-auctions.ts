@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { filtersFromQuery } from '../domain/filters.ts';
 import { compactPlayerUuid, PLAYER_NAME } from '../domain/player-data.ts';
-import { filterMap } from '../http/openapi.ts';
+import { takesItemFilters } from '../http/openapi.ts';
 import { badRequest, notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { PLAYER_PAGE_SIZE } from '../services/player-auctions.ts';
@@ -48,7 +48,7 @@ export async function playerAuctionRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['player'],
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: `Auctions the player listed, newest end first, ${PLAYER_PAGE_SIZE} per page, auction filters applied`,
         params: PlayerParams,
         querystring: PageQuery,
@@ -67,7 +67,7 @@ export async function playerAuctionRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: ['player'],
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: `Auctions the player bid on with their highest bid, newest end first, ${PLAYER_PAGE_SIZE} per page, auction filters applied`,
         params: PlayerParams,
         querystring: PageQuery,

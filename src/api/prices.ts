@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { filtersFromQuery } from '../domain/filters.ts';
 import { HISTORY_RANGES, RANGE_BUCKETS, type HistoryRange } from '../domain/prices.ts';
 import { badRequest, notFound } from '../http/problem.ts';
-import { filterMap } from '../http/openapi.ts';
+import { takesItemFilters } from '../http/openapi.ts';
 import { ItemTagParams, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { FILTERED_DEADLINE_MS, MAX_CURRENT_COUNT } from '../services/prices.ts';
@@ -136,7 +136,7 @@ export async function priceRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: 'Price summary of the last 2 days of sales (prices per unit)',
         description: 'The sales of the 48 whole hours before the current one plus the current one. Without filters from the hourly rollups; nothing sold: all zeros.',
         params: ItemTagParams,
@@ -158,7 +158,7 @@ export async function priceRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: 'The cheapest and second cheapest active BIN (whole price) matching the filters',
         params: ItemTagParams,
         querystring: filterQuery({}),
@@ -191,7 +191,7 @@ export async function priceRoutes(app: FastifyInstance) {
       {
         schema: {
           tags: TAGS,
-          ...filterMap('query'),
+          ...takesItemFilters(),
           summary: `Price history: ${RANGE_TEXT[range]}`,
           description:
             `Points oldest first, one per ${RANGE_BUCKETS[range].bucket >= 86_400_000 ? 'UTC day' : `${RANGE_BUCKETS[range].bucket / 3_600_000}-hour bucket (UTC-aligned)`} that had sales or a recorded lowest BIN. ` +
@@ -220,7 +220,7 @@ export async function priceRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        ...filterMap('query'),
+        ...takesItemFilters(),
         summary: 'The last 365 days: daily points and totals (free on skymarket)',
         description:
           'Free, unlike the established service (Premium): it reads the daily rollups, so it costs what a month does. ' +

@@ -3,6 +3,7 @@
  * client can build a filter UI: the filter engine's own filters (domain/filters.ts), each with
  * the established FilterOptions shape, its values read from the item's listings where they vary.
  */
+import { ENCHANTMENT_NAMES } from './enchantments.ts';
 import { FILTER_NAMES, nbtFilterFacts, RARITIES, starsOf, type FilterSubject, type NbtFilterFacts } from './filters.ts';
 
 /** The established service's FilterType flags. */
@@ -189,4 +190,39 @@ export function filterOptions(listings: readonly FilterSubject[], isPet: boolean
     out.push({ name, options: sorted(levels), type: NUMBER, longType: filterTypeText(NUMBER), description: `level of the ${name} enchantment (0: without it)` });
   }
   return out;
+}
+
+/** How a filter's value is typed where it is declared as a parameter (the OpenAPI document). */
+export type FilterValueKind = 'boolean' | 'number' | 'date' | 'text';
+
+export interface FilterParameter {
+  name: string;
+  kind: FilterValueKind;
+  /** the only values it takes (names compare case-insensitively), where the engine has a fixed list */
+  values?: readonly string[];
+  description: string;
+}
+
+/** Fixed value lists of the filters that have one. */
+const FILTER_VALUES: Readonly<Record<string, readonly string[]>> = {
+  Rarity: [...RARITIES, 'any'],
+  ItemTier: [...RARITIES, 'any'],
+  Enchantment: ['None', ...sorted(ENCHANTMENT_NAMES)],
+  SecondEnchantment: ['None', ...sorted(ENCHANTMENT_NAMES)],
+};
+
+function kindOf(type: number): FilterValueKind {
+  if (type & BOOLEAN) return 'boolean';
+  if (type & DATE) return 'date';
+  if (type & NUMERICAL) return 'number';
+  return 'text';
+}
+
+/** Every fixed filter of the engine as a typed parameter, in the engine's order. */
+export function filterParameters(): FilterParameter[] {
+  return DESCRIBED_FILTERS.map((name) => {
+    const spec = specOf(name)!;
+    const values = FILTER_VALUES[name];
+    return { name, kind: kindOf(spec.type), ...(values ? { values } : {}), description: spec.description };
+  });
 }

@@ -730,7 +730,7 @@ export function filtersFromQuery(query: Readonly<Record<string, unknown>>, contr
   const skip = new Set(controls.map((c) => c.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [rawKey, value] of Object.entries(query)) {
-    // The OpenAPI declares filters as a deepObject `query` (`filters` on the analysis): `query[Rarity]=EPIC` is `Rarity=EPIC`.
+    // Earlier OpenAPI documents declared filters as a deepObject `query` (`filters` on the analysis): `query[Rarity]=EPIC` is `Rarity=EPIC`.
     const key = /^(?:query|filters)\[(.+)\]$/.exec(rawKey)?.[1] ?? rawKey;
     if (skip.has(key.toLowerCase())) continue;
     if (typeof value !== 'string') {

@@ -7,31 +7,57 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { FILTER_NAMES, MAX_ALTERNATIVES, MAX_FILTERS } from '../domain/filters.ts';
+import { filterParameters } from '../domain/filter-options.ts';
+import { MAX_ALTERNATIVES, MAX_FILTER_VALUE_LENGTH, MAX_FILTERS } from '../domain/filters.ts';
 import { VERSION } from '../version.ts';
 import { ProblemSchema } from './problem.ts';
 import { SECURITY_SCHEMES } from './auth.ts';
 import { DOCS_CSP } from './security-headers.ts';
 
-/** Route schema key: the route takes item filters, declared as a deepObject map of this name (`query`, `filters` on the analysis). */
-const FILTER_MAP = 'x-filter-map';
+/** Route schema key: the route reads item filters from its query string (replaced by the filter parameters). */
+const ITEM_FILTERS = 'x-item-filters';
 
 /** Spread into a route schema that reads item filters from its query string. */
-export function filterMap(name: 'query' | 'filters'): Record<typeof FILTER_MAP, string> {
-  return { [FILTER_MAP]: name };
+export function takesItemFilters(): Record<typeof ITEM_FILTERS, true> {
+  return { [ITEM_FILTERS]: true };
 }
 
-/** What a person reading /api/docs needs to write filters: where they go, their value syntax, every known name. */
+/** Value syntax of the numeric filters, on each of their parameters. */
+const NUMBER_SYNTAX =
+  'A number (`5`, k/m/b suffixes allowed) or a condition: a range `1-5`, `>5`, `<5`, `>=5`, `<=5`, `5-` (more than 5), ' +
+  `\`any\` (more than 0), \`none\` (0), or alternatives \`a|b|c\` (at most ${MAX_ALTERNATIVES}).`;
+
+/**
+ * What every route with filters says about them, besides the filter parameters it declares: the
+ * engine's rules and the filters it builds from game data, which are too many to declare one by one.
+ */
 export const FILTER_DOCUMENTATION =
-  'Item filters, name → value. Send them as plain query parameters (`?Rarity=LEGENDARY&Stars=5`) or in this deepObject ' +
-  '(`query[Rarity]=LEGENDARY`, `filters[Rarity]=LEGENDARY`). Names are case-insensitive; `t` is ignored, empty values are skipped; ' +
+  'Item filters: the `Rarity`, `Stars`, `PetLevel` … parameters; names are case-insensitive, empty values are skipped, ' +
   `at most ${MAX_FILTERS}. An unknown name is 400 \`unknown_filter\`, a malformed value 400 naming the filter. ` +
-  `Values: numbers \`5\` (k/m suffixes allowed), ranges \`1-5\`, \`>5\`, \`<5\`, \`>=5\`, \`<=5\`, \`5-\` (more than 5), \`any\` (more than 0), \`none\` (0), ` +
-  `alternatives \`a|b|c\` (at most ${MAX_ALTERNATIVES}); yes/no filters \`true\`; EndBefore, EndAfter, ItemCreatedBefore, ItemCreatedAfter unix seconds; ` +
-  'Rarity a tier name or `any`; Reforge a reforge name, `Any` or `None`; Enchantment an enchantment name or `None` (with EnchantLvl); ' +
-  'Seller a 32-hex uuid or a player name. ' +
-  `Known names: ${FILTER_NAMES.join(', ')}; ` +
-  'and one numeric filter per enchantment (`sharpness=5`, `ultimate_wise=1-5`), per attribute (`mana_pool=1-5`) and per gem slot (`ruby0Gem=FINE`, `combat0GemType=JASPER`).';
+  'Besides the declared ones, these are plain query parameters too: one numeric filter per enchantment (`sharpness=5`, `ultimate_wise=1-5`), ' +
+  'per attribute (`mana_pool=1-5`), per rune (`MusicRune=3`) and per gem slot (`ruby0Gem=FINE`, `combat0GemType=JASPER`). ' +
+  'The deepObject forms `query[Rarity]=LEGENDARY` and `filters[Rarity]=LEGENDARY` are read as plain filters.';
+
+/** The component name of a filter's parameter. */
+const filterComponent = (name: string) => `filter.${name}`;
+
+/** One OpenAPI parameter per fixed filter of the engine, typed by the values it takes. */
+function filterParameterComponents(): Record<string, Parameter> {
+  const out: Record<string, Parameter> = {};
+  for (const f of filterParameters()) {
+    let schema: Parameter['schema'];
+    let description = f.description;
+    if (f.values) schema = { type: 'string', enum: [...f.values] };
+    else if (f.kind === 'boolean') schema = { type: 'boolean' };
+    else if (f.kind === 'date') schema = { type: 'integer', minimum: 0, maximum: 999_999_999_999, description: 'unix seconds' };
+    else if (f.kind === 'number') {
+      schema = { anyOf: [{ type: 'number', minimum: 0 }, { type: 'string', maxLength: MAX_FILTER_VALUE_LENGTH }] };
+      description += `. ${NUMBER_SYNTAX}`;
+    } else schema = { type: 'string', maxLength: MAX_FILTER_VALUE_LENGTH };
+    out[filterComponent(f.name)] = { name: f.name, in: 'query', required: false, schema, description };
+  }
+  return out;
+}
 
 interface Parameter {
   name: string;
@@ -40,46 +66,68 @@ interface Parameter {
   schema?: { default?: unknown; [key: string]: unknown };
   [key: string]: unknown;
 }
+type ParameterOrRef = Parameter | { $ref: string };
 interface Operation {
-  parameters?: Parameter[];
+  operationId?: string;
+  description?: string;
+  parameters?: ParameterOrRef[];
   security?: Array<Record<string, string[]>>;
-  [FILTER_MAP]?: string;
+  [ITEM_FILTERS]?: boolean;
 }
 
 /**
- * Completes the generated document: parameters with a default are not required (the server
- * fills them in); routes that take filters declare their map (`x-filter-map`); query
+ * A stable, readable operation id from the method and the path: `GET /api/item/price/{itemTag}/bin`
+ * is `getItemPriceByItemTagBin`. Generated clients name their functions after it.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = path
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== 'api')
+    .flatMap((segment) => {
+      const param = /^\{(.+)\}$/.exec(segment)?.[1];
+      return param ? ['by', param] : segment.split(/[^A-Za-z0-9]+/);
+    })
+    .filter(Boolean);
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+/**
+ * Completes the generated document: every operation gets an `operationId` (unless its route names
+ * one); parameters with a default are not required (the server fills them in); routes that take
+ * filters declare each filter of the engine as an optional parameter (shared components); query
  * credentials are declared as parameters too, not only as security schemes.
  */
 export function completeDocument<T extends object>(doc: T): T {
-  const paths = (doc as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
-  for (const ops of Object.values(paths)) {
-    for (const op of Object.values(ops) as Operation[]) {
-      if (typeof op !== 'object' || op === null) continue;
+  const document = doc as { paths?: Record<string, Record<string, unknown>>; components?: { parameters?: Record<string, Parameter> } };
+  const filters = filterParameterComponents();
+  let filtersUsed = false;
+  for (const [path, ops] of Object.entries(document.paths ?? {})) {
+    for (const [method, value] of Object.entries(ops)) {
+      if (typeof value !== 'object' || value === null) continue;
+      const op = value as Operation;
+      op.operationId ??= operationIdOf(method, path);
       const parameters = op.parameters ?? [];
-      for (const p of parameters) if (p.schema?.default !== undefined) p.required = false;
-      const map = op[FILTER_MAP];
-      delete op[FILTER_MAP];
-      if (map) {
-        parameters.push({
-          name: map,
-          in: 'query',
-          required: false,
-          style: 'deepObject',
-          explode: true,
-          schema: { type: 'object', additionalProperties: { type: 'string' } },
-          description: FILTER_DOCUMENTATION,
-        });
+      const ownQuery = new Set(parameters.flatMap((p) => ('name' in p && p.in === 'query' ? [p.name.toLowerCase()] : [])));
+      for (const p of parameters) if ('schema' in p && p.schema?.default !== undefined) p.required = false;
+      if (op[ITEM_FILTERS]) {
+        // A filter named like one of the route's own query parameters could not be sent: the route reads that key itself.
+        for (const [component, filter] of Object.entries(filters)) {
+          if (!ownQuery.has(filter.name.toLowerCase())) parameters.push({ $ref: `#/components/parameters/${component}` });
+        }
+        op.description = op.description ? `${op.description}\n\n${FILTER_DOCUMENTATION}` : FILTER_DOCUMENTATION;
+        filtersUsed = true;
       }
+      delete op[ITEM_FILTERS];
       for (const scheme of (op.security ?? []).flatMap((s) => Object.keys(s))) {
         const declared = SECURITY_SCHEMES[scheme as keyof typeof SECURITY_SCHEMES];
         if (declared?.type !== 'apiKey' || declared.in !== 'query') continue;
-        if (parameters.some((p) => p.in === 'query' && p.name === declared.name)) continue;
+        if (parameters.some((p) => 'name' in p && p.in === 'query' && p.name === declared.name)) continue;
         parameters.push({ name: declared.name, in: 'query', required: false, schema: { type: 'string' }, description: declared.description });
       }
       if (parameters.length) op.parameters = parameters;
     }
   }
+  if (filtersUsed) document.components = { ...document.components, parameters: { ...document.components?.parameters, ...filters } };
   return doc;
 }
 
@@ -94,7 +142,9 @@ export const openapiPlugin = fp(
           version: VERSION,
           description:
             'Market data for Hypixel SkyBlock: auction house, bazaar, crafting, flips and player data. ' +
-            'Errors are RFC 9457 problem details. Responses are also available as text/json and text/plain.',
+            'Errors are RFC 9457 problem details. Responses are also available as text/json and text/plain.\n\n' +
+            'The software is open source under the MIT licence (below). The data this deployment serves is under the terms ' +
+            `its operator sets: ${app.context.config.dataTerms}`,
           license: { name: 'MIT', identifier: 'MIT' },
         },
         tags: [{ name: 'operations', description: 'Health, version and service metadata' }],

@@ -6,7 +6,7 @@
  */
 import type { ActiveAuction, DepartedAuction } from '../store/repositories/auctions.ts';
 import type { AuctionRowWrite, AuctionsTable, BidsTable } from '../store/schema.ts';
-import { realSleep, SkipLog, type IngestContext } from './context.ts';
+import { feedSource, realSleep, SkipLog, type IngestContext } from './context.ts';
 import { DecodePool } from './decode-pool.ts';
 import { prepareAuctionRecord, type PreparedRecord } from './prepare-auction.ts';
 import { BodyBuffer } from './hypixel-client.ts';
@@ -159,7 +159,7 @@ export class AuctionIngester {
         lastUpdated: crawl.lastUpdated,
         storedAt: this.ctx.clock.now(),
         records: unchanged + listings.length,
-        source: this.ctx.source,
+        source: feedSource(this.ctx),
       },
     });
     await linkAccountsFromBids(this.ctx, bids);

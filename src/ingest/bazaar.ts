@@ -15,7 +15,7 @@ import { decodeBook, encodeBook, sameBook, type OrderBook } from '../domain/baza
 import { encodeBookDelta } from '../domain/bazaar-book-delta.ts';
 import type { KeyframeRow } from '../store/repositories/bazaar-books.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
-import { SkipLog, type IngestContext } from './context.ts';
+import { feedSource, SkipLog, type IngestContext } from './context.ts';
 import { check, isProduct, type UpstreamProduct } from './upstream.ts';
 
 export interface SnapshotResult {
@@ -97,7 +97,7 @@ export class BazaarIngester {
         lastUpdated: payload.lastUpdated,
         storedAt: this.ctx.clock.now(),
         records: rows.length,
-        source: this.ctx.source,
+        source: feedSource(this.ctx),
       },
       keyframes,
       changedBooks,

@@ -11,10 +11,18 @@ export interface IngestContext {
   clock: Clock;
   logger: Logger;
   metrics: IngestMetrics;
-  /** recorded with every feed update so health can say whether data is simulated */
+  /** the configured source (the demo's own simulator, or an upstream); recorded through feedSource */
   source: 'upstream' | 'simulator';
   /** waits between page retries; injectable so tests run fast */
   sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The source recorded with a feed update, so every process can say whether the data it serves is
+ * simulated: the configured one, or `simulator` when the upstream said it is the skymarket simulator.
+ */
+export function feedSource(ctx: IngestContext): 'upstream' | 'simulator' {
+  return ctx.source === 'simulator' || ctx.client.simulated ? 'simulator' : 'upstream';
 }
 
 /** Counts a skipped record and logs the first few of each cycle (upstream junk must not flood logs). */

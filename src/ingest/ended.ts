@@ -4,7 +4,7 @@
  */
 import { ItemDecodeError } from '../domain/nbt.ts';
 import type { AuctionsTable, BidsTable } from '../store/schema.ts';
-import { SkipLog, type IngestContext } from './context.ts';
+import { feedSource, SkipLog, type IngestContext } from './context.ts';
 import { decodeAuctionItem, saleBid, saleRow, saleStart } from './records.ts';
 import { check } from './upstream.ts';
 
@@ -69,7 +69,7 @@ export class EndedIngester {
       lastUpdated: page.lastUpdated,
       storedAt: this.ctx.clock.now(),
       records: rows.size,
-      source: this.ctx.source,
+      source: feedSource(this.ctx),
     });
     for (const uuid of rows.keys()) this.onSold(uuid);
     this.lastUpdated = page.lastUpdated;

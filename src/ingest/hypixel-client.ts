@@ -31,6 +31,9 @@ export interface UpstreamResponse<T> {
   bytes: number;
 }
 
+/** The header the skymarket simulator sends on every answer (`true`): its data is not the real API's. */
+export const SIMULATOR_HEADER = 'x-skymarket-simulated';
+
 /** A request that failed after all retries, or with a status that is not retried. */
 export class UpstreamError extends Error {
   constructor(
@@ -102,6 +105,7 @@ export class HypixelClient {
   /** a path prefix of baseUrl, e.g. "/api" */
   private readonly basePath: string;
   private readonly headers: Record<string, string>;
+  private simulatedUpstream = false;
 
   constructor(private readonly options: HypixelClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 15_000;
@@ -237,6 +241,7 @@ export class HypixelClient {
         },
         onResponseStart: (_c, status, headers) => {
           statusCode = status;
+          this.noteSimulator(String(headers[SIMULATOR_HEADER] ?? '') === 'true');
           gzip = String(headers['content-encoding'] ?? '').includes('gzip');
           const length = Number(headers['content-length']);
           target.reset(Number.isSafeInteger(length) && length > 0 && length <= MAX_BODY_BYTES ? length : 0);
@@ -271,8 +276,20 @@ export class HypixelClient {
     });
   }
 
+  /** Whether the latest answer came from the skymarket simulator (it says so in SIMULATOR_HEADER). */
+  get simulated(): boolean {
+    return this.simulatedUpstream;
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
+  }
+
+  private noteSimulator(simulated: boolean): void {
+    if (simulated && !this.simulatedUpstream) {
+      this.options.logger?.warn({ upstream: this.shown('') }, 'the upstream identifies itself as the skymarket simulator: its data is stored and shown as simulated');
+    }
+    this.simulatedUpstream = simulated;
   }
 
   /** The request's URL as error messages show it (no credentials: the API key is a header). */

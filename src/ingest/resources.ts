@@ -1,6 +1,6 @@
 /** The items resource (names, tiers, NPC sell prices) and the election resource (mayor, perks, candidates). */
 import type { CatalogItem } from '../store/repositories/items.ts';
-import { SkipLog, type IngestContext } from './context.ts';
+import { feedSource, SkipLog, type IngestContext } from './context.ts';
 import { check } from './upstream.ts';
 
 export class ResourcesIngester {
@@ -34,7 +34,7 @@ export class ResourcesIngester {
     await this.ctx.store.transaction(async (trx) => {
       await this.ctx.store.items.upsertMany(items, now, trx);
       await this.ctx.store.feeds.record(
-        { name: 'items', lastUpdated: payload.lastUpdated, storedAt: now, records: items.length, source: this.ctx.source },
+        { name: 'items', lastUpdated: payload.lastUpdated, storedAt: now, records: items.length, source: feedSource(this.ctx) },
         trx,
       );
     });
@@ -67,7 +67,7 @@ export class ResourcesIngester {
         trx,
       );
       await this.ctx.store.feeds.record(
-        { name: 'election', lastUpdated: payload.lastUpdated, storedAt: now, records: 1, source: this.ctx.source },
+        { name: 'election', lastUpdated: payload.lastUpdated, storedAt: now, records: 1, source: feedSource(this.ctx) },
         trx,
       );
     });

@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/index.ts';
 import type { FeedName, FeedState } from '../store/repositories/feeds.ts';
+import { servedSource, type DataSource } from './data-source.ts';
 
 /** Feeds that must have stored data before the service reports ready. */
 const REQUIRED_FEEDS: FeedName[] = ['auctions', 'bazaar'];
@@ -23,6 +24,8 @@ export interface FeedPollStatus {
 /** What the running process knows about itself (the app's context). */
 export interface ProcessState {
   config: { role: string };
+  /** the configured source: the demo's own simulator, or an upstream */
+  dataSource: DataSource;
   ingestion?: { upstream: string; status(): Record<string, FeedPollStatus | undefined> } | undefined;
   loading?: string | undefined;
   startupProblem?: string | undefined;
@@ -35,6 +38,8 @@ export interface HealthReport {
   reasons: string[];
   warnings: string[];
   feeds: FeedState[];
+  /** simulator where the demo runs one or a stored feed came from the simulator */
+  dataSource: DataSource;
   /** where this process ingests from and each feed's polls; undefined where it does not ingest */
   upstream: { url: string; polls: Record<string, FeedPollStatus> } | undefined;
   database: Store['dialect'];
@@ -87,6 +92,6 @@ export class HealthService {
     if (status === 'loading') reasons.push(process.loading!);
     const polled = Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, p]] : [])));
     const upstream = process.ingestion && Object.keys(polls).length > 0 ? { url: process.ingestion.upstream, polls: polled } : undefined;
-    return { status, reasons, warnings, feeds, upstream, database: this.store.dialect, now };
+    return { status, reasons, warnings, feeds, dataSource: servedSource(process.dataSource, feeds), upstream, database: this.store.dialect, now };
   }
 }

@@ -21,6 +21,7 @@ import { compileAuctionFilters } from './auction-filters.ts';
 import { StreamFeed, type StreamHub } from './stream.ts';
 import { BulkPricesService } from './bulk-prices.ts';
 import { MayorsService } from './mayors.ts';
+import { DataSourceService, type DataSource } from './data-source.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -40,6 +41,8 @@ export interface Services {
   readonly stream: StreamFeed;
   readonly mayors: MayorsService;
   readonly bulkPrices: BulkPricesService;
+  /** whether the data served is simulated (the demo, or a simulator upstream) */
+  readonly dataSource: DataSourceService;
 }
 
 export interface ServiceOptions {
@@ -54,9 +57,11 @@ export interface ServiceOptions {
   streamHub: StreamHub;
   /** the SkyBlock year's length: 124 h, or the demo simulator's compressed year */
   skyblockYearMs: number;
+  /** the configured data source (the demo's simulator, or an upstream) */
+  dataSource: DataSource;
 }
 
-export function createServices({ store, clock, market, fetchProfiles, config, streamHub, skyblockYearMs }: ServiceOptions): Services {
+export function createServices({ store, clock, market, fetchProfiles, config, streamHub, skyblockYearMs, dataSource }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
   return {
     auctions,
@@ -74,5 +79,6 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     stream: new StreamFeed(streamHub, (filters) => compileAuctionFilters(store, filters), (raw) => market.catalog.resolve(raw)),
     mayors: new MayorsService(store, clock, skyblockYearMs),
     bulkPrices: new BulkPricesService(market.bulkPrices),
+    dataSource: new DataSourceService(store, clock, dataSource),
   };
 }

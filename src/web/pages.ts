@@ -103,12 +103,13 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   const cache = new PageCache(app.context.config.webPageCacheMs, 500);
   const hide = { hide: true } as const;
 
-  function context(request: FastifyRequest): RenderContext {
+  function context(request: FastifyRequest, simulated: boolean): RenderContext {
     const a = assets!;
     return {
       assets: { css: `/assets/${a.manifest['main.css']}`, js: `/assets/${a.manifest['main.js']}`, feed: `/assets/${a.manifest['feed-worker.js']}` },
       origin: `${request.protocol}://${request.host}`,
-      simulated: app.context.dataSource === 'simulator',
+      simulated,
+      dataTerms: app.context.config.dataTerms,
     };
   }
   /** what a page's cache entry is valid for: the last market update the flip engine has seen */
@@ -122,7 +123,8 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     reply.type(HTML).headers(PAGE_SECURITY_HEADERS);
     if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit);
     const { template, meta, data } = await build();
-    const html = renderPage(template, context(request), meta, { ...data, now });
+    const simulated = (await services.dataSource.current()) === 'simulator';
+    const html = renderPage(template, context(request, simulated), meta, { ...data, now });
     cache.set(key, generation(), now, html);
     return reply.send(html);
   }

@@ -34,6 +34,8 @@ export interface RenderContext {
   /** absolute origin for OpenGraph URLs, from the request */
   origin: string;
   simulated: boolean;
+  /** the terms of the data, as the operator set them (DATA_TERMS) */
+  dataTerms: string;
 }
 
 /** JSON safe inside a <script> element. */

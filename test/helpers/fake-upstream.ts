@@ -14,6 +14,8 @@ export interface FakeResponse {
   truncateAt?: number;
   delayMs?: number;
   gzip?: boolean;
+  /** extra response headers */
+  headers?: Record<string, string>;
 }
 
 export class FakeUpstream {
@@ -41,7 +43,7 @@ export class FakeUpstream {
         }
         let body = Buffer.from(typeof response.body === 'string' ? response.body : JSON.stringify(response.body ?? {}));
         if (response.truncateAt !== undefined) body = body.subarray(0, response.truncateAt);
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        const headers: Record<string, string> = { 'content-type': 'application/json', ...response.headers };
         if (response.gzip) {
           body = gzipSync(body);
           headers['content-encoding'] = 'gzip';

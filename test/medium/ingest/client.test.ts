@@ -52,6 +52,17 @@ describe('upstream client', () => {
     assert.equal(upstream.hits.get('/slow'), 2);
   });
 
+  it('notices an upstream that says it is the skymarket simulator, answer by answer', async () => {
+    upstream.on('/real', { body: { success: true } });
+    upstream.on('/sim', { body: { success: true }, headers: { 'X-Skymarket-Simulated': 'true' } });
+    await client.getJson('/real');
+    assert.equal(client.simulated, false);
+    await client.getJson('/sim');
+    assert.equal(client.simulated, true);
+    await client.getJson('/real');
+    assert.equal(client.simulated, false);
+  });
+
   it('decompresses gzip bodies and rejects a body that is not JSON at all', async () => {
     upstream.on('/gz', { body: { big: 'x'.repeat(10_000) }, gzip: true });
     assert.equal(((await client.getJson<{ big: string }>('/gz')).body.big).length, 10_000);

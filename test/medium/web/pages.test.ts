@@ -240,7 +240,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const data = await get('/data');
     assert.equal(data.statusCode, 200);
     assertShell(data.body, '/data');
-    assert.match(data.body, /a link must point to a relevant page of the service/);
+    assert.match(data.body, /A link to a relevant page of the service/);
     assert.match(data.body, /&lt;a href=&quot;http:\/\/[^&]+\/data&quot;&gt;|&lt;a href="http:\/\/[^"]+\/data"&gt;/);
   });
 

@@ -47,7 +47,7 @@ interface Parameter {
 }
 
 interface Operation {
-  parameters?: Parameter[];
+  parameters?: Array<Parameter | { $ref: string }>;
   requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
   responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
   security?: unknown[];
@@ -55,7 +55,7 @@ interface Operation {
 
 interface OpenApiDoc {
   paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
-  components?: { schemas?: Record<string, JsonSchema> };
+  components?: { schemas?: Record<string, JsonSchema>; parameters?: Record<string, Parameter> };
 }
 
 /** Values the store really holds, so valid requests reach the interesting code paths. */
@@ -152,6 +152,21 @@ function edgeValue(doc: OpenApiDoc, raw: JsonSchema | undefined): fc.Arbitrary<u
   return fc.oneof(fc.constantFrom(...edges), fc.string({ maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 10 }));
 }
 
+/** The operation's own parameters, and the shared ones it refers to (the item filters). */
+function parametersOf(doc: OpenApiDoc, op: Operation): { own: Parameter[]; shared: Parameter[] } {
+  const own: Parameter[] = [];
+  const shared: Parameter[] = [];
+  for (const p of op.parameters ?? []) {
+    if (!('$ref' in p)) own.push(p);
+    else {
+      const found = doc.components?.parameters?.[p.$ref.split('/').pop()!];
+      assert.ok(found, `${p.$ref} is declared`);
+      shared.push(found);
+    }
+  }
+  return { own, shared };
+}
+
 function parameterValue(doc: OpenApiDoc, p: Parameter, known: Known): fc.Arbitrary<unknown> {
   return fc.oneof({ arbitrary: validValue(doc, p.schema, p.name, known), weight: 3 }, { arbitrary: edgeValue(doc, p.schema), weight: 1 });
 }
@@ -182,14 +197,23 @@ function encodeQuery(query: Record<string, unknown>): string {
 }
 
 function requestArbitrary(doc: OpenApiDoc, path: string, method: string, op: Operation, known: Known): fc.Arbitrary<InjectOptions> {
-  const params = op.parameters ?? [];
+  const { own: params, shared } = parametersOf(doc, op);
   const pathParams = params.filter((p) => p.in === 'path');
   const queryParams = params.filter((p) => p.in === 'query');
   const pathArb = fc.record(Object.fromEntries(pathParams.map((p) => [p.name, parameterValue(doc, p, known)])));
-  const queryArb = fc.record(
-    Object.fromEntries(queryParams.map((p) => [p.name, parameterValue(doc, p, known)])),
-    { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name) },
-  );
+  // The shared filter parameters (a hundred on a route): a few at a time, as a client sends them.
+  const filtersArb = fc
+    .subarray(shared, { maxLength: Math.min(3, shared.length) })
+    .chain((chosen) => fc.record(Object.fromEntries(chosen.map((p) => [p.name, parameterValue(doc, p, known)]))));
+  const queryArb = fc
+    .tuple(
+      fc.record(
+        Object.fromEntries(queryParams.map((p) => [p.name, parameterValue(doc, p, known)])),
+        { requiredKeys: queryParams.filter((p) => p.required).map((p) => p.name) },
+      ),
+      filtersArb,
+    )
+    .map(([values, filters]) => ({ ...filters, ...values }));
   const extraQuery = fc.option(fc.dictionary(fc.constantFrom('foo', 'page', 'limit', 'Rarity', 'apiKey', 'token'), fc.string({ maxLength: 10 }), { maxKeys: 2 }), { nil: undefined });
   const bodySchema = op.requestBody?.content?.['application/json']?.schema;
   const bodyArb: fc.Arbitrary<{ payload?: string; contentType?: string }> = op.requestBody
@@ -215,7 +239,8 @@ function requestArbitrary(doc: OpenApiDoc, path: string, method: string, op: Ope
 
 /** The deterministic sweep: every parameter set to every edge value, the others valid. */
 function edgeRequests(doc: OpenApiDoc, path: string, method: string, op: Operation, known: Known): InjectOptions[] {
-  const params = (op.parameters ?? []).filter((p) => p.in === 'path' || p.in === 'query');
+  // The shared filter parameters are left to the random requests: swept one by one they would be thousands per route.
+  const params = parametersOf(doc, op).own.filter((p) => p.in === 'path' || p.in === 'query');
   const valid = (p: Parameter) => fc.sample(validValue(doc, p.schema, p.name, known), { numRuns: 1, seed: SEED })[0];
   const base = Object.fromEntries(params.map((p) => [p.name, valid(p)]));
   const build = (values: Record<string, unknown>, payload?: string): InjectOptions => {
