@@ -245,7 +245,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         const { supply, lowest } = bins;
         const variants = variantChoices(tag);
         const craft = await services.craft.costOf(tag);
-        const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier, flatNbt: {} });
+        const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier === 'UNKNOWN' ? null : details.tier, flatNbt: {} });
         const last = chart.points.at(-1);
         const priceLine = lowest ? `lowest BIN ${fmt(lowest.startingBid)}` : last ? `median ${fmt(last.median)}` : 'no recent sales';
         const sold = `${chart.sales} sold in the last ${range === 'full' ? 'recorded history' : range}`;
