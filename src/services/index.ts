@@ -21,6 +21,7 @@ import { compileAuctionFilters } from './auction-filters.ts';
 import { StreamFeed, type StreamHub } from './stream.ts';
 import { BulkPricesService } from './bulk-prices.ts';
 import { MayorsService } from './mayors.ts';
+import { PriceChangeService } from './price-changes.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -40,6 +41,8 @@ export interface Services {
   readonly stream: StreamFeed;
   readonly mayors: MayorsService;
   readonly bulkPrices: BulkPricesService;
+  /** price movers: the home page's and `/api/prices/change` */
+  readonly priceChanges: PriceChangeService;
 }
 
 export interface ServiceOptions {
@@ -58,14 +61,16 @@ export interface ServiceOptions {
 
 export function createServices({ store, clock, market, fetchProfiles, config, streamHub, skyblockYearMs }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
+  const prices = new PriceService({ store, clock, market, knownTags: auctions.knownTags });
+  const flips = new FlipsService(market.flips);
   return {
     auctions,
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
-    prices: new PriceService({ store, clock, market, knownTags: auctions.knownTags }),
+    prices,
     archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     bazaar: new BazaarService(store, clock, market.bazaarSnapshots),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
-    flips: new FlipsService(market.flips),
+    flips,
     players: new PlayersService(store),
     lowball: new LowballService(store, clock),
     uploads: new UploadsService(store, clock),
@@ -74,5 +79,6 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     stream: new StreamFeed(streamHub, (filters) => compileAuctionFilters(store, filters), (raw) => market.catalog.resolve(raw)),
     mayors: new MayorsService(store, clock, skyblockYearMs),
     bulkPrices: new BulkPricesService(market.bulkPrices),
+    priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
   };
 }

@@ -153,7 +153,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       const results = q === undefined ? null : services.items.searchItems(q, 20).map((r) => ({ ...r, bazaar: bazaarSet().has(r.id) }));
       const spread = services.flips.bazaar('spread');
       const flips = flipRows('spread', spread.flips).slice(0, 8);
-      const movers = moversOf(spread.flips as Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, 8);
+      const movers = services.priceChanges.bazaarMovers(8);
       return {
         template: 'home',
         meta: { title: 'skymarket: Hypixel SkyBlock prices', description: 'Auction house and bazaar prices, charts and flips for Hypixel SkyBlock, open and self-hostable.', path: '/', nav: 'home' },
@@ -347,15 +347,6 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     }
     return bookOf(snapshot);
   });
-}
-
-/** Products whose instant-buy price is furthest from its 7-day median (the spread feed's own figures). */
-function moversOf(flips: Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, n: number) {
-  return flips
-    .filter((f) => f.flip.medianBuyPrice > 0 && f.flip.buyPrice > 0)
-    .map((f) => ({ tag: f.flip.itemTag, name: f.itemName, price: f.flip.buyPrice, median: f.flip.medianBuyPrice, change: f.flip.buyPrice / f.flip.medianBuyPrice - 1 }))
-    .sort((a, b) => Math.abs(b.change) - Math.abs(a.change))
-    .slice(0, n);
 }
 
 function bookOf(snap: { row: { ts: number; buy_price: number; sell_price: number }; instantBuySide: unknown[] | null; instantSellSide: unknown[] | null } | null) {
