@@ -9,7 +9,11 @@ import { itemIconSvg } from '../domain/item-icon.ts';
 import { itemNotFound, ItemTagParams, parseItemTag, parseSearchTerm, SearchTerm } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { SVG_CSP } from '../http/security-headers.ts';
-import { MAX_NAME_LOOKUPS, MAX_SEARCH_RESULTS } from '../services/items.ts';
+import { ITEM_CATEGORIES, TIERS } from '../domain/wire-enums.ts';
+import { MAX_ITEM_SEARCH_RESULTS, MAX_NAME_LOOKUPS, MAX_SEARCH_RESULTS } from '../services/items.ts';
+
+const StringEnum = (values: readonly string[], description: string) => Type.Unsafe<string>({ type: 'string', enum: [...values], description });
+const Tier = StringEnum(TIERS, 'the established `Tier` enum (UNKNOWN for players and items of unknown rarity)');
 
 const ItemMetadata = Type.Object(
   {
@@ -27,7 +31,7 @@ const SearchResult = Type.Object(
     type: Type.String({ description: '"item" or "player"' }),
     iconUrl: Type.Union([Type.String(), Type.Null()], { description: "path of skymarket's generated item icon on this service; null for players" }),
     img: Type.Null({ description: 'always null: skymarket serves no inline images' }),
-    tier: Type.Union([Type.String(), Type.Null()]),
+    tier: Tier,
   },
   { examples: [{ name: 'Hyperion', id: 'HYPERION', type: 'item', iconUrl: '/api/item/HYPERION/icon', img: null, tier: 'LEGENDARY' }] },
 );
@@ -40,8 +44,11 @@ const ItemDetails = Type.Object(
     name: Type.String(),
     tag: Type.String(),
     flags: Type.String(),
-    tier: Type.Union([Type.String(), Type.Null()]),
-    category: Type.Union([Type.String(), Type.Null()], { description: 'ItemCategory (SWORD, HELMET …) from the items resource' }),
+    tier: Tier,
+    category: StringEnum(
+      ITEM_CATEGORIES,
+      'the established `ItemCategory` enum, from the items resource; its categories the enum lacks map to the nearest value (PET_UPGRADE → PET_ITEM, POTION → CONSUMABLE …), none → UNKNOWN',
+    ),
   },
   {
     examples: [
@@ -51,6 +58,11 @@ const ItemDetails = Type.Object(
 );
 
 const SearchParams = Type.Object({ searchVal: SearchTerm });
+const ItemSearchQuery = Type.Object({
+  expectedResults: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ITEM_SEARCH_RESULTS, default: MAX_ITEM_SEARCH_RESULTS, description: `how many results to return at most (1–${MAX_ITEM_SEARCH_RESULTS})` }),
+  ),
+});
 const SearchQuery = Type.Object({ limit: Type.Integer({ minimum: 1, maximum: MAX_SEARCH_RESULTS, default: 5 }) });
 const NamesBody = Type.Array(Type.String({ maxLength: 200 }), { maxItems: MAX_NAME_LOOKUPS, description: `item tags or aliases, at most ${MAX_NAME_LOOKUPS}` });
 
@@ -60,7 +72,7 @@ const FilterOptionsSchema = Type.Object(
   {
     name: Type.String(),
     options: Type.Array(Type.String(), { description: 'values seen on the item’s active listings (empty: any value of the type)' }),
-    type: Type.Integer({ description: 'FilterType flags: Equal 1, HIGHER 2, LOWER 4, DATE 8, NUMERICAL 16, RANGE 32, TEXT 64, SIMPLE 128, BOOLEAN 256' }),
+    type: Type.Integer({ description: 'FilterType flags: Equal 1, HIGHER 2, LOWER 4, DATE 8, NUMERICAL 16, RANGE 32, PLAYER 64 (a player picker), SIMPLE 128, BOOLEAN 256, PLAYER_WITH_RANK 512, SHOW_ICON 1024 (options are item tags with icons); free text is Equal, RANGE' }),
     longType: Type.String({ description: 'the flags by name, e.g. "NUMERICAL, RANGE"' }),
     description: Type.String(),
   },
@@ -110,18 +122,19 @@ export async function itemRoutes(app: FastifyInstance) {
     async (request) => items.names(request.body),
   );
 
-  app.get<{ Params: Static<typeof SearchParams> }>(
+  app.get<{ Params: Static<typeof SearchParams>; Querystring: Static<typeof ItemSearchQuery> }>(
     '/api/item/search/:searchVal',
     {
       schema: {
         tags: ['items'],
-        summary: 'Items by name, tag, NEU id or initials: typo-tolerant, prefix-aware, ranked by relevance and trading activity (at most 30)',
+        summary: `Items by name, tag, NEU id or initials: typo-tolerant, prefix-aware, ranked by relevance and trading activity (at most expectedResults, ${MAX_ITEM_SEARCH_RESULTS} by default)`,
         params: SearchParams,
+        querystring: ItemSearchQuery,
         response: { 200: Type.Array(SearchResult), ...problemResponses(400) },
       },
       config: { cache: 60 },
     },
-    async (request, reply) => reply.type(JSON_TYPE).send(items.searchItemsJson(parseSearchTerm(request.params.searchVal))),
+    async (request, reply) => reply.type(JSON_TYPE).send(items.searchItemsJson(parseSearchTerm(request.params.searchVal), request.query.expectedResults)),
   );
 
   app.get<{ Params: Static<typeof SearchParams>; Querystring: Static<typeof SearchQuery> }>(

@@ -11,7 +11,7 @@ import { MAX_PERIODS } from '../services/mayors.ts';
 
 const Perk = Type.Object({ name: Type.String(), description: Type.String(), minister: Type.Boolean({ description: 'the perk the candidate brings as minister' }) });
 const Candidate = Type.Object({ key: Type.String(), name: Type.String(), perks: Type.Array(Perk), votes: Type.Number() });
-const Minister = Type.Object({ key: Type.String(), name: Type.String(), perk: Type.Union([Type.Object({ name: Type.String(), description: Type.String() }), Type.Null()]) });
+const Minister = Type.Object({ key: Type.String(), name: Type.String(), perk: Type.Union([Perk, Type.Null()]) });
 const ElectionPeriod = Type.Object(
   {
     year: Type.Integer({ description: 'the SkyBlock year of the election' }),
@@ -34,7 +34,7 @@ const ElectionPeriod = Type.Object(
           name: 'Diana',
           perks: [{ name: 'Pet XP Buff', description: 'Gain 35% more pet XP.', minister: false }],
           votes: 784844,
-          minister: { key: 'fishing', name: 'Marina', perk: { name: 'Fishing Festival', description: 'A fishing festival starts every month.' } },
+          minister: { key: 'fishing', name: 'Marina', perk: { name: 'Fishing Festival', description: 'A fishing festival starts every month.', minister: true } },
         },
         candidates: [{ key: 'economist', name: 'Diana', perks: [{ name: 'Pet XP Buff', description: 'Gain 35% more pet XP.', minister: false }], votes: 784844 }],
       },

@@ -12,7 +12,27 @@ import { badRequest, notFound } from '../http/problem.ts';
 import { takesItemFilters } from '../http/openapi.ts';
 import { ItemTagParams, parseItemTag } from '../http/params.ts';
 import { problemResponses } from '../http/schemas.ts';
+import { MAX_CHANGE_TAGS } from '../services/price-changes.ts';
 import { FILTERED_DEADLINE_MS, MAX_CURRENT_COUNT } from '../services/prices.ts';
+
+const DropStatistic = Type.Object(
+  {
+    monthly: Type.Number({ description: 'mean price over the last 30 days: of each sale\'s price per item (bazaar: of the daily instant-buy prices); 0 without data' }),
+    recent: Type.Number({ description: 'mean price over the last 24 hours: of each sale\'s price per item (bazaar: of the 2-hour instant-buy prices); 0 without data' }),
+    tag: Type.String(),
+    volume: Type.Integer({ description: 'items traded per day: auction sales of the last 24 hours; bazaar: instant buys of the moving week / 7' }),
+    lastUpdated: Type.String({ format: 'date-time' }),
+    now: Type.Number({ description: 'the price now: the lowest BIN per item, or the instant-buy price; 0 when nothing is offered' }),
+  },
+  { examples: [{ monthly: 812000000, recent: 790500000, tag: 'HYPERION', volume: 41, lastUpdated: '2026-11-22T12:00:00.000Z', now: 784000000 }] },
+);
+const ChangeQuery = Type.Object({
+  itemTags: Type.Array(Type.String({ minLength: 1, maxLength: 64 * MAX_CHANGE_TAGS }), {
+    minItems: 1,
+    maxItems: MAX_CHANGE_TAGS,
+    description: `item tags or aliases, repeated (\`itemTags=A&itemTags=B\`) or comma-separated; at most ${MAX_CHANGE_TAGS}`,
+  }),
+});
 
 const TAGS = ['prices'];
 /** Header of an answer whose filtered read of raw sales was cut by its deadline. */
@@ -235,6 +255,27 @@ export async function priceRoutes(app: FastifyInstance) {
       const { cut, ...stats } = await prices.year(parseItemTag(request.params.itemTag), filtersOf(request.query));
       signalCut(reply, cut);
       return stats;
+    },
+  );
+
+  app.get<{ Querystring: { itemTags: string[] } }>(
+    '/api/prices/change',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'How prices moved: now, the last 24 hours and the last 30 days of each item (auction house or bazaar)',
+        description:
+          'A map of tag to `DropStatistic`. Bazaar products read the bazaar history (instant-buy prices); auction items the price rollups (sale prices per item) and the lowest BIN. ' +
+          'Tags traded on neither are left out; a malformed tag is 400 `invalid_tag`.',
+        querystring: ChangeQuery,
+        response: { 200: Type.Record(Type.String(), DropStatistic), ...problemResponses(400) },
+      },
+      config: { cache: 60 },
+    },
+    async (request) => {
+      const tags = request.query.itemTags.flatMap((t) => t.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+      if (tags.length === 0 || tags.length > MAX_CHANGE_TAGS) throw badRequest('invalid_tags', `Give 1 to ${MAX_CHANGE_TAGS} item tags in \`itemTags\`.`);
+      return app.services.priceChanges.changes(tags.map((t) => app.services.items.resolve(t) ?? parseItemTag(t)));
     },
   );
 

@@ -9,7 +9,7 @@ import { enchantmentColor } from './enchantments.ts';
 import { auctionExtraAttributesOfNbt, ItemDecodeError } from './nbt.ts';
 import { UNKNOWN_TIME } from './player-data.ts';
 import { enchantmentBookTag } from './tags.ts';
-import { categoryName, reforgeName, tierName } from './wire-enums.ts';
+import { categoryName, enchantmentTypeName, reforgeName, tierName } from './wire-enums.ts';
 
 /** What an auction is made of: a stored auction (the store's AuctionRecord has these fields) or an item offered for a price. */
 export interface AuctionFacts {
@@ -125,11 +125,12 @@ export function bidWire(b: BidFacts) {
 }
 
 /**
- * Enchantments as the established `Enchantment` list: `type` in lower case, as its
- * EnchantmentType enum spells them (some items store `PROSECUTE`).
+ * Enchantments as the established `Enchantment` list: `type` as its EnchantmentType enum spells
+ * them (lower case: some items store `PROSECUTE`; renamed ids under their new name; `unknown`
+ * for one the enum lacks).
  */
 export function enchantList(e: Readonly<Record<string, number>>): Array<{ type: string; level: number }> {
-  return Object.entries(e).map(([type, level]) => ({ type: type.toLowerCase(), level }));
+  return Object.entries(e).map(([type, level]) => ({ type: enchantmentTypeName(type), level }));
 }
 
 /** SaveAuction (key order as on the established wire: enchantments first, flatNbt last). */
@@ -168,12 +169,13 @@ export type SaveAuctionWire = ReturnType<typeof saveAuctionWire>;
  */
 export function colorSaveAuctionWire(a: AuctionFacts, bids: readonly BidFacts[], nbtData: NbtDataWire, values: ReadonlyMap<string, number>) {
   const base = saveAuctionWire(a, bids, nbtData);
-  const enchantments = enchantList(a.enchantments)
-    .map(({ type, level }) => ({
-      type,
+  // Colour and value from the id the item stores (the book on the bazaar has that name).
+  const enchantments = Object.entries(a.enchantments)
+    .map(([id, level]) => ({
+      type: enchantmentTypeName(id),
       level,
-      color: enchantmentColor(type, level),
-      value: Math.round(values.get(enchantmentBookTag(type, level)) ?? 0),
+      color: enchantmentColor(id.toLowerCase(), level),
+      value: Math.round(values.get(enchantmentBookTag(id.toLowerCase(), level)) ?? 0),
     }))
     .sort((x, y) => y.value - x.value || (x.type < y.type ? -1 : 1));
   return { ...base, enchantments };

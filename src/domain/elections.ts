@@ -31,7 +31,8 @@ export interface MayorCandidate {
 export interface MinisterInfo {
   key: string;
   name: string;
-  perk: { name: string; description: string } | null;
+  /** the perk the minister brings: always a minister perk (`minister: true`, as the established shape requires it) */
+  perk: MayorPerk | null;
 }
 
 /** One mayor's term in the established service's shape (`ElectionPeriod`). */
@@ -89,7 +90,7 @@ export function electionPeriod(stored: StoredElection, start: number, end: numbe
       : {
           key: text(ministerRaw['key']),
           name: text(ministerRaw['name']),
-          perk: text(ministerPerk['name']) === '' ? null : { name: text(ministerPerk['name']), description: text(ministerPerk['description']) },
+          perk: text(ministerPerk['name']) === '' ? null : { name: text(ministerPerk['name']), description: text(ministerPerk['description']), minister: true },
         };
   const perks = mayor['perks'] !== undefined ? perksOf(mayor['perks']) : (fromElection?.perks ?? []);
   return {

@@ -6,7 +6,11 @@
 import { ENCHANTMENT_NAMES } from './enchantments.ts';
 import { FILTER_NAMES, nbtFilterFacts, RARITIES, starsOf, type FilterSubject, type NbtFilterFacts } from './filters.ts';
 
-/** The established service's FilterType flags. */
+/**
+ * The established service's FilterType flags, named as its front end reads them: 64 asks for a
+ * player picker, 1024 for item icons beside the options; a free-text filter is `Equal, RANGE`
+ * (the front end's plain text box).
+ */
 export const FILTER_TYPE = {
   Equal: 1,
   HIGHER: 2,
@@ -14,11 +18,11 @@ export const FILTER_TYPE = {
   DATE: 8,
   NUMERICAL: 16,
   RANGE: 32,
-  TEXT: 64,
+  PLAYER: 64,
   SIMPLE: 128,
   BOOLEAN: 256,
   PLAYER_WITH_RANK: 512,
-  AppliedItem: 1024,
+  SHOW_ICON: 1024,
 } as const;
 type FilterTypeName = keyof typeof FILTER_TYPE;
 
@@ -35,8 +39,9 @@ export interface FilterOptions {
   description: string;
 }
 
-const { Equal, DATE, NUMERICAL, RANGE, TEXT, BOOLEAN } = FILTER_TYPE;
+const { Equal, DATE, NUMERICAL, RANGE, PLAYER, BOOLEAN, SHOW_ICON } = FILTER_TYPE;
 const NUMBER = NUMERICAL | RANGE;
+const FREE_TEXT = Equal | RANGE;
 
 /** What the item's listings show: the values a filter can take for it, and whether a filter applies at all. */
 interface Seen {
@@ -108,7 +113,7 @@ const SPECS: Record<string, FilterSpec> = {
   SecondEnchantment: { type: Equal, description: 'a second enchantment; with SecondEnchantLvl', options: when((s) => s.enchantments.size > 1, (s) => sorted(s.enchantments.keys())) },
   SecondEnchantLvl: { type: NUMBER, description: 'level of the SecondEnchantment filter', options: when((s) => s.enchantments.size > 1) },
   PetLevel: { type: NUMBER, description: "the pet's level", options: when((_, pet) => pet) },
-  PetItem: { type: Equal, description: "the pet's held item", options: when((_, pet) => pet, (s) => sorted(s.petItems)) },
+  PetItem: { type: Equal | SHOW_ICON, description: "the pet's held item", options: when((_, pet) => pet, (s) => sorted(s.petItems)) },
   Candy: { type: NUMBER, description: 'pet candies used', options: when((_, pet) => pet) },
   PetExp: { type: NUMBER, description: "the pet's experience", options: when((_, pet) => pet) },
   PetSkin: { type: Equal, description: "the pet's skin", options: when((s, pet) => pet && s.skins.size > 0, (s) => sorted(s.skins)) },
@@ -116,8 +121,8 @@ const SPECS: Record<string, FilterSpec> = {
   Recombobulated: { type: BOOLEAN, description: 'rarity upgraded with a Recombobulator 3000', options: always(['true', 'false']) },
   HotPotatoCount: { type: NUMBER, description: 'hot and fuming potato books applied', options: when((s) => has(s, 'hot_potato_count')) },
   IsShiny: { type: BOOLEAN, description: 'a shiny item', options: when((s) => has(s, 'is_shiny'), () => ['true', 'false']) },
-  ItemNameContains: { type: TEXT, description: 'the item name contains this (at most 64 characters)', options: always() },
-  Seller: { type: TEXT, description: 'the seller: a 32-hex uuid or a Minecraft name skymarket has seen', options: always() },
+  ItemNameContains: { type: FREE_TEXT, description: 'the item name contains this (at most 64 characters)', options: always() },
+  Seller: { type: PLAYER, description: 'the seller: a 32-hex uuid or a Minecraft name skymarket has seen', options: always() },
   StartingBid: { type: NUMBER, description: 'the starting bid in coins (k, m, b suffixes allowed)', options: always() },
   HighestBid: { type: NUMBER, description: 'the highest bid in coins', options: always() },
   WinningBid: { type: NUMBER, description: 'the winning bid in coins (same as HighestBid)', options: always() },

@@ -22,6 +22,7 @@ import { StreamFeed, type StreamHub } from './stream.ts';
 import { BulkPricesService } from './bulk-prices.ts';
 import { MayorsService } from './mayors.ts';
 import { DataSourceService, type DataSource } from './data-source.ts';
+import { PriceChangeService } from './price-changes.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -43,6 +44,8 @@ export interface Services {
   readonly bulkPrices: BulkPricesService;
   /** whether the data served is simulated (the demo, or a simulator upstream) */
   readonly dataSource: DataSourceService;
+  /** price movers: the home page's and `/api/prices/change` */
+  readonly priceChanges: PriceChangeService;
 }
 
 export interface ServiceOptions {
@@ -63,14 +66,16 @@ export interface ServiceOptions {
 
 export function createServices({ store, clock, market, fetchProfiles, config, streamHub, skyblockYearMs, dataSource }: ServiceOptions): Services {
   const auctions = new AuctionService({ store, market, clock });
+  const prices = new PriceService({ store, clock, market, knownTags: auctions.knownTags });
+  const flips = new FlipsService(market.flips, market.game);
   return {
     auctions,
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
-    prices: new PriceService({ store, clock, market, knownTags: auctions.knownTags }),
+    prices,
     archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
     bazaar: new BazaarService(store, clock, market.bazaarSnapshots),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
-    flips: new FlipsService(market.flips, market.game),
+    flips,
     players: new PlayersService(store),
     lowball: new LowballService(store, clock),
     uploads: new UploadsService(store, clock),
@@ -80,5 +85,6 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     mayors: new MayorsService(store, clock, skyblockYearMs),
     bulkPrices: new BulkPricesService(market.bulkPrices),
     dataSource: new DataSourceService(store, clock, dataSource),
+    priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
   };
 }

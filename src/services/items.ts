@@ -7,6 +7,7 @@ import { filterOptions, type FilterOptions } from '../domain/filter-options.ts';
 import type { FilterSubject } from '../domain/filters.ts';
 import { itemFlagsText, type CatalogEntry } from '../domain/item-catalog.ts';
 import { isPetTag } from '../domain/item-names.ts';
+import { itemCategoryName, tierName } from '../domain/wire-enums.ts';
 import type { ItemCatalog } from '../market/item-catalog.ts';
 import type { Store } from '../store/index.ts';
 
@@ -19,7 +20,8 @@ export interface SearchResultItem {
   /** skymarket's generated icon for items (a path on this service), null for players */
   iconUrl: string | null;
   img: string | null;
-  tier: string | null;
+  /** the established `Tier` (UNKNOWN for players and items of unknown rarity) */
+  tier: string;
 }
 
 /** SkyblockItem: what `/api/item/{itemTag}/details` answers. */
@@ -30,8 +32,10 @@ export interface ItemDetails {
   name: string;
   tag: string;
   flags: string;
-  tier: string | null;
-  category: string | null;
+  /** the established `Tier`, UNKNOWN when the rarity is unknown */
+  tier: string;
+  /** the established `ItemCategory`, UNKNOWN when the items resource gives none the enum can say */
+  category: string;
 }
 
 /** The path of an item's generated icon (api/items.ts serves it). */
@@ -113,7 +117,7 @@ export class ItemsService {
     const room = limit - items.length;
     if (room <= 0 || !/^[A-Za-z0-9_]{3,16}$/.test(term.trim())) return items;
     const players = await this.store.playerNames.withPrefix(term.trim(), room);
-    return [...items, ...players.map((p): SearchResultItem => ({ name: p.name, id: p.playerUuid, type: 'player', iconUrl: null, img: null, tier: null }))];
+    return [...items, ...players.map((p): SearchResultItem => ({ name: p.name, id: p.playerUuid, type: 'player', iconUrl: null, img: null, tier: 'UNKNOWN' }))];
   }
 
   details(tag: string): ItemDetails | undefined {
@@ -126,8 +130,8 @@ export class ItemsService {
       name: e.name,
       tag: e.tag,
       flags: itemFlagsText(e.flags),
-      tier: e.tier,
-      category: e.category,
+      tier: tierName(e.tier),
+      category: itemCategoryName(e.category),
     };
   }
 
@@ -143,5 +147,5 @@ export class ItemsService {
 }
 
 function itemHit(e: CatalogEntry): SearchResultItem {
-  return { name: e.name, id: e.tag, type: 'item', iconUrl: iconPath(e.tag), img: null, tier: e.tier };
+  return { name: e.name, id: e.tag, type: 'item', iconUrl: iconPath(e.tag), img: null, tier: tierName(e.tier) };
 }

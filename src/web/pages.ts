@@ -169,7 +169,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       const results = q === undefined ? null : services.items.searchItems(q, 20).map((r) => ({ ...r, bazaar: bazaarSet().has(r.id) }));
       const spread = services.flips.bazaar('spread');
       const flips = flipRows('spread', spread.flips).slice(0, 8);
-      const movers = moversOf(spread.flips as Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, 8);
+      const movers = services.priceChanges.bazaarMovers(8);
       return {
         template: 'home',
         meta: { title: 'skymarket: Hypixel SkyBlock prices', description: 'Auction house and bazaar prices, charts and flips for Hypixel SkyBlock, open and self-hostable.', path: '/', nav: 'home' },
@@ -265,7 +265,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         const { supply, lowest } = bins;
         const variants = variantChoices(tag);
         const craft = await services.craft.costOf(tag);
-        const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier, flatNbt: {} });
+        const bulk = await bulkValues(services.bulkPrices, lowest ?? { tag, tier: details.tier === 'UNKNOWN' ? null : details.tier, flatNbt: {} });
         const last = lastSold(chart);
         const priceLine = lowest ? `lowest BIN ${fmt(lowest.startingBid)}` : last ? `median ${fmt(last.median)}` : 'no recent sales';
         const sold = `${chart.sales} sold in the last ${range === 'full' ? 'recorded history' : range}`;
@@ -376,15 +376,6 @@ export function lastSold(chart: Pick<ItemChart, 'points'>): { time: number; medi
     if (p.median !== null) return { time: p.time, median: p.median };
   }
   return undefined;
-}
-
-/** Products whose instant-buy price is furthest from its 7-day median (the spread feed's own figures). */
-function moversOf(flips: Array<{ flip: { itemTag: string; buyPrice: number; medianBuyPrice: number }; itemName: string }>, n: number) {
-  return flips
-    .filter((f) => f.flip.medianBuyPrice > 0 && f.flip.buyPrice > 0)
-    .map((f) => ({ tag: f.flip.itemTag, name: f.itemName, price: f.flip.buyPrice, median: f.flip.medianBuyPrice, change: f.flip.buyPrice / f.flip.medianBuyPrice - 1 }))
-    .sort((a, b) => Math.abs(b.change) - Math.abs(a.change))
-    .slice(0, n);
 }
 
 function bookOf(snap: { row: { ts: number; buy_price: number; sell_price: number }; instantBuySide: unknown[] | null; instantSellSide: unknown[] | null } | null) {

@@ -18,6 +18,7 @@ import { neuRepo } from '../../helpers/fixtures.ts';
 import { testIngestContext } from '../../helpers/ingest-context.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
+import { ITEM_CATEGORIES, TIERS } from '../../../src/domain/wire-enums.ts';
 
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -27,7 +28,7 @@ interface Hit {
   type: string;
   iconUrl: string | null;
   img: null;
-  tier: string | null;
+  tier: string;
 }
 
 describeEachBackend('items on simulator data', (fixture) => {
@@ -98,7 +99,14 @@ describeEachBackend('items on simulator data', (fixture) => {
       assert.deepEqual(hits[0], { name: hits[0]!.name, id: first, type: 'item', iconUrl: `/api/item/${first}/icon`, img: null, tier: hits[0]!.tier });
     }
     const broad = (await t.app.inject('/api/item/search/e')).json() as Hit[];
-    assert.ok(broad.length > 0 && broad.length <= 30);
+    assert.ok(broad.length > 5 && broad.length <= 30);
+    assert.ok(broad.every((h) => TIERS.includes(h.tier)), 'every hit has a Tier of the enum');
+    // expectedResults bounds the answer (the established client sends it); the same ranking, cut.
+    const three = (await t.app.inject('/api/item/search/e?expectedResults=3')).json() as Hit[];
+    assert.deepEqual(three, broad.slice(0, 3));
+    for (const bad of ['0', '31', 'x']) assert.equal((await t.app.inject(`/api/item/search/e?expectedResults=${bad}`)).statusCode, 400, bad);
+    const spec = (await t.app.inject('/api/docs/json')).json() as { paths: Record<string, { get: { parameters: Array<{ name: string; in: string }> } }> };
+    assert.ok(spec.paths['/api/item/search/{searchVal}']!.get.parameters.some((p) => p.name === 'expectedResults' && p.in === 'query'), 'declared in the OpenAPI document');
     assert.ok(broad.every((h) => h.name.toLowerCase().startsWith('e')), 'one letter: items whose name starts with it');
   });
 
@@ -118,7 +126,7 @@ describeEachBackend('items on simulator data', (fixture) => {
   test('/api/search adds players whose name starts with the term, within the limit', async () => {
     const hits = (await t.app.inject('/api/search/hypixelf?limit=5')).json() as Hit[];
     const player = hits.find((h) => h.type === 'player');
-    assert.deepEqual(player, { name: 'Hypixelfan', id: 'a'.repeat(32), type: 'player', iconUrl: null, img: null, tier: null });
+    assert.deepEqual(player, { name: 'Hypixelfan', id: 'a'.repeat(32), type: 'player', iconUrl: null, img: null, tier: 'UNKNOWN' });
     assert.equal(((await t.app.inject('/api/search/hyp?limit=2')).json() as Hit[]).length, 2);
     const defaults = (await t.app.inject('/api/search/a')).json() as Hit[];
     assert.ok(defaults.length <= 5);
@@ -147,6 +155,15 @@ describeEachBackend('items on simulator data', (fixture) => {
     assert.match(String(icon.headers['content-type']), /^image\/svg\+xml/);
     assert.match(icon.body, /<title>Hyperion<\/title>/);
     assert.match(icon.body, /#FFAA00/);
+    // Every item's details in the client's enums: no null tier or category, no category outside ItemCategory.
+    const categories = new Map<string, number>();
+    for (const { tag } of (await t.app.inject('/api/items')).json() as Array<{ tag: string }>) {
+      const d = (await t.app.inject(`/api/item/${encodeURIComponent(tag)}/details`)).json() as { tier: string; category: string };
+      assert.ok(TIERS.includes(d.tier), `${tag}: tier ${d.tier}`);
+      assert.ok(ITEM_CATEGORIES.includes(d.category), `${tag}: category ${d.category}`);
+      categories.set(d.category, (categories.get(d.category) ?? 0) + 1);
+    }
+    assert.ok((categories.get('UNKNOWN') ?? 0) > 0 && categories.size > 3, JSON.stringify([...categories]));
     const unknown = await t.app.inject('/api/item/NO_SUCH_ITEM/details');
     assert.equal(unknown.statusCode, 404);
     assert.equal(unknown.json().slug, 'item_not_found');

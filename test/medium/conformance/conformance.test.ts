@@ -269,6 +269,9 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     if (bidder) await check(`/api/player/${bidder}/bids`, 'BidResult', { list: true });
     await t.store.playerNames.record([{ playerUuid: seller, name: 'ConformanceSeller' }], 'upstream', t.clock.now());
     await check('/api/search/player/conformance', 'PlayerResult', { list: true });
+    const mixed = await check<Array<{ type: string }>>('/api/search/conformance?limit=10', 'SearchResultItem', { list: true });
+    assert.ok(mixed.some((h) => h.type === 'player'), 'a player hit, with a Tier');
+    for (const { tag } of items.slice(0, 200)) conforms(ok(await get(`/api/item/${encodeURIComponent(tag)}/details`), tag), 'SkyblockItem', `${tag} details`);
     await check(`/api/filter/options?itemTag=${listed}`, 'FilterOptions', { list: true });
   });
 
@@ -303,6 +306,12 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     assert.equal(current.available, snap.instantBuySide.reduce((a, l) => a + l.amount, 0));
     const neu = ok(await get(`/api/pricehistory?item=${product}`), 'pricehistory') as Record<string, { b: number; s?: number }>;
     for (const [k, v] of Object.entries(neu)) assert.ok(!Number.isNaN(Date.parse(k)) && typeof v.b === 'number' && typeof v.s === 'number');
+  });
+
+  it('mayors: every term and one year', async () => {
+    const periods = await check<Array<{ year: number; winner: { minister: unknown } }>>('/api/mayor', 'ElectionPeriod', { list: true });
+    assert.ok(periods.some((p) => p.winner.minister !== null), 'a term with a minister (and its perk) to check');
+    await check(`/api/mayor/${periods.at(-1)!.year}`, 'ElectionPeriod');
   });
 
   it('covers every endpoint of the spec', () => {

@@ -2,7 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { auctionStart, flatNbtWire, itemCreatedAtWire, saleId, saveAuctionWire, soldAuctionWire, type AuctionFacts } from '../../../src/domain/auction-wire.ts';
-import { CATEGORIES, categoryName, REFORGES, reforgeName, TIERS, tierName } from '../../../src/domain/wire-enums.ts';
+import { readFileSync } from 'node:fs';
+import { CATEGORIES, categoryName, ENCHANTMENT_TYPES, enchantmentTypeName, ITEM_CATEGORIES, itemCategoryName, REFORGES, reforgeName, TIERS, tierName } from '../../../src/domain/wire-enums.ts';
+
+/** The enums of the established client as the conformance suite holds them (scripts/refresh-established-enums.mjs). */
+const ESTABLISHED = (JSON.parse(readFileSync(new URL('../../medium/conformance/established-types.json', import.meta.url), 'utf8')) as { $defs: Record<string, { enum?: string[] }> }).$defs;
 
 const T = Date.UTC(2026, 10, 22, 12);
 
@@ -34,13 +38,34 @@ function facts(over: Partial<AuctionFacts> = {}): AuctionFacts {
 }
 
 describe('wire enums', () => {
-  it('restates the established Reforge enum: 171 values, exact spellings', () => {
-    assert.equal(REFORGES.length, 171);
-    assert.equal(new Set(REFORGES).size, 171);
-    assert.equal(REFORGES.filter((r) => /^[a-z]/.test(r)).length, 101, 'values starting lower case');
-    for (const v of ['None', 'Fabled', 'Spiritual', 'RENOWED', 'warped_on_aote', 'ancient', 'withered', 'dirty', 'blessed', 'Fang_tastic_chocolate_chip', 'Unknown', 'mantid']) {
+  it("restates the established client's enums exactly: Reforge (174 values), Category, Tier, ItemCategory", () => {
+    assert.deepEqual(REFORGES, ESTABLISHED['Reforge']!.enum);
+    assert.deepEqual(CATEGORIES, ESTABLISHED['Category']!.enum);
+    assert.deepEqual(TIERS, ESTABLISHED['Tier']!.enum);
+    assert.deepEqual(ITEM_CATEGORIES, ESTABLISHED['ItemCategory']!.enum);
+    assert.deepEqual(ENCHANTMENT_TYPES, ESTABLISHED['EnchantmentType']!.enum);
+    assert.equal(new Set(REFORGES).size, 174);
+    for (const v of ['None', 'Fabled', 'Spiritual', 'Renowned', 'aoteStone', 'ancient', 'withered', 'Fang_tastic_chocolate_chip', 'Unknown', 'mantid', 'deep_fried', 'geometric']) {
       assert.ok(REFORGES.includes(v), v);
     }
+    for (const gone of ['RENOWED', 'warped_on_aote']) assert.ok(!REFORGES.includes(gone), `${gone}: gone from the current client`);
+  });
+
+  it('spells enchantments as the EnchantmentType enum: renamed ids under the new name, unknown ones `unknown`', () => {
+    assert.equal(enchantmentTypeName('PROSECUTE'), 'prosecute');
+    assert.equal(enchantmentTypeName('ultimate_reiterate'), 'ultimate_duplex');
+    assert.equal(enchantmentTypeName('not_an_enchantment'), 'unknown');
+    for (const e of ENCHANTMENT_TYPES) if (e === e.toLowerCase()) assert.equal(enchantmentTypeName(e), e);
+  });
+
+  it("maps every category of the items resource onto the client's ItemCategory, never null", () => {
+    const cases: Array<[string | null, string]> = [
+      ['SWORD', 'SWORD'], ['sword', 'SWORD'], ['ARMORDYE', 'ArmorDye'], ['fossil', 'Fossil'], [null, 'UNKNOWN'], ['NONE', 'UNKNOWN'],
+      ['MINION_UPGRADE', 'GENERATOR'], ['PET_UPGRADE', 'PET_ITEM'], ['DUNGEON_UPGRADE', 'DUNGEON_ITEM'], ['POTION', 'CONSUMABLE'],
+      ['DYE', 'ArmorDye'], ['CAKE', 'CONSUMABLE'], ['SOMETHING_NEW', 'UNKNOWN'],
+    ];
+    for (const [raw, wire] of cases) assert.equal(itemCategoryName(raw), wire, String(raw));
+    for (const c of ITEM_CATEGORIES) assert.equal(itemCategoryName(c), c, 'enum values map to themselves');
   });
 
   it("maps the game's modifier ids onto the enum's spelling", () => {
@@ -49,8 +74,8 @@ describe('wire enums', () => {
     assert.equal(reforgeName('withered'), 'withered');
     assert.equal(reforgeName('fabled'), 'Fabled');
     assert.equal(reforgeName('spiritual'), 'Spiritual');
-    assert.equal(reforgeName('renowned'), 'RENOWED');
-    assert.equal(reforgeName('aote_stone'), 'warped_on_aote');
+    assert.equal(reforgeName('renowned'), 'Renowned');
+    assert.equal(reforgeName('aote_stone'), 'aoteStone');
     assert.equal(reforgeName('fang_tastic_chocolate_chip'), 'Fang_tastic_chocolate_chip');
     assert.equal(reforgeName('not_a_reforge'), 'Unknown');
     for (const r of REFORGES) assert.equal(reforgeName(r), r, 'enum values map to themselves');

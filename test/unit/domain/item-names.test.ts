@@ -115,7 +115,15 @@ describe('filter options', () => {
     assert.equal(options.get('Bin')!.longType, 'BOOLEAN');
     const pet = new Map(filterOptions([{ ...base, tag: 'PET_BEE', enchantments: {}, flatNbt: { 'petInfo.heldItem': 'PET_ITEM_TIER_BOOST' } }], true).map((o) => [o.name, o]));
     assert.deepEqual(pet.get('PetItem')!.options, ['PET_ITEM_TIER_BOOST']);
+    assert.equal(pet.get('PetItem')!.longType, 'Equal, SHOW_ICON', 'item tags: the established front end shows their icons');
     assert.equal(filterTypeText(FILTER_TYPE.DATE | FILTER_TYPE.NUMERICAL), 'DATE, NUMERICAL');
+    // The established front end's bit meanings: 64 is a player picker, free text is Equal, RANGE (a text box).
+    assert.equal(FILTER_TYPE.PLAYER, 64);
+    assert.equal(FILTER_TYPE.SHOW_ICON, 1024);
+    const all = new Map(filterOptions([], false, true).map((o) => [o.name, o]));
+    assert.deepEqual([all.get('Seller')!.type, all.get('Seller')!.longType], [64, 'PLAYER']);
+    assert.deepEqual([all.get('ItemNameContains')!.type, all.get('ItemNameContains')!.longType], [33, 'Equal, RANGE']);
+    assert.ok([...all.values()].every((o) => (o.type & FILTER_TYPE.PLAYER) === 0 || o.name === 'Seller'), 'only player filters ask for a player picker');
     assert.equal(filterOptions([], false, true).length, FILTER_NAMES.length);
   });
 });
