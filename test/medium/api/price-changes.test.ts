@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DAY_MS, HOUR_MS } from '../../../src/domain/prices.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { listing, sale, storeGeneration, storeSales } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
@@ -43,7 +44,7 @@ describeEachBackend('price movers', (fixture) => {
       listing(now, { tag, item_name: 'Mover Sword', starting_bid: 95, count: 1 }),
     ]);
     await t.app.market.activeAuctions.ready();
-    await t.app.market.priceRollups.tick(now);
+    await priceRollupsOf(t).tick(now);
     t.app.market.flips.setOptions({ bucketMs: 60_000, mayorMinChange: 0.001, auctionsMinIntervalMs: 0 });
     await t.app.market.flips.refresh();
   });

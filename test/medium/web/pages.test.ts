@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { realRows, storeGeneration } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
@@ -266,7 +267,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     // Runs late in the suite: it moves the clock 5 s into the next hour, where nothing has sold yet.
     const hour = Math.floor(s.t.clock.now() / HOUR) * HOUR + HOUR;
     s.t.clock.set(hour + 5_000);
-    await s.t.app.market.priceRollups.recordLowestBins(hour + 5_000);
+    await priceRollupsOf(s.t).recordLowestBins(hour + 5_000);
     const api = (await get(`/api/item/price/${s.item}/history/day`)).json() as Array<{ time: string; avg: number; median: number | null; lowestBin: number | null }>;
     const newest = api.at(-1)!;
     assert.equal(Date.parse(newest.time), hour);

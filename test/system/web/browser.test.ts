@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadNeuRepository } from '../../../src/gamedata/neu.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { listing, storeGeneration } from '../../helpers/auctions.ts';
 import { insert as insertBazaar, offerRow } from '../../helpers/bazaar.ts';
@@ -307,7 +308,7 @@ describe('web pages in Chromium', { skip }, () => {
     const HOUR = 3_600_000;
     const hour = Math.floor(s.t.clock.now() / HOUR) * HOUR + HOUR;
     s.t.clock.set(hour + 5_000);
-    await s.t.app.market.priceRollups.recordLowestBins(hour + 5_000);
+    await priceRollupsOf(s.t).recordLowestBins(hour + 5_000);
     const api = (await (await fetch(`${s.origin}/api/item/price/${s.item}/history/day`)).json()) as Array<{ median: number | null; avg: number }>;
     assert.equal(api.at(-1)!.median, null, 'no sale in the new hour yet');
     await w.page.goto(`${s.origin}/item/${s.item}?range=day`, { waitUntil: 'load' });
