@@ -341,7 +341,8 @@ export class FlipEngine {
       this.auctionsComputedAt = now;
       await this.computeAuctions();
     }
-    await this.computeCrafted();
+    // The forge and Kat flips depend on the crafting view: its failure must not hold back the other feeds.
+    await this.computeCrafted().catch((err: unknown) => this.logger?.error({ err }, 'forge and Kat flip computation failed'));
     const newest = Math.max(0, ...feeds.filter((f) => f.name !== 'items').map((f) => f.lastUpdated));
     if (newest > 0) this.lastUpdate = newest;
   }
@@ -557,7 +558,6 @@ export class FlipEngine {
     if (!craft) return;
     const state = await craft.current();
     if (state === this.craftSeen) return;
-    this.craftSeen = state;
     const now = this.clock.now();
     const game = craft.game;
     const forge = forgeFlips(state.profits, game);
@@ -577,6 +577,7 @@ export class FlipEngine {
       });
     }
     this.crafted = { computedAt: now, forge, kat };
+    this.craftSeen = state;
     this.logger?.debug({ forge: forge.length, kat: kat.length, ms: Math.round(this.clock.now() - now) }, 'forge and Kat flips computed');
   }
 
