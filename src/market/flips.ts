@@ -32,7 +32,7 @@ import {
   type VolumeSample,
 } from '../domain/flips/bazaar.ts';
 import { bookFlips, type BookFlip } from '../domain/flips/books.ts';
-import { NPC_SHOP_UPLOAD_KIND, npcFlips, npcOffersFromShopRows, npcOffersFromUploads, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
+import { NPC_SHOP_UPLOAD_KIND, npcFlips, coinPricesPerUnit, npcOffersFromShopRows, npcOffersFromUploads, reverseNpcFlips, type NpcFlip, type NpcShopOffer, type ReverseNpcFlip } from '../domain/flips/npc.ts';
 import { fusionFlips, multistepFusionFlips, type FuseFlip } from '../domain/flips/fusion.ts';
 import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
 import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
@@ -206,6 +206,8 @@ export class FlipEngine {
   private names = new Map<string, string>();
   private npcSellPrices = new Map<string, number>();
   private readonly neuOffers = npcOffersFromShopRows(NPC_SHOP_ROWS);
+  /** NEU's coin prices, to cross-check uploaded offers against */
+  private readonly neuCoinPrices = coinPricesPerUnit(this.neuOffers);
   private feedSeen = new Map<string, number>();
   private auctionsComputedAt = -Infinity;
   private auctionsDirty = false;
@@ -329,7 +331,7 @@ export class FlipEngine {
         // NPC shop contents players' mods uploaded (kept 2 days), besides the NEU shop table.
         if (!this.opts.extraNpcOffers) {
           const uploads = await this.store.dataUploads.recent(NPC_SHOP_UPLOAD_KIND, 500);
-          this.uploadedNpcOffers = npcOffersFromUploads(uploads.map((u) => ({ body: u.body, uploader: u.requestId })), this.opts.npcUploadQuorum);
+          this.uploadedNpcOffers = npcOffersFromUploads(uploads.map((u) => ({ body: u.body, uploader: u.requestId })), this.opts.npcUploadQuorum, this.neuCoinPrices);
         }
         this.computeBazaar();
       }

@@ -13,7 +13,7 @@ import { decodeAuctionItem, ItemDecodeError } from '../domain/nbt.ts';
 import { lowballView, offerAuctionJson, offerFilters } from '../domain/lowball.ts';
 import { compactPlayerUuid, normalizeTimes, type ExtractedState } from '../domain/player-data.ts';
 import type { CommandData, CommandName } from './messages.ts';
-import { NPC_SHOP_UPLOAD_KIND } from '../domain/flips/npc.ts';
+import { cleanNpcName, NPC_SHOP_UPLOAD_KIND } from '../domain/flips/npc.ts';
 
 export class ModError extends Error {
   constructor(
@@ -103,7 +103,10 @@ export const HANDLERS: { [C in Exclude<CommandName, 'auth'>]: Handler<C> } = {
     const link = await requireLink(ctx);
     // Kept with the other raw uploads (2 days); the flip engine reads the recent ones (src/market/flips.ts).
     const offers = data.offers.map((o) => ({ itemTag: o.itemTag.toUpperCase(), count: o.count, costs: o.costs.map((c) => ({ tag: c.tag.toUpperCase(), amount: c.amount })) }));
-    const body = JSON.stringify({ npcName: data.npcName, offers });
+    // The name is shown on the flip pages: markup and formatting codes are dropped here, once.
+    const npcName = cleanNpcName(data.npcName);
+    if (npcName === undefined) throw new ModError('invalid_message', 'npcName has no readable characters', { errors: { 'data.npcName': ['must contain readable characters'] } });
+    const body = JSON.stringify({ npcName, offers });
     await ctx.store.dataUploads.add({ id: randomUUID(), requestId: `mod:${link.playerUuid}`, kind: NPC_SHOP_UPLOAD_KIND, bytes: body.length, body, receivedAt: ctx.clock.now() });
     return { count: offers.length };
   },

@@ -14,6 +14,7 @@ import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import { HANDLERS, ModError } from './commands.ts';
 import { describeErrors, envelope, isCommand, LIMITS, validators, type CommandName } from './messages.ts';
+import { Bucket } from '../domain/token-bucket.ts';
 
 export interface SessionDeps {
   store: Store;
@@ -27,31 +28,6 @@ export interface SessionDeps {
 
 type Outgoing = { type: string; id?: string | number | undefined; command?: string; data?: unknown; code?: string; message?: string; [k: string]: unknown };
 
-/** Token bucket: `burst` messages at once, `perSecond` sustained. */
-class Bucket {
-  private tokens: number;
-  private last: number;
-
-  constructor(
-    private readonly burst: number,
-    private readonly perSecond: number,
-    now: number,
-  ) {
-    this.tokens = burst;
-    this.last = now;
-  }
-
-  /** 0 when a message may pass (and takes its token), else ms until one is available. */
-  take(now: number): number {
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.perSecond);
-    this.last = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return 0;
-    }
-    return Math.ceil(((1 - this.tokens) / this.perSecond) * 1000);
-  }
-}
 
 export class ModSession {
   private account: AccountIdentity | null;

@@ -12,6 +12,7 @@ import type { WebSocket } from 'ws';
 import { Counter, Gauge } from 'prom-client';
 import { Type } from 'typebox';
 import { compareEventIds, connectionAllowance, isEverything, type EventId, type Subscription } from '../domain/stream-events.ts';
+import { Bucket } from '../domain/token-bucket.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import type { GapReason, RingBatch, StreamHub } from '../services/stream.ts';
@@ -206,13 +207,21 @@ class WsConnection extends Connection {
     if (!this.closed) this.socket.ping();
   }
 
-  cut(reason: string): void {
+  cut(reason: string, code = 1008): void {
     if (this.closed) return;
-    this.socket.close(1008, reason.slice(0, 120));
+    this.socket.close(code, reason.slice(0, 120));
     setTimeout(() => this.socket.terminate(), 1000).unref();
     this.closedNow();
   }
 }
+
+/**
+ * What one feed WebSocket may send (issue 45: 3,000 subscribe messages of 100 tags each on one
+ * socket held the event loop). One subscription per connection, which a `subscribe` replaces
+ * (at most MAX_TAGS tags); messages of at most `messageBytes`; `burst` at once and `perSecond`
+ * sustained. Beyond, the socket is closed: 1008 (policy) for the rate, 1009 for the size.
+ */
+export const WS_MESSAGE_LIMITS = { burst: 10, perSecond: 2, messageBytes: 16 * 1024 } as const;
 
 export async function streamRoutes(app: FastifyInstance) {
   const feed = app.services.stream;
@@ -350,7 +359,14 @@ export async function streamRoutes(app: FastifyInstance) {
       let close: () => void = () => undefined;
       const connection = new WsConnection(socket, admission.subscription, admission.future ? undefined : after, queueBytes, () => close());
       close = opened(connection, admission.release);
-      socket.on('message', (data, isBinary) => {
+      const bucket = new Bucket(WS_MESSAGE_LIMITS.burst, WS_MESSAGE_LIMITS.perSecond, performance.now());
+      socket.on('message', (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => {
+        if (connection.closed) return;
+        const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
+        if (bytes > WS_MESSAGE_LIMITS.messageBytes) return connection.cut(`message_too_big: at most ${WS_MESSAGE_LIMITS.messageBytes} bytes`, 1009);
+        if (bucket.take(performance.now()) > 0) {
+          return connection.cut(`rate_limited: at most ${WS_MESSAGE_LIMITS.perSecond} messages per second (bursts of ${WS_MESSAGE_LIMITS.burst})`);
+        }
         if (isBinary) return;
         void (async () => {
           let message: unknown;

@@ -80,6 +80,8 @@ export function npcOffersFromShopRows(rows: readonly NpcShopRow[]): NpcShopOffer
 export interface NpcShopOffer {
   npcName: string;
   itemTag: string;
+  /** uploaded for an item the NEU shop table does not sell, so its price could not be cross-checked */
+  unverified?: boolean;
   /** units of the item one purchase gives */
   count: number;
   /** per purchase; tag SKYBLOCK_COIN = coins */
@@ -126,6 +128,40 @@ export const COIN = 'SKYBLOCK_COIN';
 /** `data_uploads.kind` of NPC shop contents the mod uploaded (`npcshop.upload`). */
 export const NPC_SHOP_UPLOAD_KIND = 'npc_shop';
 
+/**
+ * An NPC name as players' mods report it, cleaned at ingestion: Minecraft formatting codes (§x),
+ * anything tag-like and control characters removed, whitespace collapsed, at most 40 characters.
+ * undefined when nothing readable is left.
+ */
+export function cleanNpcName(raw: string): string | undefined {
+  const cleaned = raw
+    .replace(/§./gu, '')
+    .replace(/<[^>]*>?/g, '')
+    .replace(/[\p{Cc}\p{Cf}<>&"'`\\{}[\]]/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 40)
+    .trim();
+  return cleaned.length > 0 ? cleaned : undefined;
+}
+
+/** An uploaded coin price below this share of NEU's price for the same item is refused as made up. */
+export const NEU_PRICE_FLOOR = 0.5;
+/** A flip from an offer NEU cannot confirm is shown only up to this margin (profit / cost): a made-up price promises far more. */
+export const MAX_UNVERIFIED_MARGIN = 1;
+
+/** The cheapest coin price per unit of each item an NEU shop sells for coins only (to cross-check uploads). */
+export function coinPricesPerUnit(offers: Iterable<NpcShopOffer>): Map<string, number> {
+  const prices = new Map<string, number>();
+  for (const offer of offers) {
+    if (offer.count <= 0 || offer.costs.length === 0 || offer.costs.some((c) => c.tag !== COIN)) continue;
+    const perUnit = offer.costs.reduce((sum, c) => sum + c.amount, 0) / offer.count;
+    const known = prices.get(offer.itemTag);
+    if (known === undefined || perUnit < known) prices.set(offer.itemTag, perUnit);
+  }
+  return prices;
+}
+
 /** One stored mod upload of a shop's contents and who sent it. */
 export interface NpcShopUpload {
   /** `{ npcName, offers[] }` JSON */
@@ -137,9 +173,11 @@ export interface NpcShopUpload {
 /**
  * Offers from stored mod uploads (newest first). Untrusted: anything malformed is skipped, and an
  * offer is used only once `quorum` distinct uploaders reported exactly the same offer, so one
- * player's made-up prices cannot create flips (self-hosters with one mod user set 1).
+ * player's made-up prices cannot create flips (self-hosters with one mod user set 1). With `neuPrices`
+ * (coinPricesPerUnit of the NEU shop table), an item NEU sells is cross-checked: a coin price under
+ * NEU_PRICE_FLOOR of NEU's is dropped; an item NEU does not sell is marked `unverified`.
  */
-export function npcOffersFromUploads(uploads: Iterable<NpcShopUpload>, quorum = 2): NpcShopOffer[] {
+export function npcOffersFromUploads(uploads: Iterable<NpcShopUpload>, quorum = 2, neuPrices?: ReadonlyMap<string, number>): NpcShopOffer[] {
   const reported = new Map<string, { offer: NpcShopOffer; uploaders: Set<string> }>();
   const tag = (v: unknown) => typeof v === 'string' && /^[A-Z0-9_:;\-]{1,64}$/.test(v);
   const positive = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0;
@@ -150,13 +188,20 @@ export function npcOffersFromUploads(uploads: Iterable<NpcShopUpload>, quorum = 
     } catch {
       continue;
     }
-    const { npcName, offers } = (parsed ?? {}) as { npcName?: unknown; offers?: unknown };
-    if (typeof npcName !== 'string' || !Array.isArray(offers)) continue;
+    const { npcName: rawName, offers } = (parsed ?? {}) as { npcName?: unknown; offers?: unknown };
+    // Uploads stored before names were cleaned at ingestion are cleaned here too.
+    const npcName = typeof rawName === 'string' ? cleanNpcName(rawName) : undefined;
+    if (npcName === undefined || !Array.isArray(offers)) continue;
     for (const o of offers as Array<{ itemTag?: unknown; count?: unknown; costs?: unknown }>) {
       if (!o || !tag(o.itemTag) || !positive(o.count) || !Array.isArray(o.costs) || o.costs.length === 0) continue;
       const costs = (o.costs as Array<{ tag?: unknown; amount?: unknown }>).filter((c) => c && tag(c.tag) && positive(c.amount)).map((c) => ({ tag: c.tag as string, amount: c.amount as number }));
       if (costs.length !== o.costs.length) continue;
       const offer: NpcShopOffer = { npcName, itemTag: o.itemTag as string, count: o.count, costs };
+      if (neuPrices) {
+        const neu = neuPrices.get(offer.itemTag);
+        if (neu === undefined) offer.unverified = true;
+        else if (costs.every((c) => c.tag === COIN) && costs.reduce((sum, c) => sum + c.amount, 0) / offer.count < neu * NEU_PRICE_FLOOR) continue;
+      }
       const key = JSON.stringify([npcName, offer.itemTag, offer.count, costs]);
       const seen = reported.get(key);
       if (seen) seen.uploaders.add(uploader);
@@ -170,7 +215,7 @@ export function reverseNpcFlips(market: Market, offers: Iterable<NpcShopOffer>, 
   const best = new Map<string, ReverseNpcFlip>();
   for (const offer of offers) {
     const flip = reverseNpcFlip(market, offer, medians.get(offer.itemTag) ?? null, now);
-    if (!flip) continue;
+    if (!flip || (offer.unverified && flip.profitMargin > MAX_UNVERIFIED_MARGIN)) continue;
     const prev = best.get(flip.itemId);
     if (!prev || flip.profitPerHour > prev.profitPerHour) best.set(flip.itemId, flip);
   }

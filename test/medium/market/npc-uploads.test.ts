@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import { ManualClock } from '../../../src/clock.ts';
 import { encodeBook } from '../../../src/domain/bazaar-book.ts';
-import { NPC_SHOP_UPLOAD_KIND, npcOffersFromUploads } from '../../../src/domain/flips/npc.ts';
+import { NPC_SHOP_UPLOAD_KIND, npcOffersFromUploads, cleanNpcName } from '../../../src/domain/flips/npc.ts';
 import { FlipEngine } from '../../../src/market/flips.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 
@@ -33,7 +33,45 @@ describe('NPC shop offers from uploads (pure)', () => {
   });
 });
 
+describe('NPC names from uploads (issue 45 item 9)', () => {
+  test('markup, formatting codes and control characters are stripped; nothing readable is refused', () => {
+    assert.equal(cleanNpcName('§6Elizabeth'), 'Elizabeth');
+    assert.equal(cleanNpcName('<img src=x onerror=alert(1)>Eliza<b>beth</b>'), 'Elizabeth');
+    assert.equal(cleanNpcName('  Bea\u0000 the \u202eBee  '), 'Bea the Bee');
+    assert.equal(cleanNpcName('x'.repeat(100))!.length, 40);
+    assert.equal(cleanNpcName('<script></script>§c'), undefined);
+  });
+});
+
 describeEachBackend('reverse NPC flips from mod uploads', (fixture) => {
+  it('two accounts cannot plant a fake flip: prices cross-checked against NEU, unverified ones capped, names cleaned (issue 45 item 9)', async () => {
+    const { store } = fixture();
+    const product = (id: string, sell: number) => ({
+      product_id: id, ts: NOW, buy_price: sell * 1.02, sell_price: sell, buy_volume: 100_000, sell_volume: 100_000, buy_moving_week: 168_000, sell_moving_week: 168_000, buy_orders: 5, sell_orders: 5,
+      book: encodeBook({ buyOrders: [{ pricePerUnit: sell, amount: 100_000, orders: 5 }], sellOffers: [{ pricePerUnit: sell * 1.02, amount: 100_000, orders: 5 }] }),
+    });
+    // STRING: NEU's Combat Merchant sells it for 10 coins; BOOSTER_COOKIE: no NEU shop sells it.
+    await store.bazaar.insertSnapshot([product('BOOSTER_COOKIE', 2_600_000), product('STRING', 16)], { name: 'bazaar', lastUpdated: NOW, storedAt: NOW, records: 2, source: 'simulator' });
+    const upload = async (id: string, uploader: string, npcName: string, itemTag: string, price: number) => {
+      const body = JSON.stringify({ npcName, offers: [{ itemTag, count: 1, costs: coins(price) }] });
+      await store.dataUploads.add({ id, requestId: uploader, kind: NPC_SHOP_UPLOAD_KIND, bytes: body.length, body, receivedAt: NOW });
+    };
+    const markup = '<img src=x onerror=alert(1)>§cElizabeth';
+    for (const who of ['mod:first', 'mod:second']) {
+      await upload(`${who}:cookie`, who, markup, 'BOOSTER_COOKIE', 2);
+      await upload(`${who}:string`, who, markup, 'STRING', 1);
+      await upload(`${who}:string-real`, who, 'Bob <i>the</i> Merchant', 'STRING', 12);
+    }
+    const engine = new FlipEngine(store, new ManualClock(NOW), undefined, { pollMs: 0 });
+    await engine.refresh(true);
+    const flips = engine.bazaar!.reverseNpc;
+    assert.equal(flips.find((f) => f.itemId === 'BOOSTER_COOKIE'), undefined, 'an unverified offer promising 1,300,000x is not shown');
+    const string = flips.find((f) => f.itemId === 'STRING');
+    assert.ok(string, 'the NEU offer (10 coins) still makes its flip');
+    assert.equal(string.npcBuyPrice, 10, 'the 1-coin upload was refused: under half of NEU\'s price');
+    for (const f of flips) assert.doesNotMatch(f.npcName, /[<>§]/);
+  });
+
   it('an uploaded shop offer makes a flip; without it there is none', async () => {
     const { store } = fixture();
     // ZZ_ORE sells into buy orders at 99 on the bazaar; no NEU shop sells it.
