@@ -370,7 +370,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
 }
 
 /** The newest bucket of a chart with sales: what the "Median" card shows (a bucket without sales has none). */
-export function lastSold(chart: Pick<ItemChart, 'points'>): { time: number; median: number } | undefined {
+function lastSold(chart: Pick<ItemChart, 'points'>): { time: number; median: number } | undefined {
   for (let i = chart.points.length - 1; i >= 0; i--) {
     const p = chart.points[i]!;
     if (p.median !== null) return { time: p.time, median: p.median };
