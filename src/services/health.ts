@@ -26,6 +26,8 @@ export interface ProcessState {
   ingestion?: { upstream: string; status(): Record<string, FeedPollStatus | undefined> } | undefined;
   loading?: string | undefined;
   startupProblem?: string | undefined;
+  /** the market's views following the spine (spine/follower.ts), where this process has a market */
+  followers?: { behind(): Array<{ name: string; behind: string | undefined; behindSince: number | undefined }> } | undefined;
 }
 
 export interface HealthReport {
@@ -80,6 +82,11 @@ export class HealthService {
       if (why && !reasons.some((r) => r.endsWith(why))) warnings.push(why);
     }
     if (process.startupProblem) warnings.push(process.startupProblem);
+    // A view that knows it is behind the store still answers from what it holds: say so.
+    for (const f of process.followers?.behind() ?? []) {
+      const since = f.behindSince === undefined ? '' : ` for ${Math.max(0, Math.round((now - f.behindSince) / 1000))} s`;
+      warnings.push(`the ${f.name} view is behind the stored market${since}: ${f.behind}`);
+    }
     const status = reasons.length > 0 ? 'unavailable' : process.loading ? 'loading' : 'ok';
     if (status === 'loading') reasons.push(process.loading!);
     const polled = Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, p]] : [])));

@@ -69,6 +69,8 @@ describe('rules of the house', () => {
     ['mod-channel-apart', { 'src/mod/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['services-not-upward', { 'src/services/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['upstream-only-in-ingest', { 'src/market/a.ts': "import { request } from 'undici';\nexport const a = request;\n" }],
+    ['views-follow-the-spine', { 'src/market/a.ts': "import { b } from '../spine/redis.ts';\nexport const a = b;\n", 'src/spine/redis.ts': 'export const b = 1;\n' }],
+    ['spine-not-upward', { 'src/spine/a.ts': "import type { B } from '../market/b.ts';\nexport type A = B;\n", 'src/market/b.ts': 'export type B = number;\n' }],
     ['no-circular', { 'src/market/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'src/market/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
   ];
   for (const [rule, files] of cases) {
