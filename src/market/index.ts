@@ -74,6 +74,7 @@ export function createMarket(options: MarketOptions): Market {
   const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions });
   const flips = new FlipEngine(store, clock, logger.child({ component: 'flips' }), {
     pollMs: config.flipsPollMs,
+    changes,
     upgradeCosts,
     npcUploadQuorum: config.npcUploadQuorum,
     activeBins: activeAuctions,
