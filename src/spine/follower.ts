@@ -92,11 +92,6 @@ export class Follower {
     this.started = undefined;
   }
 
-  /** A load in progress (initial or resync), or undefined. */
-  get pending(): Promise<void> | undefined {
-    return this.loading;
-  }
-
   private on(event: SpineEvent): void {
     if (event.type === 'unavailable') {
       if (!this.away) {

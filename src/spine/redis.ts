@@ -64,7 +64,7 @@ export class RedisSpine implements ChangeSource, ChangeSink {
   }
 
   /** A connection that fails its commands at once while Redis is away (no offline queue, no retries). */
-  private connection(role: string): Redis {
+  private connection(): Redis {
     const redis = new Redis(this.options.url, {
       lazyConnect: false,
       maxRetriesPerRequest: 0,
@@ -74,7 +74,6 @@ export class RedisSpine implements ChangeSource, ChangeSink {
     });
     // Errors are reported where a command fails; the connection's own events would repeat them.
     redis.on('error', () => undefined);
-    void role;
     return redis;
   }
 
@@ -98,7 +97,7 @@ export class RedisSpine implements ChangeSource, ChangeSink {
   // Writing
 
   publish(body: MarketChangeBody): void {
-    this.writer ??= this.connection('writer');
+    this.writer ??= this.connection();
     const writer = this.writer;
     const json = JSON.stringify(body);
     // One at a time, in order: a change is numbered after every change published before it.
@@ -130,7 +129,7 @@ export class RedisSpine implements ChangeSource, ChangeSink {
   // Reading
 
   async head(): Promise<number> {
-    this.command ??= this.connection('command');
+    this.command ??= this.connection();
     const redis = await this.ready(this.command);
     const last = await redis.xrevrange(this.streamKey, '+', '-', 'COUNT', 1);
     return last[0] ? seqOf(last[0][0]) : 0;
@@ -150,7 +149,7 @@ export class RedisSpine implements ChangeSource, ChangeSink {
   }
 
   private async read(): Promise<void> {
-    this.reader = this.connection('reader');
+    this.reader = this.connection();
     let away: string | undefined;
     let pause = 100;
     while (!this.closed) {
