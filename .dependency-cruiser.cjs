@@ -138,6 +138,21 @@ module.exports = {
       to: { path: '^src/(http|market|services|api|web|stream|mod)/' },
     },
     {
+      name: 'views-follow-the-spine',
+      comment:
+        'market/ views follow the spine through its interface (spine/index.ts, spine/follower.ts): they never pick a transport (spine/redis.ts, spine/process.ts) nor talk to Redis; runtime.ts and app.ts choose the transport by role.',
+      severity: 'error',
+      from: { path: '^src/market/' },
+      to: { path: ['^src/spine/(redis|process)\\.ts$', '^ioredis$', 'node_modules/ioredis/'] },
+    },
+    {
+      name: 'spine-not-upward',
+      comment: 'spine/ carries committed changes from the store to the views: it never imports the market, services, HTTP, the faces, ingest or jobs.',
+      severity: 'error',
+      from: { path: '^src/spine/' },
+      to: { path: '^src/(http|market|services|api|web|stream|mod|jobs|ingest)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'Modules do not import each other in a circle (a sign two concepts share one module).',
       severity: 'error',

@@ -20,7 +20,7 @@ import type { BenchOptions, BenchRow } from './lib.ts';
 
 async function rebuild(dir: string, quick: boolean): Promise<BenchRow> {
   const store = await Store.open({ dataDir: dir });
-  const view = new ActiveAuctionsView(store, systemClock, { pollMs: 0 });
+  const view = new ActiveAuctionsView(store, systemClock);
   const bulk = new BulkPrices({ store, view, clock: systemClock, logger: createLogger('silent'), checkMs: 0 });
   try {
     await view.ready();

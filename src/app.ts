@@ -48,6 +48,9 @@ import { StreamHub } from './services/stream.ts';
 import { RedisEventLog } from './store/event-log.ts';
 import type { Registry } from 'prom-client';
 import type { Duty, LeaderState } from './leadership.ts';
+import { processSpine, type ProcessSpine } from './spine/process.ts';
+import { registerSpineMetrics } from './spine/metrics.ts';
+import type { Followers } from './spine/follower.ts';
 
 /** Everything the HTTP layer needs from the running process. */
 export interface AppContext {
@@ -84,6 +87,13 @@ export interface AppContext {
    * events arrive through Redis). Undefined: an app with data routes builds and starts its own (tests, benches).
    */
   marketEvents?: MarketEvents | null;
+  /**
+   * The spine of this process (spine/process.ts): what the market's views follow. runtime.ts builds
+   * it by role; without one, an app that builds its own market builds its own spine from the config.
+   */
+  spine?: ProcessSpine;
+  /** the market's followers of the spine (set by buildApp), for health */
+  followers?: Followers;
 }
 
 /** The hub of a configuration: in memory, or over the Redis stream when REDIS_URL is set. */
@@ -182,10 +192,18 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('health', new HealthService(context.store, context.clock, context));
   await app.register(operationsRoutes);
   if (options.apiRoutes !== false) {
-    const market = context.market ?? marketFromConfig({ store: context.store, clock: context.clock, logger: context.logger, config });
+    // A market of the app's own follows a spine of its own: in process, or Redis when configured.
+    const ownSpine = !context.market && !context.spine ? processSpine(config, context.store, context.logger, config.role !== 'api') : undefined;
+    const spine = context.spine ?? ownSpine;
+    const market = context.market ?? marketFromConfig({ store: context.store, clock: context.clock, logger: context.logger, config, ...(spine ? { changes: spine.source } : {}) });
     app.decorate('market', market);
+    context.followers = market.followers;
+    registerSpineMetrics(context.metrics.registry, market.followers, () => market.activeAuctions.listingsLoaded, () => spine?.redis?.failedPublishes ?? 0);
     app.addHook('onReady', () => market.start());
-    app.addHook('onClose', () => market.close());
+    app.addHook('onClose', async () => {
+      await market.close();
+      await ownSpine?.close();
+    });
     // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
     const ownHub = !context.streamHub;
     const streamHub = context.streamHub ?? streamHubFromConfig(config, context.clock, context.logger, context.metrics.registry);

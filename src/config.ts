@@ -227,7 +227,7 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
 
-  return {
+  const config: Config = {
     port: parseInteger(ENV_NAMES.port, raw('port'), DEFAULTS.port, 0, 65535),
     host: raw('host') ?? DEFAULTS.host,
     dataDir: resolve(raw('dataDir') ?? DEFAULTS.dataDir),
@@ -287,7 +287,9 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     exportLeaseSeconds: parseInteger(ENV_NAMES.exportLeaseSeconds, raw('exportLeaseSeconds'), 300, 10, 86_400),
     dataTerms: parseDataTerms(raw('dataTerms')),
     ...(parseBoolean(ENV_NAMES.demo, raw('demo'), false) ? { simulator: parseSimulator(env) } : {}),
-  };
+  };  // An API process does not write the store: it follows the writer's changes through Redis (spine/).
+  if (config.role === 'api' && !config.redisUrl) throw new ConfigError(ENV_NAMES.redisUrl, 'role api follows the ingest process\'s market changes through Redis: set REDIS_URL (docs/deployment.md)');
+  return config;
 }
 
 /** The SkyBlock year's length the data follows: the real 124 h, or the demo simulator's compressed year. */

@@ -21,6 +21,7 @@ import { Store } from './store/index.ts';
 import { marketFromConfig } from './market/index.ts';
 import { VERSION } from './version.ts';
 import { keepTickObjectShape } from './tick-shape.ts';
+import { processSpine } from './spine/process.ts';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -166,8 +167,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     ...(demoBackfill ? { loading: `the demo's ${describeSpan(backfillMs)} of simulated history is being stored` } : {}),
   };
   const serveApi = config.role === 'all' || config.role === 'api';
+  // The spine: this process's store publishes its committed changes (relayed to Redis when
+  // configured); the views follow it here, or follow Redis in role api (which does not write).
+  const spine = processSpine(config, store, logger, ingests);
+  context.spine = spine;
   // The market (views and engines, game data read once) only where the data routes are served.
-  const market = serveApi ? marketFromConfig({ store, clock, logger, config }) : undefined;
+  const market = serveApi ? marketFromConfig({ store, clock, logger, config, changes: spine.source }) : undefined;
   if (market) context.market = market;
   // The live feeds: the hub numbers and fans out events (over Redis when several processes share
   // it); the market's events feed it where this process ingests (started once elected).
@@ -314,6 +319,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await ingestion?.stop();
         marketEvents?.stop();
         await streamHub?.close();
+        await spine.close();
         await jobs?.stop();
         await simulator?.close();
         await store.close();

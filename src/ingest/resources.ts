@@ -39,6 +39,8 @@ export class ResourcesIngester {
       );
     });
     this.itemsUpdated = payload.lastUpdated;
+    // The spine: the views that read the items (catalog, flips) learn of it without polling.
+    if (this.ctx.store.changes.subscribers > 0) this.ctx.store.changes.publish({ kind: 'resource', resource: 'items', lastUpdated: payload.lastUpdated });
     this.ctx.metrics.records.inc({ feed: 'items', outcome: 'stored' }, items.length);
     this.ctx.metrics.cycles.inc({ feed: 'items', outcome: 'applied' });
     return { items: items.length, skipped: skips.counts };
@@ -72,6 +74,7 @@ export class ResourcesIngester {
       );
     });
     this.electionUpdated = payload.lastUpdated;
+    if (this.ctx.store.changes.subscribers > 0) this.ctx.store.changes.publish({ kind: 'resource', resource: 'election', lastUpdated: payload.lastUpdated });
     this.ctx.metrics.cycles.inc({ feed: 'election', outcome: 'applied' });
     return { year, mayor: payload.mayor.key };
   }

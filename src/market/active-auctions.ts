@@ -3,11 +3,10 @@
  * the cross-item filter, active-uuid checks and low supply read instead of scanning
  * the store.
  *
- * It loads every active listing from the store once, then stays current two ways:
- * - in-process: the store's auctions repository emits a change after every committed
- *   generation (upserted listings, removed uuids) and after every batch of sales;
- * - across processes (role `api` without ingestion): it polls the feed state every
- *   `pollMs` and reloads when a generation or sales batch appeared that no event covered.
+ * It follows the spine (spine/follower.ts): it loads every active listing from the store once,
+ * remembers the change it reflects, then applies each committed generation and batch of sales in
+ * order (upserted listings, removed uuids), in this process or, in role `api`, as read from Redis.
+ * It reads the listings table again only when it finds a hole (resynchronisation).
  * Listings whose end time passed stay until the next generation drops them; readers
  * filter on `end > now`.
  */
@@ -16,16 +15,20 @@ import type { Logger } from '../logger.ts';
 import type { FilterPredicate, FilterSubject } from '../domain/filters.ts';
 import { priceOf } from '../domain/filters.ts';
 import type { Store } from '../store/index.ts';
-import { toRecord, type AuctionRecord } from '../store/repositories/auction-queries.ts';
-import type { AuctionsChange } from '../store/repositories/auctions.ts';
+import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 import type { AuctionRow } from '../store/repositories/flip-inputs.ts';
+import type { ChangedListing, MarketChange } from '../domain/market-change.ts';
+import type { ChangeSource } from '../spine/index.ts';
+import { Follower, Followers } from '../spine/follower.ts';
 
 /** An active auction as the view holds it (also a filter subject). */
 export type ActiveListing = AuctionRecord & FilterSubject & { sold: false };
 
 export interface ActiveAuctionsOptions {
-  /** how often to compare the feed state with what the view has seen (ms); 0 = on every read */
-  pollMs?: number;
+  /** the spine the view follows (default: the store's, in this process) */
+  changes?: ChangeSource;
+  /** where the view's follower reports (health, metrics) */
+  followers?: Followers;
   logger?: Logger;
 }
 
@@ -103,16 +106,11 @@ export class ActiveAuctionsView {
   private maps = new ListingMaps();
   /** binRows' row per listing object (a changed listing is a new object) */
   private readonly binRowCache = new WeakMap<ActiveListing, AuctionRow>();
-  private readonly pollMs: number;
-  private loaded: Promise<void> | undefined;
+  private readonly follower: Follower;
   /** the first load has completed */
   private settled = false;
-  private loading = false;
-  private buffered: AuctionsChange[] = [];
-  private seen = { auctions: 0, auctions_ended: 0 };
-  private lastCheck = 0;
-  private checking: Promise<void> | undefined;
-  private readonly onChange = (change: AuctionsChange) => this.apply(change);
+  /** listings read from the store (loads and resynchronisations): what following the spine saves */
+  listingsLoaded = 0;
   /** bumped on every change: a key for memoized responses */
   version = 0;
 
@@ -121,100 +119,62 @@ export class ActiveAuctionsView {
     private readonly clock: Clock,
     private readonly options: ActiveAuctionsOptions = {},
   ) {
-    this.pollMs = options.pollMs ?? 5000;
-    store.auctions.changes.on('change', this.onChange);
+    this.follower = new Follower({
+      name: 'active-auctions',
+      source: options.changes ?? store.changes,
+      projection: { load: () => this.reload(), apply: (change) => this.apply(change) },
+      followers: options.followers ?? new Followers(),
+      now: () => clock.now(),
+      logger: options.logger,
+    });
   }
 
-  /** Stops listening to the store. */
+  /** Stops following the spine. */
   close(): void {
-    this.store.auctions.changes.off('change', this.onChange);
+    this.follower.stop();
   }
 
-  /**
-   * Resolves once the view holds the store's active auctions. When `pollMs` has passed
-   * since the last check, compares the feed state first (awaited when pollMs is 0,
-   * in the background otherwise) and reloads if something changed without an event.
-   */
+  /** Resolves once the view holds the store's active auctions (loaded once; the spine keeps it current). */
   async ready(): Promise<void> {
-    this.loaded ??= this.reload();
-    await this.loaded;
+    await this.follower.start();
     this.settled = true;
-    const now = this.clock.now();
-    if (this.pollMs === 0 || now - this.lastCheck >= this.pollMs) {
-      this.lastCheck = now;
-      this.checking ??= this.check().finally(() => (this.checking = undefined));
-      if (this.pollMs === 0) await this.checking;
-      else void this.checking.catch(() => undefined);
-    }
   }
 
-  /**
-   * The synchronous form of ready() for hot paths: true when the view is loaded and reads
-   * need not wait (pollMs > 0); starts a due feed-state check in the background like
-   * ready(). False: call `await ready()` instead.
-   */
+  /** The synchronous form of ready() for hot paths: true once the first load has completed. */
   isReady(): boolean {
-    if (!this.settled || this.pollMs === 0) return false;
-    const now = this.clock.now();
-    if (now - this.lastCheck >= this.pollMs) {
-      this.lastCheck = now;
-      this.checking ??= this.check().finally(() => (this.checking = undefined));
-      void this.checking.catch(() => undefined);
-    }
-    return true;
+    return this.settled;
+  }
+
+  /** The sequence number of the last change applied. */
+  get seq(): number {
+    return this.follower.state.seq;
   }
 
   /**
-   * Reloads every active listing from the store, chunk by chunk into fresh maps (each chunk's
-   * rows become listings at once and are garbage young), then swaps them in: readers see the
-   * old listings until the new ones are complete.
+   * Loads every active listing from the store, chunk by chunk into fresh maps (each chunk's rows
+   * become listings at once and are garbage young), then swaps them in: readers see the old
+   * listings until the new ones are complete. Only at start and on a hole in the spine.
    */
-  async reload(): Promise<void> {
-    this.loading = true;
-    try {
-      const feeds = await this.feedState();
-      const next = new ListingMaps();
-      for await (const records of this.store.auctionQueries.activeListingChunks()) for (const r of records) next.put(listingOf(r));
-      this.maps = next;
-      this.seen = {
-        auctions: Math.max(this.seen.auctions, feeds.auctions),
-        auctions_ended: Math.max(this.seen.auctions_ended, feeds.auctions_ended),
-      };
-      this.version++;
-    } finally {
-      this.loading = false;
+  private async reload(): Promise<void> {
+    const next = new ListingMaps();
+    for await (const records of this.store.auctionQueries.activeListingChunks()) {
+      for (const r of records) next.put(listingOf(r));
+      this.listingsLoaded += records.length;
     }
-    const pending = this.buffered;
-    this.buffered = [];
-    for (const change of pending) this.apply(change);
+    this.maps = next;
+    this.version++;
     this.options.logger?.debug({ active: this.maps.byUuid.size }, 'active auctions view loaded');
   }
 
-  private async feedState(): Promise<{ auctions: number; auctions_ended: number }> {
-    const feeds = await this.store.feeds.all();
-    const of = (name: string) => feeds.find((f) => f.name === name)?.lastUpdated ?? 0;
-    return { auctions: of('auctions'), auctions_ended: of('auctions_ended') };
-  }
-
-  private async check(): Promise<void> {
-    const feeds = await this.feedState();
-    if (feeds.auctions > this.seen.auctions || feeds.auctions_ended > this.seen.auctions_ended) await this.reload();
-  }
-
-  /** Applies one committed change (called by the store's event; public for tests). */
-  apply(change: AuctionsChange): void {
-    if (this.loading || !this.loaded) {
-      // Not loaded yet: the coming load reads the store after this commit. While loading: re-apply afterwards.
-      if (this.loading) this.buffered.push(change);
-      return;
-    }
+  /** Applies one committed change (the follower calls it in order). */
+  private apply(change: MarketChange): void {
+    if (change.kind !== 'auctions' && change.kind !== 'auctions_ended') return;
     const maps = this.maps;
     for (const uuid of change.removed) maps.remove(uuid);
-    for (const row of change.upserted) {
-      if (row.state === 'active') maps.put(listingOf(toRecord(row)));
-      else maps.remove(row.uuid);
+    for (const record of change.upserted) {
+      if (record.state === 'active') maps.put(listingOf(record));
+      else maps.remove(record.uuid);
     }
-    this.seen[change.feed] = Math.max(this.seen[change.feed], change.lastUpdated);
     this.version++;
   }
 
@@ -399,6 +359,8 @@ function share<T extends object>(key: string, value: T): T {
 
 function coopOf(coop: string[]): string[] {
   if (coop.length === 0) return EMPTY_LIST;
+  // Frozen: already the pool's (a change's record is shared by every follower in the process).
+  if (Object.isFrozen(coop)) return coop;
   for (let i = 0; i < coop.length; i++) coop[i] = intern(coop[i]!);
   return share(`c${coop.join(',')}`, coop);
 }
@@ -410,6 +372,7 @@ function enchantmentsOf(e: Record<string, number>): Record<string, number> {
 /** A map with a value longer than a uuid's 32 characters or with one (pets) is kept as its own. */
 function flatNbtOf(flat: Record<string, string>): Record<string, string> {
   if (isEmpty(flat)) return EMPTY_MAP;
+  if (Object.isFrozen(flat)) return flat;
   let unique = false;
   for (const key in flat) {
     const v = flat[key]!;
@@ -423,7 +386,7 @@ function flatNbtOf(flat: Record<string, string>): Record<string, string> {
  * The view's listing of a record: the record's fields in its order (and `sold`), repeated values shared.
  * Also how the live feeds' index (market/events.ts) keeps its listings, sharing the same pools.
  */
-export function listingOf(r: AuctionRecord): ActiveListing {
+export function listingOf(r: AuctionRecord | ChangedListing): ActiveListing {
   return {
     uuid: r.uuid,
     tag: intern(r.tag),

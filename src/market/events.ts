@@ -2,8 +2,8 @@
  * The market's events: what each committed auctions generation, batch of sales and bazaar
  * snapshot changed, as typed events for the live feeds (domain/stream-events.ts, docs/streaming.md).
  *
- * It listens to the store's change events, so it runs where the store is written: the process
- * that ingests (role all, or the ingest leader). It keeps an index of the active listings (loaded
+ * It follows the spine in the process that writes the store (role all, or the ingest leader),
+ * where every change arrives synchronously after its commit (store.changes). It keeps an index of the active listings (loaded
  * once by start(), then kept by the same events), because a change says which uuids left, not what
  * they were: the active-auctions view's own listing objects where the process has the view (role
  * all), compact listings of its own in the ingest role, which has no market views.
@@ -33,10 +33,9 @@ import {
   type DraftEvent,
 } from '../domain/stream-events.ts';
 import type { Store } from '../store/index.ts';
-import { toRecord } from '../store/repositories/auction-queries.ts';
 import { listingOf as compactListing, type ActiveAuctionsView, type ActiveListing } from './active-auctions.ts';
-import type { AuctionsChange, SaleNote } from '../store/repositories/auctions.ts';
-import type { BazaarChange } from '../store/repositories/bazaar.ts';
+import type { AuctionsChangeBody, BazaarChangeBody, ChangedListing, MarketChange, SaleNote } from '../domain/market-change.ts';
+import type { SpineEvent } from '../spine/index.ts';
 
 /**
  * An active listing as the index keeps it: the market's compact listing (repeated names, maps and NBT
@@ -100,8 +99,13 @@ export class MarketEvents {
    */
   private baselinePending = false;
   private buffered: Array<() => void> = [];
-  private readonly onAuctions = (change: AuctionsChange) => this.whenLoaded(() => this.applyAuctions(change));
-  private readonly onBazaar = (change: BazaarChange) => this.whenLoaded(() => this.applyBazaar(change));
+  private unsubscribe: (() => void) | undefined;
+  private readonly onChange = (event: SpineEvent) => {
+    if (event.type !== 'change') return;
+    const change: MarketChange = event.change;
+    if (change.kind === 'auctions' || change.kind === 'auctions_ended') this.whenLoaded(() => this.applyAuctions(change));
+    else if (change.kind === 'bazaar') this.whenLoaded(() => this.applyBazaar(change));
+  };
 
   constructor(
     private readonly store: Store,
@@ -114,8 +118,7 @@ export class MarketEvents {
   /** Listens to the store and loads the active listings (changes during the load are applied after it). */
   start(): Promise<void> {
     this.started ??= (async () => {
-      this.store.auctions.changes.on('change', this.onAuctions);
-      this.store.bazaar.changes.on('snapshot', this.onBazaar);
+      this.unsubscribe = this.store.changes.subscribe(this.store.changes.last, this.onChange);
       const view = this.options.view;
       if (view) {
         await view.ready();
@@ -135,8 +138,8 @@ export class MarketEvents {
   }
 
   stop(): void {
-    this.store.auctions.changes.off('change', this.onAuctions);
-    this.store.bazaar.changes.off('snapshot', this.onBazaar);
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     this.started = undefined;
     this.loaded = false;
     this.baselinePending = false;
@@ -163,8 +166,8 @@ export class MarketEvents {
 
   // -------------------------------------------------------------------------
 
-  private applyAuctions(change: AuctionsChange): void {
-    if (this.baselinePending && change.feed === 'auctions' && change.upserted.length > 0) {
+  private applyAuctions(change: AuctionsChangeBody): void {
+    if (this.baselinePending && change.kind === 'auctions' && change.upserted.length > 0) {
       this.baselinePending = false;
       this.applyBaseline(change);
       return;
@@ -175,7 +178,7 @@ export class MarketEvents {
     const counts = { new: 0, sold: 0, ended: 0, lbinChanged: 0 };
     this.forgetOldSales(now);
 
-    for (const sale of change.sales ?? []) {
+    for (const sale of change.sales) {
       if (this.sold.has(sale.uuid)) continue;
       this.sold.set(sale.uuid, now);
       const listing = this.listings.get(sale.uuid) ?? this.pending.get(sale.uuid)?.listing;
@@ -184,7 +187,7 @@ export class MarketEvents {
       events.push(soldEvent(sale, listing, now));
       counts.sold++;
     }
-    const saleUuids = new Set((change.sales ?? []).map((s) => s.uuid));
+    const saleUuids = new Set(change.sales.map((s) => s.uuid));
     for (const uuid of change.removed) {
       if (saleUuids.has(uuid)) continue;
       const listing = this.listings.get(uuid);
@@ -222,18 +225,18 @@ export class MarketEvents {
         counts.lbinChanged++;
       }
     }
-    events.push({ topic: 'generation', time: now, feed: change.feed, lastUpdated: change.lastUpdated, counts: { ...counts, active: this.listings.size } });
+    events.push({ topic: 'generation', time: now, feed: change.kind, lastUpdated: change.lastUpdated, counts: { ...counts, active: this.listings.size } });
     if (change.lastUpdated >= now - HISTORY_MS) this.emit(events);
   }
 
-  /** A stored row's listing: the view's own object when it holds this version (its listener came first), else one built from the row. */
-  private listingFor(row: AuctionsChange['upserted'][number]): Listing {
-    const held = this.options.view?.get(row.uuid);
-    return entryOf(held && held.lastUpdated === Number(row.last_updated) ? held : compactListing(toRecord(row)));
+  /** A changed listing: the view's own object when it holds this version (it follows the spine first), else one built from the record. */
+  private listingFor(record: ChangedListing): Listing {
+    const held = this.options.view?.get(record.uuid);
+    return entryOf(held && held.lastUpdated === record.lastUpdated ? held : compactListing(record));
   }
 
   /** The baseline generation: indexed, told only as a `generation` event with its `baseline` count. */
-  private applyBaseline(change: AuctionsChange): void {
+  private applyBaseline(change: AuctionsChangeBody): void {
     const now = this.clock.now();
     for (const row of change.upserted) {
       if (row.state !== 'active') continue;
@@ -241,13 +244,13 @@ export class MarketEvents {
     }
     for (const key of this.bins.keys()) this.refreshLowest(key);
     const counts = { new: 0, sold: 0, ended: 0, lbinChanged: 0, baseline: this.listings.size, active: this.listings.size };
-    if (change.lastUpdated >= now - HISTORY_MS) this.emit([{ topic: 'generation', time: now, feed: change.feed, lastUpdated: change.lastUpdated, counts }]);
+    if (change.lastUpdated >= now - HISTORY_MS) this.emit([{ topic: 'generation', time: now, feed: change.kind, lastUpdated: change.lastUpdated, counts }]);
   }
 
-  private applyBazaar(change: BazaarChange): void {
+  private applyBazaar(change: BazaarChangeBody): void {
     const now = this.clock.now();
     const events: DraftEvent[] = [];
-    for (const row of change.rows) {
+    for (const row of change.products) {
       const quick: BazaarQuick = {
         buyPrice: row.buy_price,
         sellPrice: row.sell_price,
@@ -258,7 +261,7 @@ export class MarketEvents {
         buyOrders: row.buy_orders,
         sellOrders: row.sell_orders,
       };
-      const book: OrderBook | undefined = change.books.get(row.product_id);
+      const book: OrderBook | undefined = Object.hasOwn(change.books, row.product_id) ? change.books[row.product_id] : undefined;
       const previous = this.bazaar.get(row.product_id);
       this.bazaar.set(row.product_id, quick);
       if (!bazaarMoved(previous, quick, book !== undefined)) continue;
@@ -271,7 +274,7 @@ export class MarketEvents {
         topSellOffers: book ? book.sellOffers.slice(0, TOP_ORDERS) : null,
       });
     }
-    events.push({ topic: 'generation', time: now, feed: 'bazaar', lastUpdated: change.ts, counts: { products: change.rows.length, changed: events.length } });
+    events.push({ topic: 'generation', time: now, feed: 'bazaar', lastUpdated: change.ts, counts: { products: change.products.length, changed: events.length } });
     if (change.ts >= now - HISTORY_MS) this.emit(events);
   }
 

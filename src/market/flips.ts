@@ -1,8 +1,10 @@
 /**
  * The flip engine: keeps the inputs of every flip model in memory and recomputes the flips
  * off the request path whenever their inputs change — a new bazaar snapshot, a new auctions
- * generation or sales, an election change — by polling the feed state ingestion records
- * (works when ingestion runs in another process too). Requests read the latest results.
+ * generation or sales, an election change — when the change arrives on the spine (in this process,
+ * or from Redis when ingestion runs in another); each run compares the feed state ingestion records
+ * to see which inputs moved, so a change missed on the way is caught by the next. Requests read the
+ * latest results.
  *
  * Bazaar-driven flips (spread, demand, residual, books, NPC both ways, fusion, copper) are
  * recomputed after each snapshot; auction-driven ones (attribute, mayor) after each auctions
@@ -16,6 +18,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { FeedState } from '../store/repositories/feeds.ts';
+import type { ChangeSource } from '../spine/index.ts';
 import type { AuctionRow, PriceBucket } from '../store/repositories/flip-inputs.ts';
 import { decodeBook, type OrderBook } from '../domain/bazaar-book.ts';
 import { median, type ProductMarket } from '../domain/flips/common.ts';
@@ -55,8 +58,10 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 export interface FlipEngineOptions {
-  /** how often to look at the feed state (ms); 0 = never on its own (tests call refresh()) */
+  /** 0 = never on its own (tests call refresh()); otherwise it runs on every change of `changes` */
   pollMs: number;
+  /** the spine whose changes trigger a run (without it: a run every `pollMs`) */
+  changes?: ChangeSource;
   /** window of recent snapshots for real-time demand (default 30 min) */
   demandWindowMs?: number;
   /** bucket of the price history (default 1 h) */
@@ -178,12 +183,15 @@ class HeldProduct implements ProductMarket {
 }
 
 export class FlipEngine {
-  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts' | 'activeBins' | 'craft'>> &
-    Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'activeBins' | 'craft'>;
+  private opts: Required<Omit<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'upgradeCosts' | 'activeBins' | 'craft' | 'changes'>> &
+    Pick<FlipEngineOptions, 'openOrders' | 'extraNpcOffers' | 'priceHistory' | 'activeBins' | 'craft' | 'changes'>;
   private readonly upgradeCosts: UpgradeCosts;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  private unsubscribe: (() => void) | undefined;
+  /** a change arrived during a run: run once more after it */
+  private rerun = false;
 
   // Inputs held in memory.
   private loaded = false;
@@ -258,7 +266,19 @@ export class FlipEngine {
   }
 
   start(): void {
-    if (this.opts.pollMs <= 0 || this.timer) return;
+    if (this.opts.pollMs <= 0 || this.timer || this.unsubscribe) return;
+    const changes = this.opts.changes;
+    if (changes) {
+      this.kick();
+      void changes.head().then((head) => {
+        if (this.stopped || this.unsubscribe) return;
+        this.unsubscribe = changes.subscribe(head, (event) => {
+          // Every change is of its inputs; a stream back after an outage may have missed some (the run reads the feed state).
+          if (event.type !== 'unavailable') this.kick();
+        });
+      });
+      return;
+    }
     const tick = () => {
       if (this.stopped) return;
       this.refresh()
@@ -270,8 +290,38 @@ export class FlipEngine {
     this.timer = setTimeout(tick, 0);
   }
 
+  /**
+   * Runs now (after the run under way, once, however many changes came meanwhile). Auction-driven
+   * flips held back by `auctionsMinIntervalMs` get a run of their own when the interval has passed.
+   */
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.rerun = true;
+      return;
+    }
+    this.refresh()
+      .catch((err: unknown) => this.logger?.error({ err }, 'flip recomputation failed'))
+      .finally(() => {
+        if (this.stopped) return;
+        if (this.rerun) {
+          this.rerun = false;
+          this.kick();
+        } else if (this.auctionsDirty && !this.timer) {
+          const wait = Math.max(0, this.auctionsComputedAt + this.opts.auctionsMinIntervalMs - this.clock.now());
+          this.timer = setTimeout(() => {
+            this.timer = undefined;
+            this.kick();
+          }, wait);
+          this.timer.unref();
+        }
+      });
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     if (this.timer) clearTimeout(this.timer);
     await this.running?.catch(() => {});
   }

@@ -19,6 +19,8 @@ import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
 import { ItemCatalog } from './item-catalog.ts';
 import { OpenHours } from './open-hours.ts';
+import type { ChangeSource } from '../spine/index.ts';
+import { Followers } from '../spine/follower.ts';
 
 export interface MarketOptions {
   store: Store;
@@ -29,6 +31,8 @@ export interface MarketOptions {
   /** star and attribute-level costs of the flips (from the same game data) */
   upgradeCosts: UpgradeCosts;
   config: { flipsPollMs: number; npcUploadQuorum: number };
+  /** the spine the views follow (default: the store's, in this process; role api: Redis) */
+  changes?: ChangeSource;
 }
 
 export interface Market {
@@ -48,6 +52,8 @@ export interface Market {
   readonly bulkPrices: BulkPrices;
   /** the sales after the last rolled-up hour, as hourly cells per tag and variant, checked against the store at each read */
   readonly openHours: OpenHours;
+  /** the views following the spine: whether one is behind the store (health), their resyncs (metrics) */
+  readonly followers: Followers;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -56,13 +62,17 @@ export interface Market {
 
 export function createMarket(options: MarketOptions): Market {
   const { store, clock, logger, game, upgradeCosts, config } = options;
-  const activeAuctions = new ActiveAuctionsView(store, clock, { logger: logger.child({ component: 'active-auctions' }) });
+  const changes = options.changes ?? store.changes;
+  const followers = new Followers();
+  const spineLogger = logger.child({ component: 'spine' });
+  const activeAuctions = new ActiveAuctionsView(store, clock, { changes, followers, logger: spineLogger });
   const auctionNbt = new AuctionNbt(store);
   const lowestBinPages = new LowestBinPages(activeAuctions, auctionNbt, clock);
-  const bazaarSnapshots = new BazaarSnapshotPages(store, clock);
+  const bazaarSnapshots = new BazaarSnapshotPages(store, clock, { changes, followers, logger: spineLogger });
   const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions });
   const flips = new FlipEngine(store, clock, logger.child({ component: 'flips' }), {
     pollMs: config.flipsPollMs,
+    changes,
     upgradeCosts,
     npcUploadQuorum: config.npcUploadQuorum,
     activeBins: activeAuctions,
@@ -90,10 +100,12 @@ export function createMarket(options: MarketOptions): Market {
     catalog,
     bulkPrices,
     openHours,
+    followers,
     async start() {
       if (started) return;
       started = true;
       await activeAuctions.ready();
+      await bazaarSnapshots.start();
       await catalog.start();
       bulkPrices.start();
       craft.start();

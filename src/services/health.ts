@@ -31,6 +31,8 @@ export interface ProcessState {
   startupProblem?: string | undefined;
   /** the live feeds' hub: its warnings while the feeds are degraded (Redis unreachable, events lost lately) */
   streamHub?: { warnings(): string[] } | undefined;
+  /** the market's views following the spine (spine/follower.ts), where this process has a market */
+  followers?: { behind(): Array<{ name: string; behind: string | undefined; behindSince: number | undefined }> } | undefined;
 }
 
 export interface HealthReport {
@@ -88,6 +90,11 @@ export class HealthService {
     }
     if (process.startupProblem) warnings.push(process.startupProblem);
     if (process.streamHub) warnings.push(...process.streamHub.warnings());
+    // A view that knows it is behind the store still answers from what it holds: say so.
+    for (const f of process.followers?.behind() ?? []) {
+      const since = f.behindSince === undefined ? '' : ` for ${Math.max(0, Math.round((now - f.behindSince) / 1000))} s`;
+      warnings.push(`the ${f.name} view is behind the stored market${since}: ${f.behind}`);
+    }
     const status = reasons.length > 0 ? 'unavailable' : process.loading ? 'loading' : 'ok';
     if (status === 'loading') reasons.push(process.loading!);
     const polled = Object.fromEntries(Object.entries(polls).flatMap(([name, p]) => (p ? [[name, p]] : [])));

@@ -33,6 +33,7 @@ import { StatisticsRepository } from './repositories/statistics.ts';
 
 export type { Dialect } from './db.ts';
 import { SessionLock } from './session-lock.ts';
+import { InProcessSpine } from '../spine/in-process.ts';
 import { FIRST_MIGRATION } from './migrations/index.ts';
 
 /** Whether a migration run created the database's tables (its first migration ran just now). */
@@ -41,6 +42,11 @@ export function createdDatabase(result: MigrationResultSet): boolean {
 }
 
 export class Store {
+  /**
+   * The spine in this process: the repositories publish every committed auctions generation, batch
+   * of sales and bazaar snapshot to it (spine/; a relay forwards them to Redis for other processes).
+   */
+  readonly changes = new InProcessSpine();
   readonly feeds: FeedRepository;
   readonly items: ItemRepository;
   readonly auctions: AuctionRepository;
@@ -75,8 +81,8 @@ export class Store {
     this.feeds = new FeedRepository(handle.db);
     this.statistics = new StatisticsRepository(handle.db, handle.dialect);
     this.items = new ItemRepository(handle.db, handle.dialect);
-    this.auctions = new AuctionRepository(handle.db, handle.dialect, this.feeds, this.statistics);
-    this.bazaar = new BazaarRepository(handle.db, handle.dialect, this.feeds, new BazaarBooks(handle.db));
+    this.auctions = new AuctionRepository(handle.db, handle.dialect, this.feeds, this.changes, this.statistics);
+    this.bazaar = new BazaarRepository(handle.db, handle.dialect, this.feeds, new BazaarBooks(handle.db), this.changes);
     this.elections = new ElectionRepository(handle.db);
     this.auctionQueries = new AuctionQueryRepository(handle.db, handle.dialect);
     this.exportJobs = new ExportJobRepository(handle.db);

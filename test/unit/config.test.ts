@@ -11,6 +11,12 @@ describe('config', () => {
     assert.throws(() => loadConfig({ DEMO: 'true', SIM_AUCTIONS: 'lots' }), (err: unknown) => err instanceof ConfigError && err.variable === 'SIM_AUCTIONS');
   });
 
+  it('refuses role api without REDIS_URL: an API process follows the writer\'s market changes through Redis', () => {
+    assert.throws(() => loadConfig({ ROLE: 'api' }), (err: unknown) => err instanceof ConfigError && err.variable === 'REDIS_URL' && /spine|market changes/.test(err.message));
+    assert.equal(loadConfig({ ROLE: 'api', REDIS_URL: 'redis://cache:6379' }).role, 'api');
+    assert.equal(loadConfig({ ROLE: 'ingest' }).role, 'ingest', 'the writer needs no Redis');
+  });
+
   it('has documented defaults', () => {
     const c = loadConfig({});
     assert.equal(c.port, 8080);

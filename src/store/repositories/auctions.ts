@@ -1,11 +1,11 @@
-import { EventEmitter } from 'node:events';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { StatisticsRepository } from './statistics.ts';
 import type { AuctionRowWrite, AuctionsTable, BidsTable, Database } from '../schema.ts';
 import { withSaleBid } from '../auction-encoding.ts';
-import { ACTIVE } from './auction-queries.ts';
+import { ACTIVE, toRecord } from './auction-queries.ts';
+import type { InProcessSpine } from '../../spine/in-process.ts';
 import { auctionMonth, auctionPartition, nextMonth } from '../auction-months.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
 
@@ -108,43 +108,16 @@ export interface GenerationWrite {
   feed: FeedState;
 }
 
-/**
- * A committed change to the set of active auctions, emitted as 'change' by
- * `AuctionRepository.changes` after the transaction: `upserted` are listings that are
- * new or changed, `removed` the uuids that are no longer active (sold, expired).
- */
-export interface AuctionsChange {
-  feed: 'auctions' | 'auctions_ended';
-  lastUpdated: number;
-  upserted: readonly AuctionRowWrite[];
-  removed: readonly string[];
-  /**
-   * The sales this change recorded (a subset of `removed`): auctions that ended with bids
-   * (auctions feed) and the sales of auctions_ended, with what the rows say of them. The live
-   * feeds (market/events.ts) tell sold from expired by it.
-   */
-  sales?: readonly SaleNote[];
-}
-
-/** A sale as a change reports it; `tag`, `seller` and `bin` when the sale's row carries them (auctions_ended). */
-export interface SaleNote {
-  uuid: string;
-  price: number;
-  buyer: string;
-  at: number;
-  tag?: string;
-  seller?: string;
-  bin?: boolean;
-}
+/** A sale as a change reports it (domain/market-change.ts). */
+export type { SaleNote } from '../../domain/market-change.ts';
 
 export class AuctionRepository {
-  /** in-process change events for the market views (see AuctionsChange) */
-  readonly changes = new EventEmitter<{ change: [AuctionsChange] }>();
-
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly feeds: FeedRepository,
+    /** the spine: each committed generation and batch of sales is published to it (domain/market-change.ts) */
+    private readonly changes: InProcessSpine,
     private readonly statistics?: StatisticsRepository,
   ) {}
 
@@ -194,10 +167,12 @@ export class AuctionRepository {
     // The table went from (almost) empty to a generation: statistics from the empty table would
     // mislead the planner until autovacuum comes round (PostgreSQL).
     if (bulkLoad) await this.statistics?.analyze(['auctions', 'bids']);
-    this.changes.emit('change', {
-      feed: 'auctions',
+    if (this.changes.subscribers === 0) return;
+    // Decoded once here, for every follower (in this process, or over Redis in the others).
+    this.changes.publish({
+      kind: 'auctions',
       lastUpdated: write.feed.lastUpdated,
-      upserted: write.listings,
+      upserted: write.listings.map(toRecord),
       removed: write.departed.map((d) => d.uuid),
       sales: write.departed.flatMap((d) => (d.sale ? [{ uuid: d.uuid, price: d.sale.price, buyer: d.sale.buyer, at: d.sale.at }] : [])),
     });
@@ -356,8 +331,9 @@ export class AuctionRepository {
       await bulkInsert(trx, this.dialect, BIDS, bids);
       await this.feeds.record(feed, trx);
     });
-    this.changes.emit('change', {
-      feed: 'auctions_ended',
+    if (this.changes.subscribers === 0) return;
+    this.changes.publish({
+      kind: 'auctions_ended',
       lastUpdated: feed.lastUpdated,
       upserted: [],
       removed: rows.map((r) => r.uuid),

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { sql, type Kysely } from 'kysely';
 import type { OrderBook } from '../../domain/bazaar-book.ts';
 import type { Dialect } from '../db.ts';
@@ -7,6 +6,7 @@ import type { BazaarBookKeyframesTable, BazaarSnapshotsTable, Database } from '.
 import type { BazaarBooks, KeyframeRow } from './bazaar-books.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
 import { BazaarRows } from './bazaar-rows.ts';
+import type { InProcessSpine } from '../../spine/in-process.ts';
 
 const KEYFRAMES: BulkSpec<BazaarBookKeyframesTable> = {
   table: 'bazaar_book_keyframes',
@@ -14,21 +14,7 @@ const KEYFRAMES: BulkSpec<BazaarBookKeyframesTable> = {
   conflict: { target: ['product', 'ts'], update: 'nothing' },
 };
 
-/**
- * A committed bazaar snapshot, emitted as 'snapshot' by `BazaarRepository.changes` after the
- * transaction: every product's quick-status row, and the decoded books that changed (when the
- * writer passed them).
- */
-export interface BazaarChange {
-  ts: number;
-  rows: readonly BazaarSnapshotsTable[];
-  books: ReadonlyMap<string, OrderBook>;
-}
-
 export class BazaarRepository {
-  /** in-process events after every committed snapshot (the live feeds, market/events.ts) */
-  readonly changes = new EventEmitter<{ snapshot: [BazaarChange] }>();
-
   /** where the rows live: recent rows and chunks (migration 011) */
   readonly rows: BazaarRows;
 
@@ -37,6 +23,8 @@ export class BazaarRepository {
     private readonly dialect: Dialect,
     private readonly feeds: FeedRepository,
     readonly books: BazaarBooks,
+    /** the spine: each committed snapshot is published to it (domain/market-change.ts) */
+    private readonly changes: InProcessSpine,
   ) {
     this.rows = new BazaarRows(db, dialect);
   }
@@ -70,8 +58,25 @@ export class BazaarRepository {
       await this.feeds.record(feed, trx);
     });
     for (const k of keyframes) if (k.decoded) this.books.remember(numbers.get(k.product_id)!, k.ts, k.decoded);
-    // The prepared snapshot pages (market/bazaar-snapshot-pages.ts) and the live feeds (market/events.ts) listen.
-    if (this.changes.listenerCount('snapshot') > 0) this.changes.emit('snapshot', { ts: feed.lastUpdated, rows, books: changedBooks });
+    // The prepared snapshot pages (market/bazaar-snapshot-pages.ts) and the live feeds (market/events.ts) follow.
+    if (this.changes.subscribers === 0) return;
+    this.changes.publish({
+      kind: 'bazaar',
+      ts: feed.lastUpdated,
+      products: rows.map((r) => ({
+        product_id: r.product_id,
+        ts: r.ts,
+        buy_price: r.buy_price,
+        sell_price: r.sell_price,
+        buy_volume: r.buy_volume,
+        sell_volume: r.sell_volume,
+        buy_moving_week: r.buy_moving_week,
+        sell_moving_week: r.sell_moving_week,
+        buy_orders: r.buy_orders,
+        sell_orders: r.sell_orders,
+      })),
+      books: Object.fromEntries(changedBooks),
+    });
   }
 
   /** The newest stored order book of every product (full encoding): the base for storing only changed books. */

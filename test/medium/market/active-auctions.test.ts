@@ -7,12 +7,14 @@ import { Store } from '../../../src/store/index.ts';
 import { listing, realRows, sale, storeGeneration, storeSales } from '../../helpers/auctions.ts';
 import { describeEachBackend, openTestStore } from '../../helpers/databases.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import type { ChangeSource } from '../../../src/spine/index.ts';
+import { Followers } from '../../../src/spine/follower.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const all = compileFilters({}).test;
 
 describeEachBackend('active auctions view', (fixture) => {
-  it('loads the store, serves lowest BIN cheapest first, and follows generations and sales by events', async () => {
+  it('loads the store, serves lowest BIN cheapest first, and follows generations and sales on the spine', async () => {
     const { store } = fixture();
     const clock = new ManualClock(NOW);
     const cheap = listing(NOW, { starting_bid: 100 });
@@ -23,7 +25,7 @@ describeEachBackend('active auctions view', (fixture) => {
     const other = listing(NOW, { tag: 'TERMINATOR', starting_bid: 5 });
     await storeGeneration(store, NOW - 60_000, [cheap, mid, withBid, auction, ended, other]);
 
-    const view = new ActiveAuctionsView(store, clock, { pollMs: 60_000 });
+    const view = new ActiveAuctionsView(store, clock);
     try {
       await view.ready();
       assert.equal(view.size, 6);
@@ -65,7 +67,7 @@ describeEachBackend('active auctions view', (fixture) => {
   it('filterAll orders by end and pages; lowSupply reports thin tags with their two cheapest BINs', async () => {
     const { store } = fixture();
     const clock = new ManualClock(NOW);
-    const view = new ActiveAuctionsView(store, clock, { pollMs: 60_000 });
+    const view = new ActiveAuctionsView(store, clock);
     try {
       await view.ready();
       const a = listing(NOW, { tag: 'RARE_THING', starting_bid: 300, end_at: NOW + 3000 });
@@ -86,7 +88,7 @@ describeEachBackend('active auctions view', (fixture) => {
   });
 });
 
-describe('active auctions view in another process (polling the feed state)', () => {
+describe('active auctions view as a projection of the spine (another process\'s writes)', () => {
   const dir = tempDir('view');
   let writer: Store;
   let reader: Store;
@@ -100,29 +102,66 @@ describe('active auctions view in another process (polling the feed state)', () 
     dir.remove();
   });
 
-  it('reloads when the store has a generation it saw no event for', async () => {
+  it('applies the writer\'s changes without reading the store, and resynchronises from the store on a hole', async () => {
     const clock = new ManualClock(NOW);
-    const view = new ActiveAuctionsView(reader, clock, { pollMs: 0 });
+    // The transport between the two: the writer's numbered changes, handed over one by one (or
+    // dropped on the way, as a lost message would be).
+    let drop = false;
+    const spine: ChangeSource = {
+      head: () => writer.changes.head(),
+      subscribe: (from, handler) => writer.changes.subscribe(from, (event) => drop || handler(event)),
+    };
+    const followers = new Followers();
+    const view = new ActiveAuctionsView(reader, clock, { changes: spine, followers });
     try {
+      const first = listing(NOW, { starting_bid: 7 });
+      await storeGeneration(writer, NOW - 1000, [first]);
       await view.ready();
-      assert.equal(view.size, 0);
-      const l = listing(NOW, { starting_bid: 7 });
-      await storeGeneration(writer, NOW, [l]);
-      await view.ready();
-      assert.deepEqual(view.lowestBin('HYPERION', all, 10).map((x) => x.uuid), [l.uuid]);
-      await storeSales(writer, NOW + 1, [sale(NOW, 0, { uuid: l.uuid })]);
-      await view.ready();
-      assert.equal(view.size, 0);
+      assert.deepEqual(view.lowestBin('HYPERION', all, 10).map((x) => x.uuid), [first.uuid], 'the first load reads the store');
+      const loaded = view.listingsLoaded;
+      assert.equal(loaded, 1);
+
+      const second = listing(NOW, { starting_bid: 5 });
+      await storeGeneration(writer, NOW, [second]);
+      await storeSales(writer, NOW + 1, [sale(NOW, 0, { uuid: first.uuid })]);
+      assert.deepEqual(view.lowestBin('HYPERION', all, 10).map((x) => x.uuid), [second.uuid], 'both changes applied');
+      assert.equal(view.listingsLoaded, loaded, 'no listing read from the store');
+      const seq = view.seq;
+      assert.equal(seq, writer.changes.last);
+      assert.equal(followers.resyncCount(), 0);
+
+      // A change is lost on the way: the next one shows the hole, and the view reloads from the store.
+      drop = true;
+      const third = listing(NOW, { starting_bid: 3 });
+      await storeGeneration(writer, NOW + 2, [third]);
+      drop = false;
+      assert.equal(view.get(third.uuid), undefined, 'the lost change never arrived');
+      const fourth = listing(NOW, { starting_bid: 4 });
+      await storeGeneration(writer, NOW + 3, [fourth]);
+      await waitFor(() => followers.behind().length === 0 && view.get(third.uuid) !== undefined);
+      assert.deepEqual(view.lowestBin('HYPERION', all, 10).map((x) => x.uuid), [third.uuid, fourth.uuid, second.uuid]);
+      assert.deepEqual(followers.all[0]!.resyncs, { 'seq-jump': 1 });
+      assert.equal(view.listingsLoaded, loaded + 3, 'the resync read the active listings once');
+      assert.equal(view.seq, seq + 2);
     } finally {
       view.close();
     }
   });
 });
 
+/** Polls `condition` until it holds (2 s at most). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 2000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 describeEachBackend('active auctions view: binRows for the attribute flips', (fixture) => {
   it('returns the same rows as the store query the flips read before (bids, ended, non-BIN, missing start)', async () => {
     const { store } = fixture();
-    const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
+    const view = new ActiveAuctionsView(store, new ManualClock(NOW));
     try {
       const rows = [
         listing(NOW, { starting_bid: 100, flat_nbt: { rarity_upgrades: '1', hot_potato_count: '10' }, reforge: 'withered' }),
@@ -161,7 +200,7 @@ describeEachBackend('active auctions view: binRows for the attribute flips', (fi
 describe('active auctions view on the real 2022 pages', () => {
   it('holds every auction and its lowest BIN matches a direct computation over the raw pages', async () => {
     const { store, close } = await openTestStore('sqlite');
-    const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
+    const view = new ActiveAuctionsView(store, new ManualClock(NOW));
     try {
       const { listings, bids, raw } = realRows(NOW);
       await storeGeneration(store, NOW, listings, bids);
@@ -187,7 +226,7 @@ describe('active auctions view on the real 2022 pages', () => {
 
   it('binRows equals the store query over every real tag', async () => {
     const { store, close } = await openTestStore('sqlite');
-    const view = new ActiveAuctionsView(store, new ManualClock(NOW), { pollMs: 60_000 });
+    const view = new ActiveAuctionsView(store, new ManualClock(NOW));
     try {
       const { listings, bids } = realRows(NOW);
       await storeGeneration(store, NOW, listings, bids);

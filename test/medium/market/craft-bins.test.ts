@@ -43,7 +43,7 @@ describeEachBackend('crafting view with the active-auctions view', (fixture) => 
     await store.bazaar.insertSnapshot([row('HELMET', 20_000), row('WHEAT', 5)], { name: 'bazaar', lastUpdated: NOW, storedAt: NOW, records: 2, source: 'simulator' });
     await storeGeneration(store, NOW, [listing(NOW, { tag: 'HELM_CORE', item_name: 'Helm Core', starting_bid: 9_000 }), listing(NOW, { tag: 'HELM_CORE', item_name: 'Helm Core', starting_bid: 12_000 })]);
 
-    const view = new ActiveAuctionsView(store, clock, { pollMs: 3_600_000 });
+    const view = new ActiveAuctionsView(store, clock);
     try {
       const market = new CraftMarket({ store, game: data, clock, pollMs: 0, activeBins: view });
       const first = (await market.current()).profits.find((p) => p.itemId === 'HELMET');

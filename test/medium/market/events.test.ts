@@ -1,5 +1,5 @@
 /**
- * market/events.ts on hand-made store changes: which events each change gives (new, sold,
+ * market/events.ts on hand-made changes published to the store's spine: which events each change gives (new, sold,
  * expired, cancelled after the wait, lowest-BIN moves per variant, bazaar products that moved),
  * each sale told once.
  */
@@ -11,6 +11,7 @@ import { Store } from '../../../src/store/index.ts';
 import type { AuctionsTable, BazaarSnapshotsTable } from '../../../src/store/schema.ts';
 import type { DraftEvent } from '../../../src/domain/stream-events.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import { toRecord } from '../../../src/store/repositories/auction-queries.ts';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
 
@@ -54,7 +55,7 @@ describe('market events', () => {
   let batches: DraftEvent[][] = [];
   const auctions = (upserted: AuctionsTable[], removed: string[] = [], sales: Array<{ uuid: string; price: number; buyer: string; at: number }> = []) => {
     batches = [];
-    store.auctions.changes.emit('change', { feed: 'auctions', lastUpdated: clock.now(), upserted, removed, sales });
+    store.changes.publish({ kind: 'auctions', lastUpdated: clock.now(), upserted: upserted.map(toRecord), removed, sales });
     return batches[0]!;
   };
   const topics = (batch: DraftEvent[]) => batch.map((e) => e.topic);
@@ -108,7 +109,7 @@ describe('market events', () => {
     assert.equal((batch[1] as Extract<DraftEvent, { topic: 'auction.ended' }>).reason, 'expired');
     // The ended feed reports the same sale again: nothing new.
     batches = [];
-    store.auctions.changes.emit('change', { feed: 'auctions_ended', lastUpdated: clock.now(), upserted: [], removed: ['c'], sales: [{ uuid: 'c', price: 6000, buyer: 'buyer', at: clock.now() }] });
+    store.changes.publish({ kind: 'auctions_ended', lastUpdated: clock.now(), upserted: [], removed: ['c'], sales: [{ uuid: 'c', price: 6000, buyer: 'buyer', at: clock.now() }] });
     assert.deepEqual(topics(batches[0]!), ['generation']);
   });
 
@@ -117,7 +118,7 @@ describe('market events', () => {
     const left = auctions([], ['d', 'e']);
     assert.deepEqual(topics(left), ['lbin.changed', 'generation'], 'neither sold nor ended yet');
     batches = [];
-    store.auctions.changes.emit('change', { feed: 'auctions_ended', lastUpdated: clock.now(), upserted: [], removed: ['d'], sales: [{ uuid: 'd', price: 700, buyer: 'x', at: clock.now(), tag: 'HYPERION', seller: 'seller', bin: true }] });
+    store.changes.publish({ kind: 'auctions_ended', lastUpdated: clock.now(), upserted: [], removed: ['d'], sales: [{ uuid: 'd', price: 700, buyer: 'x', at: clock.now(), tag: 'HYPERION', seller: 'seller', bin: true }] });
     assert.deepEqual(topics(batches[0]!), ['auction.sold', 'generation']);
     assert.notEqual((batches[0]![0] as Extract<DraftEvent, { topic: 'auction.sold' }>).item, null, 'the sold event carries the listing it was');
     clock.advance(60_000);
@@ -140,21 +141,21 @@ describe('market events', () => {
   it('bazaar: only products that moved, with the top of a changed book', () => {
     const snap = (product: string, buy: number): BazaarSnapshotsTable => ({ product_id: product, ts: clock.now(), buy_price: buy, sell_price: buy - 1, buy_volume: 10, sell_volume: 10, buy_moving_week: 100, sell_moving_week: 100, buy_orders: 1, sell_orders: 1, book: null });
     batches = [];
-    store.bazaar.changes.emit('snapshot', { ts: clock.now(), rows: [snap('A', 10), snap('B', 20)], books: new Map() });
+    store.changes.publish({ kind: 'bazaar', ts: clock.now(), products: [snap('A', 10), snap('B', 20)], books: {} });
     assert.deepEqual(batches[0]!.map((e) => (e.topic === 'bazaar.changed' ? e.product : e.topic)), ['A', 'B', 'generation']);
     batches = [];
     const level = (p: number) => ({ amount: 1, pricePerUnit: p, orders: 1 });
-    store.bazaar.changes.emit('snapshot', { ts: clock.now(), rows: [snap('A', 10), snap('B', 21)], books: new Map([['A', { buyOrders: [9, 8, 7, 6, 5, 4].map(level), sellOffers: [level(10)] }]]) });
+    store.changes.publish({ kind: 'bazaar', ts: clock.now(), products: [snap('A', 10), snap('B', 21)], books: { A: { buyOrders: [9, 8, 7, 6, 5, 4].map(level), sellOffers: [level(10)] } } });
     const changed = batches[0]!.filter((e): e is Extract<DraftEvent, { topic: 'bazaar.changed' }> => e.topic === 'bazaar.changed');
     assert.deepEqual(changed.map((e) => e.product), ['A', 'B']);
     assert.equal(changed[0]!.topBuyOrders?.length, 5);
     assert.equal(changed[1]!.topBuyOrders, null);
     batches = [];
-    store.bazaar.changes.emit('snapshot', { ts: clock.now(), rows: [snap('A', 10), snap('B', 21)], books: new Map() });
+    store.changes.publish({ kind: 'bazaar', ts: clock.now(), products: [snap('A', 10), snap('B', 21)], books: {} });
     assert.deepEqual(topics(batches[0]!), ['generation']);
     // A replayed snapshot of an hour ago (the demo's history) is not pushed.
     batches = [];
-    store.bazaar.changes.emit('snapshot', { ts: clock.now() - 3_600_000, rows: [snap('A', 99)], books: new Map() });
+    store.changes.publish({ kind: 'bazaar', ts: clock.now() - 3_600_000, products: [snap('A', 99)], books: {} });
     assert.equal(batches.length, 0);
   });
 });

@@ -17,7 +17,7 @@ const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 it('a page is built once, served while current, and rebuilt after a change or when a listing on it ends', async () => {
   const { store, close } = await openTestStore('sqlite');
   const clock = new ManualClock(NOW);
-  const view = new ActiveAuctionsView(store, clock, { pollMs: 60_000 });
+  const view = new ActiveAuctionsView(store, clock);
   try {
     const soon = listing(NOW, { starting_bid: 100, end_at: NOW + 60_000 });
     const later = listing(NOW, { starting_bid: 200, end_at: NOW + 3_600_000 });

@@ -187,7 +187,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       }
       const names = new PlayerNameRepository(db);
       const queries = new AuctionQueryRepository(db, backend);
-      const auctions = new AuctionRepository(db, backend, undefined as never);
+      const auctions = new AuctionRepository(db, backend, undefined as never, undefined as never);
       const bazaar = undefined as never;
       repos = { queries, auctions, flips: new FlipInputRepository(db, backend, bazaar), prices: new MarketPriceRepository(db, backend, bazaar), names };
     });

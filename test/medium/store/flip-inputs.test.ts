@@ -112,4 +112,32 @@ describeEachBackend('flip inputs repository', (fixture) => {
     assert.equal(y.takenByOpenOrders, 107);
     assert.equal(y.remainingCapacity, 93);
   });
+
+  it('started on the spine, the engine recomputes when a snapshot is committed, without a poll', async () => {
+    const { store } = fixture();
+    const clock = new ManualClock(T);
+    const engine = new FlipEngine(store, clock, undefined, { pollMs: 3_600_000, changes: store.changes });
+    const T2 = T + 5 * 3_600_000; // after the other tests' snapshots in this store
+    const feed = (ts: number) => ({ name: 'bazaar' as const, lastUpdated: ts, storedAt: ts, records: 1, source: 'simulator' as const });
+    clock.set(T2);
+    try {
+      engine.start();
+      await store.bazaar.insertSnapshot([snap('SPINE_X', T2, 110, 100, 168 * 10)], feed(T2));
+      const x = () => engine.bazaar?.spread.find((f) => f.flip.itemTag === 'SPINE_X');
+      await waitFor(() => x()?.flip.buyPrice === 110);
+      await store.bazaar.insertSnapshot([snap('SPINE_X', T2 + 20_000, 111, 100, 168 * 10)], feed(T2 + 20_000));
+      await waitFor(() => x()?.flip.buyPrice === 111);
+    } finally {
+      await engine.stop();
+    }
+  });
 });
+
+/** Polls `condition` until it holds (10 s at most). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

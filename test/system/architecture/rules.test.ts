@@ -82,6 +82,8 @@ describe('rules of the house', () => {
     ['market-reads-only', { 'src/market/a.ts': "import type { B } from '../ingest/b.ts';\nexport type A = B;\n", 'src/ingest/b.ts': 'export type B = number;\n' }],
     ['no-redis-in-services', { 'src/services/a.ts': "import { Redis } from 'ioredis';\nexport const a = Redis;\n" }],
     ['upstream-only-in-ingest', { 'src/market/a.ts': "import { request } from 'undici';\nexport const a = request;\n" }],
+    ['views-follow-the-spine', { 'src/market/a.ts': "import { b } from '../spine/redis.ts';\nexport const a = b;\n", 'src/spine/redis.ts': 'export const b = 1;\n' }],
+    ['spine-not-upward', { 'src/spine/a.ts': "import type { B } from '../market/b.ts';\nexport type A = B;\n", 'src/market/b.ts': 'export type B = number;\n' }],
     ['no-circular', { 'src/market/a.ts': "import { b } from './b.ts';\nexport const a = () => b;\n", 'src/market/b.ts': "import { a } from './a.ts';\nexport const b = () => a;\n" }],
   ];
   // One tree: the passing modules and every case renamed apart; one run of dependency-cruiser.

@@ -1,6 +1,7 @@
 /**
  * Scale-out as deployed: real `skymarket serve` processes on one PostgreSQL schema and one
- * Redis prefix, fed by the simulator. Two `--role api` processes serve the same data and
+ * Redis prefix, fed by the simulator. Two `--role api` processes serve the same data, follow the
+ * ingest leader's committed changes on the spine (Redis Streams) without reloading listings, and
  * share the per-IP rate limits; of two `--role ingest` processes one leads and one stands
  * by, and `kill -9` of the leader lets the standby take over within 15 s, after which the
  * feeds keep advancing.
@@ -305,6 +306,53 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
     } finally {
       frozenAt = undefined;
     }
+  });
+
+  it('a listing committed by the ingest process reaches both API processes on the spine, without their reading the listings table', async () => {
+    /** The sum of a metric's samples (those whose labels include `having`). */
+    const metric = async (url: string, name: string, having = ''): Promise<number> => {
+      const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+      let sum = 0;
+      for (const line of text.split('\n')) {
+        if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(having)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+      }
+      return sum;
+    };
+    const urls = await Promise.all(api.map((p) => p.url));
+    const loaded = await Promise.all(urls.map((u) => metric(u, 'skymarket_market_listings_loaded_total')));
+    for (const n of loaded) assert.ok(n >= 0);
+    const activeNow = async () =>
+      new Set((await store!.kysely.selectFrom('auctions').select('uuid').where('state', '=', 'active').execute()).map((r) => r.uuid));
+    const before = await activeNow();
+    // A listing the simulator lists after this point, as the ingest leader commits it.
+    const fresh = await until('a new listing committed by the ingest leader', 30_000, async () => {
+      const row = await store!.kysely
+        .selectFrom('auctions')
+        .select(['uuid', 'item_uid'])
+        .where('state', '=', 'active')
+        .where('item_uid', 'is not', null)
+        .where('end_at', '>', Date.now() + 600_000)
+        .orderBy('start_at', 'desc')
+        .limit(50)
+        .execute();
+      return row.find((r) => !before.has(r.uuid));
+    }, procs);
+    for (const url of urls) {
+      await until(`${url} to list the new item`, 10_000, async () => {
+        const res = await fetch(`${url}/api/auctions/active/uuid`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': someIp() },
+          body: JSON.stringify([fresh.item_uid]),
+          signal: AbortSignal.timeout(5000),
+        });
+        const listed = (await res.json()) as string[];
+        return listed.length === 1 ? true : undefined;
+      }, procs);
+    }
+    const after = await Promise.all(urls.map((u) => metric(u, 'skymarket_market_listings_loaded_total')));
+    assert.deepEqual(after, loaded, 'no API process read the listings table for it (no reload per generation)');
+    for (const url of urls) assert.equal(await metric(url, 'skymarket_spine_resyncs_total'), 0, `${url} followed the spine without a hole`);
+    for (const url of urls) assert.ok((await metric(url, 'skymarket_spine_seq', 'follower="active-auctions"')) > 0, 'the view applied changes');
   });
 
   it('the per-IP rate limit holds across both API processes (Redis)', async () => {
