@@ -22,7 +22,8 @@ export interface IngestContext {
  * simulated: the configured one, or `simulator` when the upstream said it is the skymarket simulator.
  */
 export function feedSource(ctx: IngestContext): 'upstream' | 'simulator' {
-  return ctx.source === 'simulator' || ctx.client.simulated ? 'simulator' : 'upstream';
+  // A context fed its answers (history replay, tests) has no client to ask.
+  return ctx.source === 'simulator' || ctx.client?.simulated === true ? 'simulator' : 'upstream';
 }
 
 /** Counts a skipped record and logs the first few of each cycle (upstream junk must not flood logs). */
