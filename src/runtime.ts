@@ -4,6 +4,8 @@
  * down in reverse order: stop accepting requests, finish in-flight ones, stop
  * background work, close the database.
  */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, publishMarketEvents, streamHubFromConfig, type AppContext } from './app.ts';
 import { MarketEvents } from './market/events.ts';
@@ -22,6 +24,9 @@ import { marketFromConfig } from './market/index.ts';
 import { VERSION } from './version.ts';
 import { keepTickObjectShape } from './tick-shape.ts';
 import { processSpine } from './spine/process.ts';
+
+/** In DATA_DIR while the demo's history loads; found at start, the history was cut off and loads again. */
+export const DEMO_HISTORY_MARKER = 'demo-history.loading';
 
 export interface Runtime {
   app: FastifyInstance;
@@ -152,7 +157,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   // Whether the store is fresh is read here, before any poller could store a snapshot; health
   // says `loading` from now until the history is in.
   const ingests = config.role === 'all' || config.role === 'ingest';
-  const demoBackfill = simulator !== undefined && ingests && backfillMs > 0 && !(await store.feeds.get('bazaar'));
+  // A demo stopped while its history loaded (kill -9, or a stop) left the marker: load it again;
+  // the replay takes what was stored already without harm (issue 45: it was never resumed).
+  const historyMarker = join(config.dataDir, DEMO_HISTORY_MARKER);
+  const historyCutOff = simulator !== undefined && existsSync(historyMarker);
+  const demoBackfill = simulator !== undefined && ingests && backfillMs > 0 && (historyCutOff || !(await store.feeds.get('bazaar')));
+  if (demoBackfill && historyCutOff) logger.warn('the demo history was cut off when the service last stopped: loading it again');
 
   const metrics = createMetrics();
   const context: AppContext = {
@@ -245,6 +255,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         if (demoBackfill && !historyStarted && simulator) {
           historyStarted = true;
           const started = clock.now();
+          mkdirSync(config.dataDir, { recursive: true });
+          writeFileSync(historyMarker, `${new Date(started).toISOString()}\n`);
           const history = simulator.backfill();
           void running
             .ingestHistory(history)
@@ -260,6 +272,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               }
               // Older snapshots and past elections arrived after the flip engine's first load.
               await market?.flips.historyReplayed();
+              // Stopped part-way, the marker stays and the next start loads the history again.
+              if (!r.complete) return;
+              rmSync(historyMarker, { force: true });
               logger.info({ ...r, ms: clock.now() - started }, 'demo history loaded');
             })
             .catch((err: unknown) => {

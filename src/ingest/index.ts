@@ -128,17 +128,22 @@ export class Ingestion {
     await Promise.all(this.pollers.map((p) => p.stop()));
   }
 
-  /** Replays past payloads (simulator backfill) into the store; stops early when ingestion stops. */
-  ingestHistory(batches: Iterable<HistoryBatch>): Promise<HistoryResult> {
+  /** Replays past payloads (simulator backfill) into the store; stops early when ingestion stops (then `complete` is false). */
+  ingestHistory(batches: Iterable<HistoryBatch>): Promise<HistoryResult & { complete: boolean }> {
     const self = this;
+    let cut = false;
     function* untilStopped() {
       for (const batch of batches) {
-        if (self.stopping) return;
+        if (self.stopping) {
+          cut = true;
+          return;
+        }
         yield batch;
       }
     }
-    this.history = ingestHistory(untilStopped(), this.ctx);
-    return this.history;
+    const history = ingestHistory(untilStopped(), this.ctx).then((r) => ({ ...r, complete: !cut }));
+    this.history = history;
+    return history;
   }
 
   private history: Promise<HistoryResult> | undefined;

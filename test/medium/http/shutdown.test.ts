@@ -79,3 +79,29 @@ it('close does not wait for a connection that never sent a request; a request in
   assert.deepEqual(await res.json(), { done: true });
   await closing;
 });
+
+it('a WebSocket client that ignores the close handshake gets 1001 and does not hold the close past the grace (issue 45 item 11)', async () => {
+  const t = await createTestApp();
+  const url = new URL(await t.app.listen({ port: 0, host: '127.0.0.1' }));
+  // A raw client: it upgrades, then never answers anything (ws would wait 30 s for its close frame).
+  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  socket.on('error', () => undefined);
+  const received: Buffer[] = [];
+  socket.on('data', (d: Buffer) => received.push(d));
+  const ended = new Promise<void>((r) => socket.once('close', () => r()));
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  socket.write(`GET /modsocket HTTP/1.1\r\nHost: ${url.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+  const deadline = Date.now() + 5000;
+  while (!Buffer.concat(received).toString('latin1').includes('\r\n\r\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  assert.match(Buffer.concat(received).toString('latin1'), /^HTTP\/1\.1 101 /);
+  const closed = t.close().then(() => 'closed');
+  // Well inside the default 10 s grace (ws alone would take 30 s).
+  const outcome = await Promise.race([closed, new Promise((r) => setTimeout(() => r('still closing'), 5000).unref())]);
+  assert.equal(outcome, 'closed');
+  await ended;
+  // A close frame (opcode 8) with code 1001 (0x03e9), after the upgrade's answer.
+  const all = Buffer.concat(received);
+  const frame = all.indexOf(Buffer.from([0x88]), all.indexOf('\r\n\r\n') + 4);
+  assert.ok(frame > 0, 'a close frame was sent');
+  assert.equal(all.readUInt16BE(frame + 2), 1001);
+});
