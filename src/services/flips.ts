@@ -5,6 +5,7 @@
  */
 import { sortAttributeFlips, type AttributeFlip, type AttributeSort } from '../domain/flips/attribute.ts';
 import type { MayorDiffFlip } from '../domain/flips/mayor.ts';
+import { attributePrices } from '../domain/attribute-prices.ts';
 import type { BazaarFlipResults, FlipEngine } from '../market/flips.ts';
 
 /** One feed's flips and the time they were computed (null before the first computation). */
@@ -32,6 +33,11 @@ export class FlipsService {
   /** Residual flips for a hold time (the default hour is precomputed; others are derived from the held market). */
   residual(targetHoldTimeHours: number): FlipFeed<BazaarFlipResults['residual'][number]> {
     return { computedAt: this.engine.bazaar?.computedAt ?? null, flips: this.engine.residual(targetHoldTimeHours) };
+  }
+
+  /** `{attribute: {level: price}}` from the attribute variants the auction flips last rolled up (empty before). */
+  attributePrices(): Record<string, Record<string, number>> {
+    return attributePrices(this.engine.attributeVariants);
   }
 
   mayor(): FlipFeed<MayorDiffFlip> {

@@ -227,6 +227,12 @@ describeEachBackend('conformance on simulator data', (fixture) => {
       if (list.length > 0) nonEmpty++;
     }
     assert.ok(nonEmpty >= 6, `${nonEmpty} of ${feeds.length} feeds had elements to check`);
+    // GetApiPriceAttributes200: {[attribute]: {[level]: number}}, from the variants the attribute flips rolled up.
+    const attributes = ok(await get('/api/price/attributes'), 'price/attributes') as Record<string, Record<string, number>>;
+    for (const levels of Object.values(attributes)) for (const [level, price] of Object.entries(levels)) assert.ok(/^\d+$/.test(level) && typeof price === 'number' && price > 0);
+    const single = t.app.market.flips.attributeVariants.filter((v) => Object.keys(v.mods.attributes).length === 1);
+    assert.equal(Object.keys(attributes).length, new Set(single.map((v) => Object.keys(v.mods.attributes)[0])).size, 'every attribute sold alone has prices');
+    checked.set('/api/price/attributes', Object.keys(attributes).length);
     const when = ok(await get('/api/flip/update/when'), 'update/when');
     assert.match(String(when), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
   });
