@@ -177,6 +177,30 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
     },
   );
 
+  app.get(
+    '/api/bazaar/item/history/:itemTag/status',
+    {
+      schema: {
+        tags: ['bazaar'],
+        summary: "How far the product's history reaches, at which resolutions (a JSON string, as the established client types it)",
+        description:
+          'One line per resolution held, finest first: `20s` snapshots, then the `5m`, `2h` and `1d` rollups, each with its oldest and newest point (ISO-8601) and, for the rollups, how many buckets it holds. ' +
+          'For example `"ENCHANTED_DIAMOND history: 20s 2026-11-21T12:00:00.000Z – 2026-11-22T12:00:00.000Z; 5m …; 1d 2026-10-23T00:00:00.000Z – 2026-11-21T00:00:00.000Z (30 buckets)"`. 404 for a product never seen.',
+        params: ItemTagParams,
+        response: { 200: Type.String(), ...problemResponses(400, 404) },
+      },
+      config: { cache: 60 },
+    },
+    async (request, reply) => {
+      const id = parseItemTag(request.params.itemTag);
+      const status = await bazaar.historyStatus(id);
+      if ('miss' in status) throw unknownProduct(id);
+      const parts = status.map((s) => `${s.resolution} ${isoTime(s.oldest)} – ${isoTime(s.newest)}${s.count === null ? '' : ` (${s.count} buckets)`}`);
+      const text = `${id} history: ${parts.length === 0 ? 'none stored' : parts.join('; ')}`;
+      return reply.type(JSON_TYPE).send(JSON.stringify(text));
+    },
+  );
+
   const SNAPSHOT_ROUTE = '/api/bazaar/:itemTag/snapshot';
   const SNAPSHOT_CACHE_SECONDS = 10;
   // The current snapshot (no timestamp) is prepared once per stored snapshot: requests without a

@@ -75,6 +75,11 @@ function bodiesOf(file: PreparedFile): { json: PreparedBody; gz: PreparedBody } 
 /** The JSON (the compression hook encodes it as the client accepts), or the `.gz` file itself whatever the client's Accept-Encoding. */
 function sendFile(reply: FastifyReply, file: PreparedFile, gz = false): FastifyReply {
   const body = gz ? bodiesOf(file).gz : bodiesOf(file).json;
+  // If-Modified-Since at or after the build (HTTP dates have whole seconds): the client's copy is current.
+  const since = Date.parse(String(reply.request.headers['if-modified-since'] ?? ''));
+  if (Number.isFinite(since) && Math.floor(file.builtAt / 1000) * 1000 <= since) {
+    return reply.code(304).header('last-modified', body.lastModified).send();
+  }
   // Headers in the fast path's order (http/stored-responses.ts): the type, then Last-Modified.
   return reply.type(body.contentType ?? JSON_TYPE).header('last-modified', body.lastModified).send(body.plain);
 }

@@ -279,6 +279,22 @@ export async function priceRoutes(app: FastifyInstance) {
     },
   );
 
+  app.get(
+    '/api/price/attributes',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Attribute prices: per attribute and level, what it sells for alone',
+        description:
+          '`{attribute: {level: price}}`: the lowest 7-day median sale price among the items that carry that attribute alone at that level (shards, or the cheapest item holding it), ' +
+          'over the attribute variants the attribute flips roll up (at least 3 sales in 7 days). Empty until the first flip computation.',
+        response: { 200: Type.Record(Type.String(), Type.Record(Type.String(), Type.Number()), { examples: [{ mana_pool: { '1': 450000, '2': 1100000 }, veteran: { '5': 8200000 } }] }) },
+      },
+      config: { cache: 300 },
+    },
+    async () => app.services.flips.attributePrices(),
+  );
+
   app.get<{ Querystring: { item: string } }>(
     '/api/pricehistory',
     {

@@ -187,6 +187,8 @@ export class StoredResponses {
       headers.identitytoken !== undefined ||
       headers.googletoken !== undefined ||
       headers['if-none-match'] !== undefined ||
+      // Conditional requests are answered by the route (304 when the file has not changed).
+      headers['if-modified-since'] !== undefined ||
       headers['content-length'] !== undefined ||
       headers['transfer-encoding'] !== undefined
     ) {

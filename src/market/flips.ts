@@ -41,7 +41,7 @@ import { copperFlips, type CopperFlip } from '../domain/flips/copper.ts';
 import { bazaarDailyVolume, mayorFlips, termsFromElections, type MayorDiffFlip, type MayorItemInput, type PriceSample } from '../domain/flips/mayor.ts';
 import { attributeFlipsForTargets, type AttributeFlip, type AttributeTarget, type AuctionListing } from '../domain/flips/attribute.ts';
 import { modifiersOf } from '../domain/sales-rollup.ts';
-import { SalesRollups } from './sales-rollups.ts';
+import { SalesRollups, type AttributeTargetSales } from './sales-rollups.ts';
 import { combinable } from '../gamedata/tables/enchant-combining.ts';
 import { FUSION_RECIPES, type FusionRecipe } from '../gamedata/tables/fusion.ts';
 import { COPPER_YIELDS, type CopperYield } from '../gamedata/tables/copper.ts';
@@ -208,6 +208,8 @@ export class FlipEngine {
   private historyLoadedAt = -Infinity;
   /** sales rolled up per variant and hour: what the auction-driven flips read instead of every sale */
   readonly rollups: SalesRollups;
+  /** the attribute variants of the last auction computation (their 7-day medians): attribute prices read them */
+  attributeVariants: readonly AttributeTargetSales[] = [];
   /** attribute-flip listings derived from the view's rows (see listingOf) */
   private readonly listings = new WeakMap<AuctionRow, AuctionListing>();
   private storedOpenOrders: ReadonlyMap<string, OpenOrderUnits> = new Map();
@@ -558,6 +560,7 @@ export class FlipEngine {
 
     // Attribute flips: target variants that sold often enough in the 7-day window, listings of their tags.
     const targets: AttributeTarget[] = await this.rollups.attributeTargets(rolled, tail, ATTRIBUTE_MIN_SALES);
+    this.attributeVariants = targets;
     const tags = [...new Set(targets.map((t) => t.tag))];
     const active = tags.length > 0 ? await this.activeBins(tags, now) : [];
     const listings = active.map((a) => this.listingOf(a));

@@ -54,6 +54,9 @@ export interface FixedWindow {
 }
 
 /** The product was never seen, or was seen but has no snapshot at or before the time asked. */
+/** What `historyStatus` finds per resolution (oldest first): times in epoch ms; `count` null for the snapshots (not counted). */
+export type HistoryStatus = Array<{ resolution: Resolution; oldest: number; newest: number; count: number | null }>;
+
 export type BazaarMiss = { miss: 'unknown_product' } | { miss: 'no_snapshot' };
 
 export class BazaarService {
@@ -117,6 +120,23 @@ export class BazaarService {
     const points = await readHistory(this.store, productId, resolution, from, to);
     if (points.length === 0 && !(await this.store.bazaarHistory.productExists(productId))) return { miss: 'unknown_product' };
     return points;
+  }
+
+  /**
+   * How far the product's history reaches at each resolution: the 20-second snapshots (oldest and
+   * newest), then each rollup's first and last bucket and how many it holds; a miss when never seen.
+   */
+  async historyStatus(productId: string): Promise<HistoryStatus | BazaarMiss> {
+    if (!(await this.store.bazaarHistory.productExists(productId))) return { miss: 'unknown_product' };
+    const out: HistoryStatus = [];
+    const oldest = await this.store.bazaarHistory.oldestSnapshotOf(productId);
+    const newest = await this.store.bazaar.snapshotAt(productId, this.clock.now());
+    if (oldest !== undefined && newest) out.push({ resolution: '20s', oldest, newest: Number(newest.ts), count: null });
+    for (const resolution of ['5m', '2h', '1d'] as const) {
+      const span = await this.store.bazaarHistory.rollupSpan(resolution, productId);
+      if (span) out.push({ resolution, ...span });
+    }
+    return out;
   }
 
   /** Real OHLC candles of a range ending at `to` (see CANDLE_SPEC), oldest first; a miss when the product was never seen. */

@@ -89,7 +89,9 @@ export class BulkPricesService {
 
   /** An averages file, or undefined while no hour is rolled up. */
   async averagesFile(name: AverageFileName): Promise<PreparedFile | undefined> {
-    return (await this.prices.averagesBuild())?.files[name];
+    // An empty file (rolled-up hours without a lowest BIN or sale yet) is no averages: 404 until data exists.
+    const file = (await this.prices.averagesBuild())?.files[name];
+    return file && file.keys > 0 ? file : undefined;
   }
 
   async metadata(): Promise<BulkFilesMetadata> {

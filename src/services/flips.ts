@@ -8,6 +8,7 @@ import { forgeableAt, type ForgeFlip } from '../domain/flips/forge.ts';
 import { katUpgradeCost, type KatFlip, type KatUpgradeCost } from '../domain/flips/kat.ts';
 import type { MayorDiffFlip } from '../domain/flips/mayor.ts';
 import type { GameData } from '../gamedata/types.ts';
+import { attributePrices } from '../domain/attribute-prices.ts';
 import type { BazaarFlipResults, FlipEngine } from '../market/flips.ts';
 
 /** One feed's flips and the time they were computed (null before the first computation). */
@@ -43,6 +44,11 @@ export class FlipsService {
   /** Residual flips for a hold time (the default hour is precomputed; others are derived from the held market). */
   residual(targetHoldTimeHours: number): FlipFeed<BazaarFlipResults['residual'][number]> {
     return { computedAt: this.engine.bazaar?.computedAt ?? null, flips: this.engine.residual(targetHoldTimeHours) };
+  }
+
+  /** `{attribute: {level: price}}` from the attribute variants the auction flips last rolled up (empty before). */
+  attributePrices(): Record<string, Record<string, number>> {
+    return attributePrices(this.engine.attributeVariants);
   }
 
   mayor(): FlipFeed<MayorDiffFlip> {

@@ -9,6 +9,10 @@ import type { Store } from '../store/index.ts';
 import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
 
 export const PLAYER_PAGE_SIZE = 10;
+/** At most this many sales in a player's export (the newest). */
+export const MAX_PLAYER_EXPORT = 10_000;
+/** At most this many uuids per `POST /api/player/names`. */
+export const MAX_PLAYER_NAME_LOOKUPS = 1000;
 /** Rows read per chunk while a filter skips auctions, and at most this many per request. */
 const CHUNK = 200;
 const SCAN_MAX = 20_000;
@@ -83,8 +87,41 @@ export class PlayerAuctionsService {
     return matched.slice(skip, skip + PLAYER_PAGE_SIZE).map((b) => ({ ...resultOf(b.auction), highestOwnBid: b.ownBid }));
   }
 
+  /** Whether the account has verified (linked through the mod or by the operator) this Minecraft account. */
+  async isLinked(accountId: number, player: string): Promise<boolean> {
+    return (await this.store.modLinks.linkOf(accountId))?.playerUuid === player;
+  }
+
+  /** The auctions the player sold, newest first, at most `max`. */
+  async soldAuctions(player: string, max = MAX_PLAYER_EXPORT): Promise<AuctionRecord[]> {
+    const out: AuctionRecord[] = [];
+    let after: { end: number; uuid: string } | undefined;
+    while (out.length < max) {
+      const rows = await this.store.playerAuctions.bySeller(player, CHUNK, after);
+      for (const r of rows) if (r.state === 'sold' && out.length < max) out.push(r);
+      if (rows.length < CHUNK) break;
+      const last = rows.at(-1)!;
+      after = { end: last.end, uuid: last.uuid };
+    }
+    return out;
+  }
+
   async name(player: string): Promise<string | undefined> {
     return (await this.store.playerNames.namesOf([player])).get(player);
+  }
+
+  /**
+   * Names of many players at once: `{asked: name}` for the ones skymarket has seen, keyed as asked;
+   * `uuids` pairs each uuid as asked with its compact form.
+   */
+  async names(uuids: ReadonlyArray<{ asked: string; uuid: string }>): Promise<Record<string, string>> {
+    const known = await this.store.playerNames.namesOf(uuids.map((u) => u.uuid));
+    const out: Record<string, string> = {};
+    for (const { asked, uuid } of uuids) {
+      const name = known.get(uuid);
+      if (name !== undefined) out[asked] = name;
+    }
+    return out;
   }
 
   /** Players whose name starts with `name`, alphabetically. */

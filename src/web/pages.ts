@@ -7,7 +7,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { itemNotFound, parseItemTag, parseSearchTerm } from '../http/params.ts';
-import { badRequest } from '../http/problem.ts';
+import { badRequest, HttpProblem } from '../http/problem.ts';
+import { UnknownTagError } from '../domain/tags.ts';
 import { PAGE_SECURITY_HEADERS } from '../http/security-headers.ts';
 import { CANDLE_RANGES, type CandleRange } from '../services/bazaar.ts';
 import { HISTORY_RANGES, type HistoryRange } from '../domain/prices.ts';
@@ -95,6 +96,19 @@ function readable(id: string): string {
 }
 
 export async function webRoutes(app: FastifyInstance): Promise<void> {
+  // A browser asking for a page that does not exist (an unknown item, a product never seen) gets the
+  // site's own 404 page with the search box; API clients and everything else keep the problem body.
+  app.setErrorHandler(async (error: Error & { statusCode?: number; status?: number }, request, reply) => {
+    const status = error instanceof HttpProblem ? error.status : error instanceof UnknownTagError ? 404 : undefined;
+    if (status !== 404 || !wantsHtml(request)) throw error;
+    const raw = (request.params as { tag?: string } | undefined)?.tag ?? '';
+    const html = renderPage('not-found', context(request), { title: 'Not found · skymarket', description: 'No such page.', path: request.url.split('?')[0]! }, {
+      detail: raw ? `skymarket knows no item or bazaar product called “${raw.slice(0, 80)}”.` : 'There is no page here.',
+      q: raw.replace(/_/g, ' ').toLowerCase().slice(0, 80),
+      now: clock.now(),
+    });
+    return reply.code(404).type(HTML).header('cache-control', 'no-store').send(html);
+  });
   const { services, clock } = app;
   let assets: AssetSet | undefined;
   app.addHook('onReady', async () => {
@@ -386,4 +400,10 @@ function bookOf(snap: { row: { ts: number; buy_price: number; sell_price: number
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 2 });
 function fmt(n: number): string {
   return `${compact.format(n)} coins`;
+}
+
+/** Whether the request prefers an HTML answer (a browser navigating), not JSON or a problem body. */
+function wantsHtml(request: FastifyRequest): boolean {
+  const accept = String(request.headers.accept ?? '');
+  return /\btext\/html\b/.test(accept);
 }

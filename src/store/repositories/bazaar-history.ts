@@ -254,6 +254,17 @@ export class BazaarHistoryRepository {
     return row ? { ...row, ts: Number(row.ts) } : undefined;
   }
 
+  /** The first and last bucket of one product's rollup at `resolution`, and how many there are; undefined when it has none. */
+  async rollupSpan(resolution: RollupResolution, productId: string): Promise<{ oldest: number; newest: number; count: number } | undefined> {
+    const row = await this.db
+      .selectFrom(ROLLUP_TABLE[resolution])
+      .select((eb) => [eb.fn.min('ts').as('oldest'), eb.fn.max('ts').as('newest'), eb.fn.countAll().as('count')])
+      .where('product_id', '=', productId)
+      .executeTakeFirst();
+    if (!row || row.oldest === null || Number(row.count) === 0) return undefined;
+    return { oldest: Number(row.oldest), newest: Number(row.newest), count: Number(row.count) };
+  }
+
   /** Time of the product's oldest stored 20-second snapshot. */
   async oldestSnapshotOf(productId: string): Promise<number | undefined> {
     const product = await this.bazaar.books.numberOf(productId);

@@ -46,6 +46,24 @@ describeEachBackend('bazaar endpoints on simulator history', (fixture) => {
     assert.deepEqual(body.sellOrders, product.sell_summary.map((l) => ({ amount: l.amount, pricePerUnit: l.pricePerUnit, orders: l.orders })));
   });
 
+  it("history status: how far each resolution reaches, as a JSON string", async () => {
+    const id = Object.keys(market.bazaarAt(NOW).products)[0]!;
+    const res = await t.app.inject(`/api/bazaar/item/history/${id.toLowerCase()}/status`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^application\/json/);
+    const text = res.json() as string;
+    assert.equal(typeof text, 'string');
+    const iso = '\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z';
+    assert.match(text, new RegExp(`^${id} history: 20s ${iso} – ${iso}; 5m ${iso} – ${iso} \\(\\d+ buckets\\); 2h ${iso} – ${iso} \\(\\d+ buckets\\)`), text);
+    // The 5-minute rollup covers the six hours backfilled: about 72 buckets, the first six hours back.
+    const fiveMinutes = /5m (\S+) – (\S+) \((\d+) buckets\)/.exec(text)!;
+    assert.ok(Number(fiveMinutes[3]) >= 70 && Number(fiveMinutes[3]) <= 73, text);
+    assert.ok(Math.abs(Date.parse(fiveMinutes[1]!) - (NOW - 6 * HOUR)) <= 5 * 60_000, text);
+    const unknown = await t.app.inject('/api/bazaar/item/history/NOT_A_PRODUCT/status');
+    assert.equal(unknown.statusCode, 404);
+    assert.equal((await t.app.inject('/api/bazaar/item/history/BAD%20TAG!/status')).statusCode, 400);
+  });
+
   it('hour, day and week history answer from the backfilled data', async () => {
     const id = Object.keys(market.bazaarAt(NOW).products)[0]!;
     const hour = (await t.app.inject(`/api/bazaar/${id}/history/hour`)).json();

@@ -97,6 +97,23 @@ describeEachBackend('bulk averages', (fixture) => {
     assert.equal(raw['BEE;4+100'], 10);
     assert.equal(smooth['BEE;4+100'], 9_500_000, 'two listings: the reference decides');
   });
+
+  test('If-Modified-Since: 304 while the file is the one the client has, 200 when it is older', async () => {
+    for (const url of ['/neu/auction_averages/1day.json', '/neu/auction_averages_lbin/1day.json.gz', '/neu/lowestbin.json']) {
+      const first = await t.app.inject(url);
+      assert.equal(first.statusCode, 200, url);
+      const lastModified = String(first.headers['last-modified']);
+      const same = await t.app.inject({ url, headers: { 'if-modified-since': lastModified } });
+      assert.equal(same.statusCode, 304, url);
+      assert.equal(same.body, '');
+      assert.equal(same.headers['last-modified'], lastModified);
+      const older = await t.app.inject({ url, headers: { 'if-modified-since': new Date(Date.parse(lastModified) - 1000).toUTCString() } });
+      assert.equal(older.statusCode, 200, url);
+      assert.ok(older.rawPayload.length > 0);
+      assert.equal((await t.app.inject({ url, headers: { 'if-modified-since': 'not a date' } })).statusCode, 200, 'an unreadable date is ignored');
+    }
+  });
+
 });
 
 describeEachBackend('the tooltip file', (fixture) => {
@@ -143,5 +160,25 @@ describeEachBackend('the tooltip file', (fixture) => {
     assert.deepEqual(byTag['PET_BEE;LEGENDARY'], tooltip['BEE;4']);
     assert.deepEqual(byTag['HYPERION'], tooltip['HYPERION']);
     assert.equal((await t.app.inject('/api/prices/tooltip?keys=elite')).statusCode, 400);
+  });
+});
+
+describeEachBackend('bulk averages of a store without sales or listings', (fixture) => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp({ store: fixture().store });
+  });
+  after(() => t.close());
+
+  test('hours rolled up but nothing in them: 404 no_averages, as docs/mods.md says, not an empty file', async () => {
+    const now = t.clock.now();
+    const rollups = t.app.market.priceRollups;
+    await rollups.recordLowestBins(now - 2 * HOUR_MS);
+    await rollups.catchUp(now);
+    for (const url of ['/neu/auction_averages/1day.json', '/neu/auction_averages_lbin/3day.json', '/resources/auctions/neu/average-lbin/7day']) {
+      const res = await t.app.inject(url);
+      assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+      assert.equal((res.json() as { slug: string }).slug, 'no_averages');
+    }
   });
 });

@@ -68,6 +68,44 @@ describeEachBackend('player auctions and bids', (fixture) => {
     ].sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1)));
   });
 
+  test('names in bulk: uuid → name for the players seen, keyed as asked; bounded and validated', async () => {
+    const dashed = `${BIDDER.slice(0, 8)}-${BIDDER.slice(8, 12)}-${BIDDER.slice(12, 16)}-${BIDDER.slice(16, 20)}-${BIDDER.slice(20)}`;
+    const res = await t.app.inject({ method: 'POST', url: '/api/player/names', payload: [SELLER, dashed, '9'.repeat(32)] });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), { [SELLER]: 'SellerSam', [dashed]: 'BidderBo' });
+    assert.deepEqual((await t.app.inject({ method: 'POST', url: '/api/player/names', payload: [] })).json(), {});
+    for (const bad of [['not-a-uuid'], [SELLER, 'g'.repeat(32)], Array.from({ length: 1001 }, () => SELLER), { uuids: [SELLER] }, [42]]) {
+      const r = await t.app.inject({ method: 'POST', url: '/api/player/names', payload: bad as object });
+      assert.equal(r.statusCode, 400, r.body);
+      assert.ok(r.json().slug, r.body);
+      assert.ok(r.body.length < 1024);
+    }
+  });
+
+  test('sold-auctions export: SoldAuction[] of every sale, for Premium+ accounts that verified the player only', async () => {
+    const now = t.clock.now();
+    const own = await t.store.accounts.create({ tier: 'premium_plus', now });
+    await t.store.modLinks.link(own.account.id, SELLER, 'SellerSam', 'operator', now);
+    const other = await t.store.accounts.create({ tier: 'premium_plus', now });
+    await t.store.modLinks.link(other.account.id, BIDDER, 'BidderBo', 'operator', now);
+    const free = await t.store.accounts.create({ tier: 'premium', now });
+    await t.store.modLinks.link(free.account.id, SELLER, 'SellerSam', 'operator', now);
+    const get = (token: string | null, player = SELLER) =>
+      t.app.inject({ url: `/api/player/${player}/auctions/export`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+    const res = await get(own.token);
+    assert.equal(res.statusCode, 200, res.body);
+    const sold = res.json() as Array<{ uuid: string; auctioneerId: string; end: string; id: number }>;
+    assert.equal(sold.length, 25, 'every sale, not the active listing');
+    assert.ok(sold.every((s) => s.auctioneerId === SELLER && typeof s.id === 'number'));
+    assert.equal(sold[0]!.uuid, `00${'e'.repeat(30)}`, 'newest first');
+    assert.equal((await get(null)).statusCode, 401);
+    assert.equal((await get(free.token)).statusCode, 403, 'below Premium+');
+    const notOwn = await get(other.token);
+    assert.equal(notOwn.statusCode, 403);
+    assert.equal(notOwn.json().slug, 'player_not_verified');
+    assert.equal((await get(own.token, 'xyz')).statusCode, 400);
+  });
+
   test('bad input is a small 400', async () => {
     for (const url of [`/api/player/xyz/auctions`, `/api/player/${'g'.repeat(32)}/bids`, `/api/player/${SELLER}1/name`, '/api/search/player/a%20b', `/api/search/player/${'a'.repeat(17)}`, `/api/player/${SELLER}/auctions?page=-1`]) {
       const res = await t.app.inject(url);

@@ -231,6 +231,12 @@ describeEachBackend('conformance on simulator data', (fixture) => {
       if (list.length > 0) nonEmpty++;
     }
     assert.ok(nonEmpty >= 6, `${nonEmpty} of ${feeds.length} feeds had elements to check`);
+    // GetApiPriceAttributes200: {[attribute]: {[level]: number}}, from the variants the attribute flips rolled up.
+    const attributes = ok(await get('/api/price/attributes'), 'price/attributes') as Record<string, Record<string, number>>;
+    for (const levels of Object.values(attributes)) for (const [level, price] of Object.entries(levels)) assert.ok(/^\d+$/.test(level) && typeof price === 'number' && price > 0);
+    const single = t.app.market.flips.attributeVariants.filter((v) => Object.keys(v.mods.attributes).length === 1);
+    assert.equal(Object.keys(attributes).length, new Set(single.map((v) => Object.keys(v.mods.attributes)[0])).size, 'every attribute sold alone has prices');
+    checked.set('/api/price/attributes', Object.keys(attributes).length);
     const when = ok(await get('/api/flip/update/when'), 'update/when');
     assert.match(String(when), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
   });
@@ -269,6 +275,14 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     if (bidder) await check(`/api/player/${bidder}/bids`, 'BidResult', { list: true });
     await t.store.playerNames.record([{ playerUuid: seller, name: 'ConformanceSeller' }], 'upstream', t.clock.now());
     await check('/api/search/player/conformance', 'PlayerResult', { list: true });
+    // PostApiPlayerNames200: {[uuid]: name}.
+    const playerNames = ok(await t.app.inject({ method: 'POST', url: '/api/player/names', payload: [seller] }), 'player/names');
+    assert.deepEqual(playerNames, { [seller]: 'ConformanceSeller' });
+    checked.set('/api/player/names', 1);
+    // The export of the verified player's sales (the Premium+ account verified 0123…ef): SoldAuction[].
+    const verified = '0123456789abcdef0123456789abcdef';
+    await t.store.auctions.recordSales([{ ...(await t.store.kysely.selectFrom('auctions').selectAll().where('state', '=', 'sold').limit(1).executeTakeFirstOrThrow()), uuid: randomUUID().replace(/-/g, ''), seller: verified }], [], { name: 'auctions_ended', lastUpdated: t.clock.now(), storedAt: t.clock.now(), records: 1, source: 'upstream' });
+    await check(`/api/player/${verified}/auctions/export`, 'SoldAuction', { list: true, headers: auth['premium_plus'] });
     const mixed = await check<Array<{ type: string }>>('/api/search/conformance?limit=10', 'SearchResultItem', { list: true });
     assert.ok(mixed.some((h) => h.type === 'player'), 'a player hit, with a Tier');
     for (const { tag } of items.slice(0, 200)) conforms(ok(await get(`/api/item/${encodeURIComponent(tag)}/details`), tag), 'SkyblockItem', `${tag} details`);
@@ -304,6 +318,10 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     assert.equal(current.isAh, false);
     assert.ok(Math.abs(current.buy - buy) < 1e-6, `${current.buy} vs ${buy}`);
     assert.equal(current.available, snap.instantBuySide.reduce((a, l) => a + l.amount, 0));
+    const changes = ok(await get(`/api/prices/change?itemTags=${tag}&itemTags=${product}`), 'prices/change') as Record<string, unknown>;
+    assert.deepEqual(Object.keys(changes).sort(), [tag, product].sort());
+    for (const [k, v] of Object.entries(changes)) conforms(v, 'DropStatistic', `prices/change ${k}`);
+    checked.set('/api/prices/change', 2);
     const neu = ok(await get(`/api/pricehistory?item=${product}`), 'pricehistory') as Record<string, { b: number; s?: number }>;
     for (const [k, v] of Object.entries(neu)) assert.ok(!Number.isNaN(Date.parse(k)) && typeof v.b === 'number' && typeof v.s === 'number');
   });

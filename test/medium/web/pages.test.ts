@@ -186,6 +186,15 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const lower = await get('/item/no_such_item_ever');
     assert.equal(lower.statusCode, 404);
     assert.equal(lower.json().slug, 'item_not_found');
+    // A browser gets the site's 404 page, with the search box, not a problem body.
+    for (const url of ['/item/NOT_A_REAL_ITEM', '/bazaar/NOT_A_REAL_ITEM']) {
+      const page = await get(url, { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
+      assert.equal(page.statusCode, 404, url);
+      assert.match(String(page.headers['content-type']), /^text\/html/, url);
+      assert.match(page.body, /<form class="search" action="\/" method="get" role="search">/, url);
+      assert.match(page.body, /id="q404" name="q" type="search"[^>]*value="not a real item"/, url);
+      assert.match(page.body, /NOT_A_REAL_ITEM/);
+    }
     const range = await get(`/item/${s.item}?range=decade`);
     assert.equal(range.statusCode, 400);
     assert.match(range.headers['content-type'] as string, /application\/problem\+json/);
