@@ -102,12 +102,13 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     const status = error instanceof HttpProblem ? error.status : error instanceof UnknownTagError ? 404 : undefined;
     if (status !== 404 || !wantsHtml(request)) throw error;
     const raw = (request.params as { tag?: string } | undefined)?.tag ?? '';
-    const html = renderPage('not-found', context(request), { title: 'Not found · skymarket', description: 'No such page.', path: request.url.split('?')[0]! }, {
+    const simulated = (await services.dataSource.current()) === 'simulator';
+    const html = renderPage('not-found', context(request, simulated), { title: 'Not found · skymarket', description: 'No such page.', path: request.url.split('?')[0]! }, {
       detail: raw ? `skymarket knows no item or bazaar product called “${raw.slice(0, 80)}”.` : 'There is no page here.',
       q: raw.replace(/_/g, ' ').toLowerCase().slice(0, 80),
       now: clock.now(),
     });
-    return reply.code(404).type(HTML).header('cache-control', 'no-store').send(html);
+    return reply.code(404).type(HTML).headers(PAGE_SECURITY_HEADERS).header('cache-control', 'no-store').send(html);
   });
   const { services, clock } = app;
   let assets: AssetSet | undefined;

@@ -172,7 +172,7 @@ describeEachBackend('bulk averages of a store without sales or listings', (fixtu
 
   test('hours rolled up but nothing in them: 404 no_averages, as docs/mods.md says, not an empty file', async () => {
     const now = t.clock.now();
-    const rollups = t.app.market.priceRollups;
+    const rollups = priceRollupsOf(t);
     await rollups.recordLowestBins(now - 2 * HOUR_MS);
     await rollups.catchUp(now);
     for (const url of ['/neu/auction_averages/1day.json', '/neu/auction_averages_lbin/3day.json', '/resources/auctions/neu/average-lbin/7day']) {
