@@ -41,7 +41,8 @@ async function cruise(files: Record<string, string>): Promise<{ code: number; ou
  * fits in one tree and dependency-cruiser runs once for all of them.
  */
 function apart(i: number, files: Record<string, string>): Record<string, string> {
-  const stems = Object.keys(files).map((path) => /([^/]+)\.ts$/.exec(path)![1]!);
+  // Only the stems cases share (a, b) are renamed: a file named for a rule (src/spine/redis.ts) keeps its name.
+  const stems = Object.keys(files).map((path) => /([^/]+)\.ts$/.exec(path)![1]!).filter((stem) => stem === 'a' || stem === 'b');
   const rename = (text: string) => stems.reduce((t, stem) => t.replaceAll(`/${stem}.ts`, `/${stem}_${i}.ts`), text);
   return Object.fromEntries(Object.entries(files).map(([path, source]) => [rename(`/${path}`).slice(1), rename(source)]));
 }
@@ -129,7 +130,7 @@ describe('faces call services, not the store or the market', () => {
 
 describe('the market only reads', () => {
   it('no module under src/market/ calls a rollup writer (imports of jobs/ are checked above; calls are checked here)', () => {
-    const dir = join(import.meta.dirname, '../../src/market');
+    const dir = join(import.meta.dirname, '../../../src/market');
     const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
     assert.ok(files.includes('sales-rollups.ts') && files.includes('flips.ts'), 'the rollup readers are checked');
     for (const file of files) {
