@@ -8,6 +8,8 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+// The generated clients are TypeScript: the test runner runs bundled JavaScript, so they are loaded through tsx.
+import { tsImport } from 'tsx/esm/api';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -20,7 +22,7 @@ const TSC = fileURLToPath(new URL('../../../node_modules/typescript/bin/tsc', im
 const ROUTE = '/api/auctions/tag/{itemTag}/active/bin';
 
 /** The caller over the openapi-typescript types: the types decide what may be sent and what comes back. */
-const TYPED_CALLER = `import type { paths } from '../../http/schema.ts';
+const TYPED_CALLER = `import type { paths } from './schema.ts';
 type Op = paths['${ROUTE}']['get'];
 export type Query = NonNullable<Op['parameters']['query']>;
 export type LowestBins = Op['responses'][200]['content']['application/json'];
@@ -33,8 +35,8 @@ export async function lowestBins(origin: string, itemTag: Op['parameters']['path
 `;
 
 /** What the test calls, typed by the generated code; tsc checks these calls as a client author's code would be. */
-const USAGE = `import { getAuctionsTagByItemTagActiveBin, FilterRarityParameter } from '../../http/orval.ts';
-import { lowestBins, type Query } from '../../http/typed.ts';
+const USAGE = `import { getAuctionsTagByItemTagActiveBin, FilterRarityParameter } from './orval.ts';
+import { lowestBins, type Query } from './typed.ts';
 export async function withOrval(itemTag: string) {
   return getAuctionsTagByItemTagActiveBin(itemTag, { Rarity: FilterRarityParameter.LEGENDARY, Stars: '0-5', Bin: true });
 }
@@ -94,7 +96,7 @@ describe('clients generated from the OpenAPI document', () => {
   });
 
   it('call the lowest BINs with a typed Rarity filter and get only the legendary ones', async () => {
-    const usage = (await import(pathToFileURL(join(dir.path, 'usage.ts')).href)) as {
+    const usage = (await tsImport(pathToFileURL(join(dir.path, 'usage.ts')).href, import.meta.url)) as {
       withOrval(tag: string): Promise<{ status: number; data: unknown }>;
       withTypes(origin: string, tag: string): Promise<{ status: number; body: unknown }>;
     };
@@ -108,7 +110,7 @@ describe('clients generated from the OpenAPI document', () => {
   });
 
   it('still get 400 unknown_filter for a filter the engine does not know, sent through the orval client', async () => {
-    const client = (await import(pathToFileURL(join(dir.path, 'orval.ts')).href)) as {
+    const client = (await tsImport(pathToFileURL(join(dir.path, 'orval.ts')).href, import.meta.url)) as {
       getAuctionsTagByItemTagActiveBin(tag: string, params: Record<string, unknown>): Promise<{ status: number; data: { slug?: string; filter?: string } }>;
     };
     const res = await client.getAuctionsTagByItemTagActiveBin('HYPERION', { Frobnicate: '1' });
