@@ -272,6 +272,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
               }
               // Older snapshots and past elections arrived after the flip engine's first load.
               await market?.flips.historyReplayed();
+              // The averages files gain the history's hours (its lowest BINs and sales) at the same rolled-up hour.
+              market?.bulkPrices.historyReplayed();
               // Stopped part-way, the marker stays and the next start loads the history again.
               if (!r.complete) return;
               rmSync(historyMarker, { force: true });

@@ -1,10 +1,14 @@
 /**
  * GameData from the built-in catalog the simulator uses: the fallback when no NEU repository
  * is configured or synced. Its recipes are the catalog's simplified `craftedFrom` chains
- * (e.g. 160 Wheat → Enchanted Wheat); they match the simulated market, not the real game.
+ * (e.g. 160 Wheat → Enchanted Wheat); they match the simulated market, not the real game. Its
+ * forge recipes and Kat upgrades are real: a few of the NEU repository's (builtin/neu-recipes.ts),
+ * for items and pets the simulator trades, so the demo's Forge and Kat flips have data.
  */
 import { AUCTION_ITEMS, BAZAAR_PRODUCTS } from './builtin/catalog.ts';
-import { GRID_SLOTS, type GameData, type GameItem, type GridSlot, type Recipe } from './types.ts';
+import { NEU_FORGE_RECIPES, NEU_KAT_UPGRADES } from './builtin/neu-recipes.ts';
+import { forgeRecipe, katUpgrade, petName } from './neu.ts';
+import { GRID_SLOTS, type GameData, type GameItem, type GridSlot, type KatUpgrade, type Recipe } from './types.ts';
 
 export function builtinGameData(): GameData {
   const items = new Map<string, GameItem>();
@@ -22,6 +26,18 @@ export function builtinGameData(): GameData {
     if (items.has(a.key)) continue;
     items.set(a.key, { tag: a.key, sourceId: a.key, name: a.name, tier: a.tier, material: a.material, requirements: [] });
   }
+  // The catalog's ids are NEU's for these items and materials: an unknown one is left out.
+  const resolve = (id: string) => (items.has(id) ? id : undefined);
+  const unknown = () => {};
+  for (const { output, recipe } of NEU_FORGE_RECIPES) {
+    const r = forgeRecipe({ ...recipe }, output, resolve, unknown);
+    if (r && items.has(output)) recipes.set(output, [...(recipes.get(output) ?? []), r]);
+  }
+  const katUpgrades: KatUpgrade[] = [];
+  for (const raw of NEU_KAT_UPGRADES) {
+    const k = katUpgrade({ ...raw }, resolve, unknown);
+    if (k) katUpgrades.push({ ...k, name: petName(items.get(k.petTag)?.name ?? k.name) });
+  }
   return {
     source: { kind: 'builtin', path: null, version: null },
     items,
@@ -33,7 +49,7 @@ export function builtinGameData(): GameData {
     attributeShards: [],
     georgePrices: new Map(),
     unresolved: [],
-    katUpgrades: [],
+    katUpgrades,
   };
 }
 

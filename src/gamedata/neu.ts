@@ -273,7 +273,7 @@ function gridRecipe(raw: Record<string, unknown>, output: string, resolve: Resol
   return { type: 'crafting', output, count, inputs: toIngredients(inputs), currencies: [], grid };
 }
 
-function forgeRecipe(raw: Record<string, unknown>, output: string, resolve: Resolve, unknown: (id: string) => void): Recipe | undefined {
+export function forgeRecipe(raw: Record<string, unknown>, output: string, resolve: Resolve, unknown: (id: string) => void): Recipe | undefined {
   if (!Array.isArray(raw.inputs)) return undefined;
   const inputs = new Map<string, number>();
   const currencies: CurrencyCost[] = [];
@@ -316,7 +316,7 @@ function petId(id: unknown): { name: string; tier: string } | undefined {
 }
 
 /** `{ type: "katgrade", input: "BEE;3", output: "BEE;4", coins, time, items: ["TAG:n"] }`. */
-function katUpgrade(raw: Record<string, unknown>, resolve: Resolve, unknown: (id: string) => void): KatUpgrade | undefined {
+export function katUpgrade(raw: Record<string, unknown>, resolve: Resolve, unknown: (id: string) => void): KatUpgrade | undefined {
   const from = petId(raw.input);
   const to = petId(raw.output);
   if (!from || !to || from.name !== to.name || from.tier === to.tier) return undefined;
@@ -338,7 +338,7 @@ function katUpgrade(raw: Record<string, unknown>, resolve: Resolve, unknown: (id
 }
 
 /** A pet's display name without NEU's level placeholder ("[Lvl {LVL}] Bee" → "Bee"). */
-function petName(display: string): string {
+export function petName(display: string): string {
   return display.replace(/^\[Lvl[^\]]*\]\s*/, '');
 }
 

@@ -130,7 +130,7 @@ export interface GameData {
   /** George's pet offers: NEU pet id (`NAME;RARITY`) → coins */
   georgePrices: ReadonlyMap<string, number>;
   unresolved: readonly UnresolvedIngredient[];
-  /** Kat's pet rarity upgrades (NEU `katgrade` recipes); empty for the builtin catalog */
+  /** Kat's pet rarity upgrades (NEU `katgrade` recipes; the builtin catalog's: a few of them, builtin/neu-recipes.ts) */
   katUpgrades: readonly KatUpgrade[];
   /** XP per level (not cumulative) for skills, from NEU constants/leveling.json; absent for the builtin catalog */
   leveling?: LevelingTables;

@@ -26,6 +26,8 @@ export class EndedIngester {
     private readonly ctx: IngestContext,
     /** told about every sale so the auctions ingester does not expire it later */
     private readonly onSold: (uuid: string) => void = () => {},
+    /** told about the rows of every stored page (the history replay records its lowest BINs from them) */
+    private readonly onStored: (rows: readonly AuctionsTable[]) => void = () => {},
   ) {}
 
   async pollOnce(): Promise<SalesResult | 'unchanged'> {
@@ -72,6 +74,7 @@ export class EndedIngester {
       source: feedSource(this.ctx),
     });
     for (const uuid of rows.keys()) this.onSold(uuid);
+    this.onStored([...rows.values()]);
     this.lastUpdated = page.lastUpdated;
     this.ctx.metrics.records.inc({ feed: 'auctions_ended', outcome: 'stored' }, rows.size);
     this.ctx.metrics.cycles.inc({ feed: 'auctions_ended', outcome: 'applied' });

@@ -1,7 +1,14 @@
 /**
  * Replays past upstream payloads (the simulator's backfill) through the same apply
  * path as live polling, with ingesters of its own so the live feeds keep their state.
+ * The history has no auction snapshots, but each BIN it sold was a listing on the auction house
+ * from its start to its sale: those listings give each history hour its recorded lowest BIN, as
+ * the jobs record it each minute from the active listings live (jobs/price-rollups.ts), so the
+ * averages files have data from the first minute.
  */
+import { bucketOf, HOUR_MS } from '../domain/prices.ts';
+import { LowestBins } from '../domain/lowest-bins.ts';
+import type { AuctionsTable } from '../store/schema.ts';
 import { BazaarIngester } from './bazaar.ts';
 import type { IngestContext } from './context.ts';
 import { EndedIngester } from './ended.ts';
@@ -24,7 +31,8 @@ export interface HistoryResult {
 export async function ingestHistory(batches: Iterable<HistoryBatch>, ctx: IngestContext): Promise<HistoryResult> {
   const started = performance.now();
   const bazaar = new BazaarIngester(ctx, { fresh: true });
-  const ended = new EndedIngester(ctx);
+  const bins = new HistoryBins();
+  const ended = new EndedIngester(ctx, undefined, (rows) => bins.add(rows));
   const resources = new ResourcesIngester(ctx);
   let snapshots = 0;
   let sales = 0;
@@ -43,12 +51,56 @@ export async function ingestHistory(batches: Iterable<HistoryBatch>, ctx: Ingest
       const result = await ended.apply(payload);
       if (result !== 'unchanged') sales += result.sales;
     }
+    // An hour's record, once the replay has passed it (later sales listed in it are written then).
+    if (bins.hourPassed()) await bins.flush(ctx);
     // Let requests in between batches: the API serves while history loads.
     await new Promise((resolve) => setImmediate(resolve));
   }
+  await bins.flush(ctx);
   // A replay is a bulk load: fresh planner statistics now, not when autovacuum comes round
   // (PostgreSQL; without them the sold-history reads pick the wrong indexes).
   const analyzed = await ctx.store.statistics.refresh({ outdated: true });
   if (analyzed.length > 0) ctx.logger.info({ tables: analyzed }, 'history: planner statistics refreshed');
   return { snapshots, sales, elections, ms: Math.round(performance.now() - started) };
+}
+
+/**
+ * The lowest BIN per history hour of the BIN listings the replayed sales were: a listing counts
+ * in every hour from its start (not before the history's first hour) to its sale. Written per hour
+ * with the store's keep-the-lower upsert, so a replay taken twice and the live record agree.
+ */
+class HistoryBins {
+  private first: number | undefined;
+  /** the newest sale time replayed */
+  latest = 0;
+  private readonly hours = new Map<number, LowestBins>();
+
+  add(rows: readonly AuctionsTable[]): void {
+    for (const r of rows) {
+      if (r.sold_at === null) continue;
+      this.first ??= bucketOf(r.sold_at, HOUR_MS);
+      if (r.sold_at > this.latest) this.latest = r.sold_at;
+      if (!r.bin || r.start_at === null || !(r.starting_bid > 0)) continue;
+      const flatNbt = typeof r.flat_nbt === 'string' ? (JSON.parse(r.flat_nbt) as Record<string, string>) : (r.flat_nbt ?? {});
+      const listing = { uuid: r.uuid, tag: r.tag, tier: r.tier, flatNbt, startingBid: r.starting_bid, count: r.count, end: r.sold_at };
+      for (let h = Math.max(this.first, bucketOf(r.start_at, HOUR_MS)); h <= r.sold_at; h += HOUR_MS) {
+        let lowest = this.hours.get(h);
+        if (!lowest) this.hours.set(h, (lowest = new LowestBins()));
+        lowest.add(listing);
+      }
+    }
+  }
+
+  private flushedIn = 0;
+
+  /** Whether the replay has reached another hour since the last flush. */
+  hourPassed(): boolean {
+    return bucketOf(this.latest, HOUR_MS) > this.flushedIn;
+  }
+
+  async flush(ctx: IngestContext): Promise<void> {
+    for (const [hour, lowest] of this.hours) await ctx.store.priceRollups.recordBins(hour, lowest.cells());
+    this.hours.clear();
+    this.flushedIn = bucketOf(this.latest, HOUR_MS);
+  }
 }

@@ -14,20 +14,15 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { PriceRollupState } from '../store/repositories/price-rollups.ts';
-import { ALL_VARIANTS, bucketOf, cellOf, DAY_MS, HOUR_MS, MINUTE_MS, priceVariantKey, type PricedSale, type PriceVariantSource } from '../domain/prices.ts';
+import { ALL_VARIANTS, bucketOf, cellOf, DAY_MS, HOUR_MS, MINUTE_MS, priceVariantKey, type PricedSale } from '../domain/prices.ts';
+import { LowestBins, type BinListing } from '../domain/lowest-bins.ts';
+
+export { LowestBins, type BinListing };
 
 /** An hour is rolled up this long after it ends: sales reach the store up to a minute late. */
 export const PRICE_ROLLUP_GRACE_MS = 10 * MINUTE_MS;
 /** How often the rollup catches up and the lowest BINs are recorded. */
 export const PRICE_ROLLUP_INTERVAL_MS = MINUTE_MS;
-
-/** An active BIN listing without bids, as the lowest-BIN record reads it. */
-export interface BinListing extends PriceVariantSource {
-  uuid: string;
-  startingBid: number;
-  count: number;
-  end: number;
-}
 
 /** Every active BIN listing without bids that has not ended at `now`, in chunks, in any order. */
 export type ActiveBinSource = (now: number) => AsyncIterable<readonly BinListing[]>;
@@ -136,41 +131,6 @@ export class PriceRollupJob {
     await this.store.priceRollups.recordBins(bucketOf(now, HOUR_MS), bins);
     return bins.length;
   }
-}
-
-/**
- * The lowest unit price per tag and variant ('' = the whole tag) of listings seen in any order. Of
- * two listings at the same unit price the one listed first cheapest-first (starting bid, then end,
- * then uuid) is kept, so the store and the view record the same uuid.
- */
-export class LowestBins {
-  private readonly best = new Map<string, { tag: string; variant: string; unit: number; l: BinListing }>();
-
-  add(l: BinListing): void {
-    const unit = l.startingBid / Math.max(1, l.count);
-    if (!(unit > 0)) return;
-    this.keep(l, ALL_VARIANTS, unit);
-    const variant = priceVariantKey(l);
-    if (variant !== ALL_VARIANTS) this.keep(l, variant, unit);
-  }
-
-  private keep(l: BinListing, variant: string, unit: number): void {
-    const key = `${l.tag}\u0000${variant}`;
-    const e = this.best.get(key);
-    if (!e) this.best.set(key, { tag: l.tag, variant, unit, l });
-    else if (unit < e.unit || (unit === e.unit && listedBefore(l, e.l))) {
-      e.unit = unit;
-      e.l = l;
-    }
-  }
-
-  cells(): Array<{ tag: string; variant: string; lowest: number; uuid: string }> {
-    return [...this.best.values()].map((e) => ({ tag: e.tag, variant: e.variant, lowest: e.unit, uuid: e.l.uuid }));
-  }
-}
-
-function listedBefore(a: BinListing, b: BinListing): boolean {
-  return a.startingBid - b.startingBid < 0 || (a.startingBid === b.startingBid && (a.end < b.end || (a.end === b.end && a.uuid < b.uuid)));
 }
 
 /** A sale as the rollup reads it (store.flipInputs.soldBetween rows). */

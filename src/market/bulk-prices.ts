@@ -157,9 +157,11 @@ export class BulkPrices {
   private current: { version: number; build: BulkBuild } | undefined;
   private bazaar: { feed: number; build: BazaarBuild | undefined } | undefined;
   private bazaarBuilding: Promise<BazaarBuild | undefined> | undefined;
-  private averages: { rolledTo: number; build: AveragesBuild | undefined } | undefined;
+  private averages: { key: string; build: AveragesBuild | undefined } | undefined;
   private averagesBuilding: Promise<AveragesBuild | undefined> | undefined;
-  private averagesBuildingFor = -1;
+  private averagesBuildingFor = '';
+  /** histories replayed: the rollups were redone up to the same hour, with more in them */
+  private replays = 0;
   private tooltip: { key: string; build: TooltipBuild } | undefined;
   private tooltipBuilding: Promise<TooltipBuild> | undefined;
   private craftCosts: { builtAt: number; costs: Map<string, number> } | undefined;
@@ -220,22 +222,31 @@ export class BulkPrices {
   }
 
   /**
+   * Replayed history was stored and rolled up again (jobs/index.ts historyReplayed): the averages
+   * are rebuilt at the next request even though the rollups reach the same hour as before.
+   */
+  historyReplayed(): void {
+    this.replays++;
+  }
+
+  /**
    * The averages files of the last rolled-up hour (undefined before any hour is), rebuilt when the
    * rollups have closed another: one state lookup per call.
    */
   async averagesBuild(): Promise<AveragesBuild | undefined> {
     const { rolledTo } = await this.options.store.priceRollups.state();
-    if (this.averages?.rolledTo === rolledTo) return this.averages.build;
+    const key = `${rolledTo}|${this.replays}`;
+    if (this.averages?.key === key) return this.averages.build;
     // A build in flight for an older state (the check timer's, while the rollup job rolled another
     // hour) is not this state's: wait for it, then build again.
-    if (this.averagesBuilding && this.averagesBuildingFor !== rolledTo) {
+    if (this.averagesBuilding && this.averagesBuildingFor !== key) {
       await this.averagesBuilding.catch(() => undefined);
       return this.averagesBuild();
     }
-    this.averagesBuildingFor = rolledTo;
+    this.averagesBuildingFor = key;
     this.averagesBuilding ??= this.computeAverages(rolledTo)
       .then((build) => {
-        this.averages = { rolledTo, build };
+        this.averages = { key, build };
         return build;
       })
       .finally(() => (this.averagesBuilding = undefined));
@@ -303,7 +314,7 @@ export class BulkPrices {
       this.bazaarBuild(),
       this.options.craft && this.options.game ? this.options.craft.current() : undefined,
     ]);
-    const key = `${lbin.builtAt}|${averages?.to}|${bazaar?.snapshotAt}|${craft?.builtAt}|${this.options.catalog?.size}`;
+    const key = `${lbin.builtAt}|${averages?.to}|${this.replays}|${bazaar?.snapshotAt}|${craft?.builtAt}|${this.options.catalog?.size}`;
     if (this.tooltip?.key === key) return this.tooltip.build;
     this.tooltipBuilding ??= Promise.resolve()
       .then(() => {
