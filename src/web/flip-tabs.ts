@@ -12,6 +12,8 @@ export interface Column {
   key: string;
   label: string;
   kind: CellKind;
+  /** a detail left out on phones, where the tab has more columns than 390 px hold (the JSON keeps it) */
+  wideOnly?: boolean;
 }
 
 export interface FlipRow {
@@ -35,6 +37,7 @@ interface Tab {
 }
 
 const c = (key: string, label: string, kind: CellKind = 'coins'): Column => ({ key, label, kind });
+const wide = (column: Column): Column => ({ ...column, wideOnly: true });
 
 export const FLIP_TABS = {
   spread: {
@@ -102,7 +105,7 @@ export const FLIP_TABS = {
     label: 'Kat',
     api: '/api/kat/profit',
     note: 'Buy a pet as the cheapest BIN, have Kat raise its rarity, sell it at the lowest BIN of the higher rarity after the auction fee.',
-    columns: [c('rarities', 'Upgrade', 'text'), c('purchaseCost', 'Pet costs'), c('upgradeCost', 'Kat asks'), c('materialCost', 'Materials'), c('referencePrice', 'Sells at'), c('hours', 'Hours', 'number'), c('profit', 'Profit')],
+    columns: [c('rarities', 'Upgrade', 'text'), c('purchaseCost', 'Pet costs'), wide(c('upgradeCost', 'Kat asks')), wide(c('materialCost', 'Materials')), c('referencePrice', 'Sells at'), c('hours', 'Hours', 'number'), c('profit', 'Profit')],
     feed: (s) => s.kat(),
     subject: (f) => ({
       tag: f.coreData.itemTag,

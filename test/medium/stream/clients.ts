@@ -1,6 +1,7 @@
 /** Feed clients for the stream tests and the benchmark: SSE over fetch, a stalled raw socket, WebSocket. */
 import { connect, type Socket } from 'node:net';
 import { WebSocket } from 'ws';
+import type { DraftEvent } from '../../../src/domain/stream-events.ts';
 
 export interface FeedEvent {
   id?: string;
@@ -123,4 +124,23 @@ export function openWs(url: string, headers: Record<string, string> = {}): Promi
     socket.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode })));
     socket.once('error', reject);
   });
+}
+
+/** A hand-made `auction.new` event for tests that publish to the hub directly (the item name pads its size). */
+export function syntheticNew(uuid: string, itemName = 'Synthetic'): DraftEvent {
+  return {
+    topic: 'auction.new',
+    time: Date.now(),
+    uuid,
+    tag: 'SYNTHETIC',
+    variant: null,
+    price: 1,
+    bin: true,
+    startingBid: 1,
+    highestBid: 0,
+    seller: 'synthetic',
+    start: null,
+    end: Date.now() + 60_000,
+    item: { itemName, count: 1, tier: null, reforge: null, itemUid: null, itemCreatedAt: null, enchantments: {}, flatNbt: {} },
+  };
 }

@@ -12,28 +12,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { DraftEvent } from '../../../src/domain/stream-events.ts';
 import { LOSS_WARNING_MS } from '../../../src/services/stream.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
-import { openSse, waitUntil, type SseClient } from './clients.ts';
+import { openSse, syntheticNew, waitUntil, type SseClient } from './clients.ts';
 
-function draft(uuid: string): DraftEvent {
-  return {
-    topic: 'auction.new',
-    time: Date.now(),
-    uuid,
-    tag: 'SYNTHETIC',
-    variant: null,
-    price: 1,
-    bin: true,
-    startingBid: 1,
-    highestBid: 0,
-    seller: 'synthetic',
-    start: null,
-    end: Date.now() + 60_000,
-    item: { itemName: 'Synthetic', count: 1, tier: null, reforge: null, itemUid: null, itemCreatedAt: null, enchantments: {}, flatNbt: {} },
-  };
-}
 
 describe('live feeds: ids the ring cannot serve get a gap [one process]', () => {
   let t: TestApp;
@@ -55,14 +37,14 @@ describe('live feeds: ids the ring cannot serve get a gap [one process]', () => 
 
   it('an id from the future gets a gap, then the live events', async () => {
     const hub = t.app.services.stream.hub;
-    await hub.publish([draft('a')]);
+    await hub.publish([syntheticNew('a')]);
     const now = t.clock.now();
     const future = `${now + 3_600_000}-0-0`;
     const client = await sse({ 'last-event-id': future });
     await client.waitFor((e) => e.length >= 1);
     assert.equal(client.events[0]!.topic, 'gap');
     assert.equal(client.events[0]!['lastEventId'], future);
-    await hub.publish([draft('b')]);
+    await hub.publish([syntheticNew('b')]);
     await client.waitFor((e) => e.some((x) => x['uuid'] === 'b'), 15_000, 'the live event after the gap');
   });
 
@@ -76,7 +58,7 @@ describe('live feeds: ids the ring cannot serve get a gap [one process]', () => 
   it('an id the ring holds still resumes exactly', async () => {
     const hub = t.app.services.stream.hub;
     const first = hub.lastId()!;
-    await hub.publish([draft('c')]);
+    await hub.publish([syntheticNew('c')]);
     const client = await sse({ 'last-event-id': first });
     await client.waitFor((e) => e.some((x) => x['uuid'] === 'c'));
     assert.equal(client.events.some((e) => e.topic === 'gap'), false);
@@ -148,17 +130,17 @@ describe('live feeds: events lost while Redis was away [own redis-server]', { ti
 
   it('clients get a gap before the first event after the outage; health warns while it lasts and clears after; logged once each way', async () => {
     const hub = t.app.services.stream.hub;
-    await hub.publish([draft('before')]);
+    await hub.publish([syntheticNew('before')]);
     const live = await openSse(`${base}/api/stream`);
     clients.push(live);
-    await hub.publish([draft('seen')]);
+    await hub.publish([syntheticNew('seen')]);
     await live.waitFor((e) => e.some((x) => x['uuid'] === 'seen'));
     const lastSeen = live.events.find((x) => x['uuid'] === 'seen')!.id!;
     assert.deepEqual(await feedWarnings(), []);
 
     await redis.stop();
     // Published while Redis is away: lost.
-    await assert.rejects(hub.publish([draft('lost')]));
+    await assert.rejects(hub.publish([syntheticNew('lost')]));
     let warned: string[] = [];
     const deadline = Date.now() + 30_000;
     while (!(warned = await feedWarnings()).some((w) => /Redis unreachable since/.test(w))) {
@@ -173,7 +155,7 @@ describe('live feeds: events lost while Redis was away [own redis-server]', { ti
     const until = Date.now() + 30_000;
     for (;;) {
       try {
-        await hub.publish([draft('after')]);
+        await hub.publish([syntheticNew('after')]);
         break;
       } catch {
         assert.ok(Date.now() < until, 'publishing again once Redis is back');

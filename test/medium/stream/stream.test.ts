@@ -21,7 +21,7 @@ import { IN_CI, POSTGRES_TEST_URL, dropSchema, postgresUnavailable, uniqueSchema
 import { testIngestContext } from '../../helpers/ingest-context.ts';
 import { dropRedisPrefix, probeRedis } from '../../helpers/services.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
-import { openSse, openWs, stalledClient, waitUntil, type FeedEvent } from './clients.ts';
+import { openSse, openWs, stalledClient, syntheticNew, waitUntil, type FeedEvent } from './clients.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 const redisUnavailable = await probeRedis(REDIS_URL);
@@ -441,23 +441,6 @@ function compare(a: string, b: string): number {
   return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
 }
 
-function syntheticNew(uuid: string, padding: string): DraftEvent {
-  return {
-    topic: 'auction.new',
-    time: Date.now(),
-    uuid,
-    tag: 'SYNTHETIC',
-    variant: null,
-    price: 1,
-    bin: true,
-    startingBid: 1,
-    highestBid: 0,
-    seller: 'synthetic',
-    start: null,
-    end: Date.now() + 60_000,
-    item: { itemName: padding, count: 1, tier: null, reforge: null, itemUid: null, itemCreatedAt: null, enchantments: {}, flatNbt: {} },
-  };
-}
 
 describe('live feeds: connections per account, raised by tier [sqlite]', () => {
   let t: TestApp;
