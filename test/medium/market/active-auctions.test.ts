@@ -6,6 +6,7 @@ import { ActiveAuctionsView } from '../../../src/market/active-auctions.ts';
 import { Store } from '../../../src/store/index.ts';
 import { listing, realRows, sale, storeGeneration, storeSales } from '../../helpers/auctions.ts';
 import { describeEachBackend, openTestStore } from '../../helpers/databases.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
 import type { ChangeSource } from '../../../src/spine/index.ts';
 import { Followers } from '../../../src/spine/follower.ts';
@@ -138,7 +139,7 @@ describe('active auctions view as a projection of the spine (another process\'s 
       assert.equal(view.get(third.uuid), undefined, 'the lost change never arrived');
       const fourth = listing(NOW, { starting_bid: 4 });
       await storeGeneration(writer, NOW + 3, [fourth]);
-      await waitFor(() => followers.behind().length === 0 && view.get(third.uuid) !== undefined);
+      await waitUntil(() => followers.behind().length === 0 && view.get(third.uuid) !== undefined, 2000, 'the view to catch up with the spine');
       assert.deepEqual(view.lowestBin('HYPERION', all, 10).map((x) => x.uuid), [third.uuid, fourth.uuid, second.uuid]);
       assert.deepEqual(followers.all[0]!.resyncs, { 'seq-jump': 1 });
       assert.equal(view.listingsLoaded, loaded + 3, 'the resync read the active listings once');
@@ -149,14 +150,6 @@ describe('active auctions view as a projection of the spine (another process\'s 
   });
 });
 
-/** Polls `condition` until it holds (2 s at most). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 2000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describeEachBackend('active auctions view: binRows for the attribute flips', (fixture) => {
   it('returns the same rows as the store query the flips read before (bids, ended, non-BIN, missing start)', async () => {

@@ -6,6 +6,7 @@ import { FlipEngine } from '../../../src/market/flips.ts';
 import { ManualClock } from '../../../src/clock.ts';
 import { listing } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const T = Date.UTC(2026, 10, 23, 10, 0, 0);
 const MIN = 60_000;
@@ -124,20 +125,12 @@ describeEachBackend('flip inputs repository', (fixture) => {
       engine.start();
       await store.bazaar.insertSnapshot([snap('SPINE_X', T2, 110, 100, 168 * 10)], feed(T2));
       const x = () => engine.bazaar?.spread.find((f) => f.flip.itemTag === 'SPINE_X');
-      await waitFor(() => x()?.flip.buyPrice === 110);
+      await waitUntil(() => x()?.flip.buyPrice === 110, 10_000, 'the flips of the new snapshot');
       await store.bazaar.insertSnapshot([snap('SPINE_X', T2 + 20_000, 111, 100, 168 * 10)], feed(T2 + 20_000));
-      await waitFor(() => x()?.flip.buyPrice === 111);
+      await waitUntil(() => x()?.flip.buyPrice === 111, 10_000, 'the flips of the new snapshot');
     } finally {
       await engine.stop();
     }
   });
 });
 
-/** Polls `condition` until it holds (10 s at most). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

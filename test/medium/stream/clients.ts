@@ -22,13 +22,9 @@ export interface SseClient {
   close(): void;
 }
 
-export async function waitUntil(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { waitUntil } from '../../helpers/wait.ts';
+
+export { waitUntil };
 
 /** Opens an SSE connection and parses its events as they come. */
 export async function openSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
