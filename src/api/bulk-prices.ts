@@ -222,6 +222,32 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
     async (request, reply) => sendFile(reply, await bulk.tooltipFile(request.query.keys === 'hypixel' ? 'tooltip/hypixel' : 'tooltip/neu')),
   );
 
+  const NetworthQuery = Type.Object({
+    case: Type.Optional(
+      Type.Union([Type.Literal('lower'), Type.Literal('upper')], {
+        default: 'lower',
+        description: 'lower: the keys as SkyHelper-Networth 1.x and its kin look them up (hyperion, lvl_100_legendary_ender_dragon); upper: as SkyHelper-Networth 2.x does (HYPERION, LVL_100_LEGENDARY_ENDER_DRAGON)',
+      }),
+    ),
+  });
+  app.get<{ Querystring: Static<typeof NetworthQuery> }>(
+    '/api/prices/networth',
+    {
+      schema: {
+        tags: ['prices'],
+        summary:
+          'The price file networth libraries read: one flat map from id to coins per item (items, enchantment_<name>_<level>, essence_<type>, pets lvl_1_/lvl_100_/lvl_200_<tier>_<type>, skins _skinned_<skin>, runes, attribute shards …); see docs/mods.md',
+        querystring: NetworthQuery,
+        response: {
+          200: Type.Record(Type.String(), Type.Number(), { examples: [{ hyperion: 801_000_000, enchantment_ultimate_wise_5: 1_150_000, essence_wither: 2_350, lvl_100_legendary_ender_dragon: 640_000_000 }] }),
+          ...problemResponses(400),
+        },
+      },
+      config: { cache: CACHE_SECONDS, rateLimit: false },
+    },
+    async (request, reply) => sendFile(reply, await bulk.networthFile(request.query.case === 'upper' ? 'networth/upper' : 'networth/lower')),
+  );
+
   app.get<{ Querystring: Static<typeof KeysQuery> }>(
     '/api/bazaar/prices',
     {

@@ -13,6 +13,9 @@
  * - the averages over 1, 3 and 7 days, rebuilt when the price rollups (market/price-rollups.ts)
  *   close an hour: `neu/auction_averages_lbin/Nday` and `elite/average-lbin/Nday` (the mean of the
  *   hourly lowest BINs), `neu/auction_averages/Nday` (NEU's sales figures).
+ * - `networth/lower`, `networth/upper`: the flat map networth libraries read
+ *   (domain/networth-prices.ts), from the listings, the bazaar snapshot and the attribute sales;
+ *   rebuilt at the next request after any of them changed, as the tooltip file.
  */
 import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
@@ -29,6 +32,8 @@ import type { Store } from '../store/index.ts';
 import type { BazaarQuick } from '../domain/stream-events.ts';
 import type { ProductQuick } from '../store/repositories/market-prices.ts';
 import type { ActiveAuctionsView } from './active-auctions.ts';
+import { networthPrices, upperCaseKeys } from '../domain/networth-prices.ts';
+import type { AttributeVariantSales } from '../domain/attribute-prices.ts';
 
 export type BulkFileName = 'neu/lowestbin' | 'elite/raw' | 'elite/smooth';
 export const BULK_FILE_NAMES: readonly BulkFileName[] = ['neu/lowestbin', 'elite/raw', 'elite/smooth'];
@@ -87,6 +92,19 @@ export interface TooltipBuild {
   files: Record<TooltipFileName, PreparedFile>;
 }
 
+/** The networth file with lower-case keys (SkyHelper-Networth 1.x and kin) or upper-case ones (2.x). */
+export type NetworthFileName = 'networth/lower' | 'networth/upper';
+
+export interface NetworthBuild {
+  builtAt: number;
+  /** active BIN listings read */
+  listings: number;
+  /** bazaar products read (0 before the first snapshot) */
+  products: number;
+  buildMs: number;
+  files: Record<NetworthFileName, PreparedFile>;
+}
+
 export const AVERAGE_DAYS = [1, 3, 7] as const;
 export type AverageDays = (typeof AVERAGE_DAYS)[number];
 export type AverageKind = 'neu/auction_averages_lbin' | 'elite/average-lbin' | 'neu/auction_averages';
@@ -135,6 +153,8 @@ export interface BulkPricesOptions {
   /** craft costs for the tooltip file: the craft view's prices and the game data's recipes */
   craft?: Pick<CraftMarket, 'current'>;
   game?: GameData;
+  /** the attribute variants of the sales (the flip engine's), for the networth file's attributes */
+  attributeSales?: () => readonly AttributeVariantSales[];
   clock: Clock;
   logger: Logger;
   /** how often the background timer looks whether the listings changed (ms); 0: only on request */
@@ -165,6 +185,10 @@ export class BulkPrices {
   private tooltip: { key: string; build: TooltipBuild } | undefined;
   private tooltipBuilding: Promise<TooltipBuild> | undefined;
   private craftCosts: { builtAt: number; costs: Map<string, number> } | undefined;
+  private networth: { key: string; build: NetworthBuild } | undefined;
+  private networthBuilding: Promise<NetworthBuild> | undefined;
+  /** the attribute sales the networth file last read, and how many different ones it has seen */
+  private attributeInputs: { of: readonly AttributeVariantSales[] | undefined; seen: number } = { of: undefined, seen: 0 };
   private building: Promise<BulkBuild> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -369,6 +393,46 @@ export class BulkPrices {
       buildMs: performance.now() - started,
       files: { 'tooltip/neu': prepareFile(sortedObject(byNeu), now), 'tooltip/hypixel': prepareFile(sortedObject(byTag), now) },
     };
+  }
+
+  /**
+   * The networth file: rebuilt when the listings, the bazaar snapshot or the attribute sales
+   * changed since the last build (the tooltip file's trigger: checked at each request).
+   */
+  async networthBuild(): Promise<NetworthBuild> {
+    await this.options.view.ready();
+    const bazaar = await this.bazaarBuild();
+    const attributes = this.options.attributeSales?.();
+    if (attributes !== this.attributeInputs.of) this.attributeInputs = { of: attributes, seen: this.attributeInputs.seen + 1 };
+    const key = `${this.options.view.version}|${bazaar?.snapshotAt}|${this.attributeInputs.seen}`;
+    if (this.networth?.key === key) return this.networth.build;
+    this.networthBuilding ??= Promise.resolve()
+      .then(() => {
+        const build = this.computeNetworth(bazaar, attributes);
+        this.networth = { key, build };
+        return build;
+      })
+      .finally(() => (this.networthBuilding = undefined));
+    return this.networthBuilding;
+  }
+
+  private computeNetworth(bazaar: BazaarBuild | undefined, attributeSales: readonly AttributeVariantSales[] | undefined): NetworthBuild {
+    const started = performance.now();
+    const now = this.options.clock.now();
+    let listings = 0;
+    const view = this.options.view;
+    const counted = (function* () {
+      for (const l of view.binListings(now)) {
+        listings++;
+        yield l;
+      }
+    })();
+    const lower = networthPrices({ listings: counted, bazaar: bazaar?.quick ?? [], ...(attributeSales ? { attributeSales } : {}) });
+    const files: Record<NetworthFileName, PreparedFile> = {
+      'networth/lower': prepareFile(lower, now),
+      'networth/upper': prepareFile(upperCaseKeys(lower), now),
+    };
+    return { builtAt: now, listings, products: bazaar?.products ?? 0, buildMs: performance.now() - started, files };
   }
 
   /** The last build without waiting, if any. */

@@ -2,10 +2,10 @@
  * The bulk price files mods poll (NEU's and Elite's formats, Coflnet's `/api/prices/neu`): ready
  * bytes from the market, current with the active listings.
  */
-import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, PreparedFile, TooltipFileName } from '../market/bulk-prices.ts';
+import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, NetworthFileName, PreparedFile, TooltipFileName } from '../market/bulk-prices.ts';
 
 export { AVERAGE_DAYS } from '../market/bulk-prices.ts';
-export type { AverageFileName, BulkFileName, PreparedFile };
+export type { AverageFileName, BulkFileName, NetworthFileName, PreparedFile };
 import { CLEAN_K, FENCE_K, MIN_FENCE_LISTINGS, REFERENCE_SHARE } from '../domain/bulk-prices.ts';
 
 export interface BulkFileInfo {
@@ -85,6 +85,11 @@ export class BulkPricesService {
   /** The tooltip file: every figure per item in one map. */
   async tooltipFile(name: TooltipFileName): Promise<PreparedFile> {
     return (await this.prices.tooltipBuild()).files[name];
+  }
+
+  /** The price file networth libraries read, with lower-case or upper-case keys. */
+  async networthFile(name: NetworthFileName): Promise<PreparedFile> {
+    return (await this.prices.networthBuild()).files[name];
   }
 
   /** An averages file, or undefined while no hour is rolled up. */
