@@ -110,7 +110,7 @@ describe('networth price file: prices', () => {
       ],
     });
     assert.deepEqual(file, { enchantment_ultimate_wise_5: 1_150_000, essence_wither: 2_350, perfect_ruby_gem: 16_000_000, rotten_flesh: 0.7 });
-    assert.equal(file['first_master_star'], undefined, 'no price: no key, never 0');
+    assert.equal((file as Record<string, number>)['first_master_star'], undefined, 'no price: no key, never 0');
   });
 
   it('the auction house: the lowest BIN inside the outlier fence, so a planted listing does not move it', () => {
