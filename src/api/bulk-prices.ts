@@ -230,6 +230,20 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       }),
     ),
   });
+  // The default (lower-case) file without a query string skips Fastify while current.
+  app.storedResponses.add({
+    url: '/api/prices/networth',
+    prefix: '/api/prices/networth',
+    suffix: '',
+    exact: true,
+    rateLimited: false,
+    cacheSeconds: CACHE_SECONDS,
+    contentType: JSON_TYPE,
+    body: () => {
+      const file = bulk.currentNetworthFile('networth/lower');
+      return file && bodiesOf(file).json;
+    },
+  });
   app.get<{ Querystring: Static<typeof NetworthQuery> }>(
     '/api/prices/networth',
     {

@@ -155,6 +155,11 @@ export interface BulkPricesOptions {
   game?: GameData;
   /** the attribute variants of the sales (the flip engine's), for the networth file's attributes */
   attributeSales?: () => readonly AttributeVariantSales[];
+  /**
+   * A number that moves whenever a newer bazaar snapshot may exist, read synchronously (the bazaar
+   * view that follows the spine): lets the networth file be served from memory on the fast path.
+   */
+  bazaarVersion?: () => number;
   clock: Clock;
   logger: Logger;
   /** how often the background timer looks whether the listings changed (ms); 0: only on request */
@@ -185,7 +190,7 @@ export class BulkPrices {
   private tooltip: { key: string; build: TooltipBuild } | undefined;
   private tooltipBuilding: Promise<TooltipBuild> | undefined;
   private craftCosts: { builtAt: number; costs: Map<string, number> } | undefined;
-  private networth: { key: string; build: NetworthBuild } | undefined;
+  private networth: { key: string; syncKey: string | undefined; build: NetworthBuild } | undefined;
   private networthBuilding: Promise<NetworthBuild> | undefined;
   /** the attribute sales the networth file last read, and how many different ones it has seen */
   private attributeInputs: { of: readonly AttributeVariantSales[] | undefined; seen: number } = { of: undefined, seen: 0 };
@@ -203,6 +208,8 @@ export class BulkPrices {
       // The averages first: the smooth prices read the last day's lowest BINs from them.
       if (!this.averagesBuilding) void this.averagesBuild().catch(failed);
       if (!this.building) void this.build().catch(failed);
+      // The networth file once someone asked for it: rebuilt here so requests find it current.
+      if (this.networth && !this.networthBuilding) void this.networthBuild().catch(failed);
     }, every);
     this.timer.unref();
   }
@@ -401,19 +408,37 @@ export class BulkPrices {
    */
   async networthBuild(): Promise<NetworthBuild> {
     await this.options.view.ready();
+    // What the build is current with, read before the inputs: a change after this only makes the build fresher than its key.
+    const syncKey = this.networthSyncKey();
     const bazaar = await this.bazaarBuild();
-    const attributes = this.options.attributeSales?.();
-    if (attributes !== this.attributeInputs.of) this.attributeInputs = { of: attributes, seen: this.attributeInputs.seen + 1 };
-    const key = `${this.options.view.version}|${bazaar?.snapshotAt}|${this.attributeInputs.seen}`;
+    const attributes = this.attributeInputs.of;
+    const key = `${syncKey}|${bazaar?.snapshotAt}`;
     if (this.networth?.key === key) return this.networth.build;
     this.networthBuilding ??= Promise.resolve()
       .then(() => {
         const build = this.computeNetworth(bazaar, attributes);
-        this.networth = { key, build };
+        this.networth = { key, syncKey: this.options.bazaarVersion ? syncKey : undefined, build };
         return build;
       })
       .finally(() => (this.networthBuilding = undefined));
     return this.networthBuilding;
+  }
+
+  /**
+   * The networth build while it is current with the listings, the bazaar view and the attribute
+   * sales, else undefined: synchronous, for the fast path (only with a `bazaarVersion` to compare).
+   */
+  currentNetworth(): NetworthBuild | undefined {
+    const built = this.networth;
+    if (built?.syncKey === undefined || !this.options.view.isReady()) return undefined;
+    return built.syncKey === this.networthSyncKey() ? built.build : undefined;
+  }
+
+  /** The synchronous part of the networth file's inputs: the listings' version, the bazaar view's, the attribute sales seen. */
+  private networthSyncKey(): string {
+    const attributes = this.options.attributeSales?.();
+    if (attributes !== this.attributeInputs.of) this.attributeInputs = { of: attributes, seen: this.attributeInputs.seen + 1 };
+    return `${this.options.view.version}|${this.options.bazaarVersion?.() ?? ''}|${this.attributeInputs.seen}`;
   }
 
   private computeNetworth(bazaar: BazaarBuild | undefined, attributeSales: readonly AttributeVariantSales[] | undefined): NetworthBuild {

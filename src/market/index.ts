@@ -93,6 +93,7 @@ export function createMarket(options: MarketOptions): Market {
     craft,
     game,
     attributeSales: () => flips.attributeVariants,
+    bazaarVersion: () => bazaarSnapshots.version,
     clock,
     logger: logger.child({ component: 'bulk-prices' }),
   });

@@ -87,6 +87,11 @@ export class BulkPricesService {
     return (await this.prices.tooltipBuild()).files[name];
   }
 
+  /** The networth file while it is current, else undefined (synchronous: the fast path). */
+  currentNetworthFile(name: NetworthFileName): PreparedFile | undefined {
+    return this.prices.currentNetworth()?.files[name];
+  }
+
   /** The price file networth libraries read, with lower-case or upper-case keys. */
   async networthFile(name: NetworthFileName): Promise<PreparedFile> {
     return (await this.prices.networthBuild()).files[name];

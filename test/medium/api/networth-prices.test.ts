@@ -108,4 +108,30 @@ describeEachBackend('networth price file', (fixture) => {
     assert.notEqual(afterBazaar.headers['etag'], afterListings.headers['etag']);
     assert.equal((afterBazaar.json() as Record<string, number>)['essence_wither'], 3_000);
   });
+
+  test('over a socket: the fast path sends the current file, and leaves a stale one to the route', async () => {
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const get = async () => {
+      const res = await fetch(`${base}/api/prices/networth`, { headers: { 'accept-encoding': 'identity' } });
+      return { status: res.status, etag: res.headers.get('etag'), body: (await res.json()) as Record<string, number> };
+    };
+    const served = () => t.app.storedResponses.served;
+    const first = await get(); // builds, or finds it built by the requests above
+    let before = served();
+    const second = await get();
+    assert.equal(served() - before, 1, 'the fast path took the request');
+    assert.deepEqual(second, first);
+    assert.equal(second.etag, (await t.app.inject('/api/prices/networth')).headers['etag'], 'the same ETag as the route');
+
+    const now = t.clock.now();
+    await insert(t.store, [offerRow('ESSENCE_WITHER', now + 1_000, 4_001)]);
+    before = served();
+    const fresh = await get();
+    assert.equal(served() - before, 0, 'a newer snapshot: left to the route, which rebuilds');
+    assert.equal(fresh.body['essence_wither'], 4_000);
+    assert.notEqual(fresh.etag, second.etag);
+    before = served();
+    assert.deepEqual(await get(), fresh);
+    assert.equal(served() - before, 1, 'current again: the fast path');
+  });
 });
