@@ -17,7 +17,8 @@
  *   rarity is not its own);
  * - item variants: `<id>_skinned_<skin>`, `<id>_shiny`, runes `rune_<type>_<level>`, cakes
  *   `new_year_cake_<year>`, hats `<id>_<colour>` / `party_hat_sloth_<emoji>`,
- *   `dctr_space_helm_editioned`, `ancient_elevator_editioned`, `creative_mind_uneditioned`;
+ *   `dctr_space_helm_editioned`, `ancient_elevator_editioned`, `creative_mind_uneditioned`, Midas weapons
+ *   bought at the highest bid `midas_sword_50m` / `midas_staff_100m`;
  * - attributes: `attribute_shard_<attribute>` (one level-1 shard's worth, what a level costs in
  *   shards: level n holds 2^(n−1)), `attribute_shard` (the cheapest of those), and
  *   `kuudra_<helmet|chestplate|leggings|boots>_<attribute>` (the cheapest Kuudra piece carrying it,
@@ -71,6 +72,11 @@ const TIER_BOOST = 'PET_ITEM_TIER_BOOST';
 const KUUDRA_PIECE = /^(?:HOT_|FIERY_|BURNING_|INFERNAL_)?(?:AURORA|CRIMSON|TERROR|HOLLOW|FERVOR)_(HELMET|CHESTPLATE|LEGGINGS|BOOTS)$/;
 const HAT_BY_COLOUR = /^(?:PARTY_HAT_CRAB|PARTY_HAT_CRAB_ANIMATED|BALLOON_HAT_\d+)$/;
 const NAME_PART = /^[A-Za-z0-9_]+$/;
+/** Midas weapons bought at the highest bid Midas takes: a key of their own (the libraries price the rest by the bid). */
+const MIDAS: Readonly<Record<string, { bid: number; key: string }>> = {
+  MIDAS_SWORD: { bid: 50_000_000, key: 'midas_sword_50m' },
+  MIDAS_STAFF: { bid: 100_000_000, key: 'midas_staff_100m' },
+};
 
 /**
  * The key one listing prices, lower case, or undefined for a listing that names no key (a pet
@@ -94,7 +100,7 @@ export function networthKeyOf(l: Pick<NetworthListing, 'tag' | 'tier' | 'flatNbt
     for (const k in nbt) {
       if (k.startsWith('runes.')) {
         const level = nbt[k]!;
-        return /^\d+$/.test(level) ? `rune_${k.slice(6)}_${level}`.toLowerCase() : undefined;
+        return /^\d+$/.test(level) && NAME_PART.test(k.slice(6)) ? `rune_${k.slice(6)}_${level}`.toLowerCase() : undefined;
       }
     }
     return undefined;
@@ -113,6 +119,8 @@ export function networthKeyOf(l: Pick<NetworthListing, 'tag' | 'tier' | 'flatNbt
     const emoji = nbt['party_hat_emoji']!;
     return NAME_PART.test(emoji) ? `${tag}_${emoji}`.toLowerCase() : undefined;
   }
+  const maxed = MIDAS[tag];
+  if (maxed && Number(nbt['winning_bid']) >= maxed.bid) return maxed.key;
   if ((tag === 'DCTR_SPACE_HELM' || tag === 'ANCIENT_ELEVATOR') && nbt['edition'] !== undefined) return `${tag}_editioned`.toLowerCase();
   if (tag === 'CREATIVE_MIND' && nbt['edition'] === undefined) return 'creative_mind_uneditioned';
   const skin = nbt['skin'];

@@ -79,6 +79,9 @@ describe('networth price file: keys', () => {
       [item('POTION_AFFINITY_TALISMAN', 1), 'potion_affinity_talisman'],
       [item('ABICASE_SUMSUNG_1', 1, { model: 'SUMSUNG_1' }), 'abicase'],
       [item('INK_SACK:3', 1), 'ink_sack:3'],
+      [item('MIDAS_SWORD', 1, { winning_bid: '50000000' }), 'midas_sword_50m'],
+      [item('MIDAS_SWORD', 1, { winning_bid: '30000000' }), 'midas_sword'],
+      [item('MIDAS_STAFF', 1, { winning_bid: '100000000' }), 'midas_staff_100m'],
     ];
     for (const [listing, key] of cases) assert.equal(networthKeyOf(listing), key, listing.tag);
     // A skinned or shiny item is not the plain item's price.
