@@ -30,7 +30,10 @@
  *   The bazaar wins over the auction house where both know an id (it is the deeper market).
  * - anything else: the lowest active BIN per item (a stack's price over its count) inside the
  *   outlier fence of the `elite/smooth` file (bulk-prices.ts `smoothLowest`), so one planted
- *   listing does not move a networth;
+ *   listing does not move a networth; for a key nothing is listed under now, the mean hourly lowest
+ *   BIN of the last day of its tag and price variant (the stored history: pets by rarity and band,
+ *   runes by level; the variants do not tell skins, tier boosts or hat colours apart, so only the
+ *   plain keys come from there);
  * - attributes: from the sales (attribute-prices.ts, the lowest 7-day median of variants holding
  *   the attribute alone) where they know it, else from the active shards.
  * A key no source prices is left out (the libraries then count 0 or skip the part); a price is
@@ -64,6 +67,11 @@ export interface NetworthPriceSources {
   bazaar: readonly NetworthBazaarProduct[];
   /** the attribute variants of the sales (market/flips.ts), if known */
   attributeSales?: readonly AttributeVariantSales[];
+  /**
+   * The mean hourly lowest BIN of the last day per tag and price variant (the price rollups,
+   * domain/prices.ts `priceVariantKey`): the price of a key no active listing prices now.
+   */
+  recentLowestBins?: Iterable<{ tag: string; variant: string; price: number }>;
 }
 
 /** The pet held item that raises a pet's rarity: such a listing is neither rarity's clean price. */
@@ -129,6 +137,24 @@ export function networthKeyOf(l: Pick<NetworthListing, 'tag' | 'tier' | 'flatNbt
   return tag.toLowerCase();
 }
 
+/**
+ * The key a price variant of the rollups stands for (`priceVariantKey`: a pet's `RARITY`,
+ * `RARITY+100`, `RARITY+200`; a rune's or potion's level; '' for anything else), or undefined
+ * where the variant cannot tell the key (a variant-keyed item's whole-tag row, a hat without its
+ * colour, a cake without its year).
+ */
+export function networthKeyOfVariant(tag: string, variant: string): string | undefined {
+  if (isPetTag(tag)) {
+    const m = /^([A-Z]+)(?:\+(100|200))?$/.exec(variant);
+    return m && NAME_PART.test(tag) ? `lvl_${m[2] ?? 1}_${m[1]}_${tag.slice(4)}`.toLowerCase() : undefined;
+  }
+  const rune = /^(?:UNIQUE_)?RUNE_(.+)$/.exec(tag);
+  if (rune) return /^\d+$/.test(variant) && NAME_PART.test(rune[1]!) ? `rune_${rune[1]}_${variant}`.toLowerCase() : undefined;
+  if (variant !== '') return tag.startsWith('POTION_') ? 'potion' : undefined;
+  if (HAT_BY_COLOUR.test(tag) || tag === 'PARTY_HAT_SLOTH' || tag === 'NEW_YEAR_CAKE' || tag.startsWith('POTION_') || tag.startsWith('ABICASE_')) return undefined;
+  return tag.toLowerCase();
+}
+
 /** What one level-1 shard is worth, from the price of `level` (which holds 2^(level−1) of them). */
 function perShard(price: number, level: number): number {
   return price / 2 ** (Math.max(1, level) - 1);
@@ -175,6 +201,13 @@ export function networthPrices(sources: NetworthPriceSources): Record<string, nu
 
   const out = new Map<string, number>();
   for (const [key, prices] of auction) out.set(key, smoothOf(prices));
+  // The last day's history for keys nothing is listed under now (the lowest of a key's variants).
+  for (const r of sources.recentLowestBins ?? []) {
+    const key = networthKeyOfVariant(r.tag, r.variant);
+    if (key === undefined || auction.has(key) || !(r.price >= 0) || !Number.isFinite(r.price)) continue;
+    const seen = out.get(key);
+    if (seen === undefined || r.price < seen) out.set(key, r.price);
+  }
   for (const [key, prices] of kuudra) out.set(key, smoothOf(prices));
 
   // Attributes: the sales' figure where known, else the active shards'.

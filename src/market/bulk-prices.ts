@@ -133,6 +133,8 @@ export interface AveragesBuild {
   files: Record<AverageFileName, PreparedFile>;
   /** the mean hourly lowest BIN of each Elite id over the last day: the smooth price's reference */
   eliteDayLbin: ReadonlyMap<string, number>;
+  /** the mean hourly lowest BIN of the last day per tag and price variant (the networth file's fallback) */
+  dayLowestBins: ReadonlyArray<{ tag: string; variant: string; price: number }>;
   /** per NEU id (the tooltip file): its tag and variant, mean hourly lowest BIN per window, 3-day median sale and sales per day */
   byNeu: ReadonlyMap<string, NeuFigures>;
 }
@@ -290,6 +292,7 @@ export class BulkPrices {
     const files = {} as Record<AverageFileName, PreparedFile>;
     const covered = {} as Record<AverageDays, number>;
     const eliteDayLbin = new Map<string, number>();
+    const dayLowestBins: Array<{ tag: string; variant: string; price: number }> = [];
     const byNeu = new Map<string, NeuFigures>();
     const figuresOf = (id: string, tag: string, variant: string) => {
       let f = byNeu.get(id);
@@ -310,6 +313,7 @@ export class BulkPrices {
           if (ids.neu) neuLbin[ids.neu] = coins(v.lowestBinAverage);
           if (ids.elite) eliteLbin[ids.elite] = coins(v.lowestBinAverage);
           if (ids.elite && days === 1) eliteDayLbin.set(ids.elite, v.lowestBinAverage);
+          if (days === 1) dayLowestBins.push({ tag: v.tag, variant: v.variant, price: v.lowestBinAverage });
           if (ids.neu) figuresOf(ids.neu, v.tag, v.variant).avgLowestBin[days] = coins(v.lowestBinAverage);
         }
         if (ids.neu && v.count > 0 && days === 3) {
@@ -331,7 +335,7 @@ export class BulkPrices {
       files[`elite/average-lbin/${days}day`] = prepareFile(sortedObject(eliteLbin), to);
       files[`neu/auction_averages/${days}day`] = prepareFile(sortedObject(sales), to);
     }
-    return { to, covered, files, eliteDayLbin, byNeu };
+    return { to, covered, files, eliteDayLbin, dayLowestBins, byNeu };
   }
 
   /**
@@ -410,13 +414,13 @@ export class BulkPrices {
     await this.options.view.ready();
     // What the build is current with, read before the inputs: a change after this only makes the build fresher than its key.
     const syncKey = this.networthSyncKey();
-    const bazaar = await this.bazaarBuild();
+    const [bazaar, averages] = await Promise.all([this.bazaarBuild(), this.averagesBuild()]);
     const attributes = this.attributeInputs.of;
-    const key = `${syncKey}|${bazaar?.snapshotAt}`;
+    const key = `${syncKey}|${bazaar?.snapshotAt}|${averages?.to}`;
     if (this.networth?.key === key) return this.networth.build;
     this.networthBuilding ??= Promise.resolve()
       .then(() => {
-        const build = this.computeNetworth(bazaar, attributes);
+        const build = this.computeNetworth(bazaar, attributes, averages?.dayLowestBins);
         this.networth = { key, syncKey: this.options.bazaarVersion ? syncKey : undefined, build };
         return build;
       })
@@ -434,14 +438,22 @@ export class BulkPrices {
     return built.syncKey === this.networthSyncKey() ? built.build : undefined;
   }
 
-  /** The synchronous part of the networth file's inputs: the listings' version, the bazaar view's, the attribute sales seen. */
+  /**
+   * The synchronous part of the networth file's inputs: the listings' version, the bazaar view's,
+   * the attribute sales seen, and the averages as last built (the background check rebuilds them
+   * within a second of an hour's rollup).
+   */
   private networthSyncKey(): string {
     const attributes = this.options.attributeSales?.();
     if (attributes !== this.attributeInputs.of) this.attributeInputs = { of: attributes, seen: this.attributeInputs.seen + 1 };
-    return `${this.options.view.version}|${this.options.bazaarVersion?.() ?? ''}|${this.attributeInputs.seen}`;
+    return `${this.options.view.version}|${this.options.bazaarVersion?.() ?? ''}|${this.attributeInputs.seen}|${this.averages?.key ?? ''}`;
   }
 
-  private computeNetworth(bazaar: BazaarBuild | undefined, attributeSales: readonly AttributeVariantSales[] | undefined): NetworthBuild {
+  private computeNetworth(
+    bazaar: BazaarBuild | undefined,
+    attributeSales: readonly AttributeVariantSales[] | undefined,
+    recentLowestBins: AveragesBuild['dayLowestBins'] | undefined,
+  ): NetworthBuild {
     const started = performance.now();
     const now = this.options.clock.now();
     let listings = 0;
@@ -452,7 +464,12 @@ export class BulkPrices {
         yield l;
       }
     })();
-    const lower = networthPrices({ listings: counted, bazaar: bazaar?.quick ?? [], ...(attributeSales ? { attributeSales } : {}) });
+    const lower = networthPrices({
+      listings: counted,
+      bazaar: bazaar?.quick ?? [],
+      ...(attributeSales ? { attributeSales } : {}),
+      ...(recentLowestBins ? { recentLowestBins } : {}),
+    });
     const files: Record<NetworthFileName, PreparedFile> = {
       'networth/lower': prepareFile(lower, now),
       'networth/upper': prepareFile(upperCaseKeys(lower), now),

@@ -11,6 +11,9 @@ import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { listing, storeGeneration } from '../../helpers/auctions.ts';
 import { insert, offerRow } from '../../helpers/bazaar.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
+import { priceRollupsOf } from '../../helpers/rollups.ts';
+
+const HOUR = 3_600_000;
 
 const MAX_EXP = String(1e12);
 
@@ -107,6 +110,19 @@ describeEachBackend('networth price file', (fixture) => {
     const afterBazaar = await t.app.inject('/api/prices/networth');
     assert.notEqual(afterBazaar.headers['etag'], afterListings.headers['etag']);
     assert.equal((afterBazaar.json() as Record<string, number>)['essence_wither'], 3_000);
+  });
+
+  test("a key nothing is listed under now: the last day's mean hourly lowest BIN from the rollups", async () => {
+    const now = t.clock.now();
+    const terminator = listing(now, { tag: 'TERMINATOR', item_name: 'Terminator', starting_bid: 300_000_000 });
+    await storeGeneration(t.store, now, [terminator]);
+    await priceRollupsOf(t).recordLowestBins(now - 2 * HOUR);
+    await priceRollupsOf(t).catchUp(now);
+    assert.equal(((await t.app.inject('/api/prices/networth')).json() as Record<string, number>)['terminator'], 300_000_000);
+    await storeGeneration(t.store, now, [], [], [terminator.uuid]); // sold: nothing listed now
+    const file = (await t.app.inject('/api/prices/networth')).json() as Record<string, number>;
+    assert.equal(file['terminator'], 300_000_000, 'from the recorded hour');
+    assert.equal(file['lvl_100_legendary_ender_dragon'], 640_000_000, 'still listed: the listing');
   });
 
   test('over a socket: the fast path sends the current file, and leaves a stale one to the route', async () => {

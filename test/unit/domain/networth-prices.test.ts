@@ -1,7 +1,7 @@
 /** The price file networth libraries read: its key formats and its pricing rules. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { networthCoins, networthKeyOf, networthPrices, upperCaseKeys, type NetworthListing } from '../../../src/domain/networth-prices.ts';
+import { networthCoins, networthKeyOf, networthKeyOfVariant, networthPrices, upperCaseKeys, type NetworthListing } from '../../../src/domain/networth-prices.ts';
 import { PET_RARITY_OFFSET, PET_XP_PER_LEVEL } from '../../../src/domain/pets.ts';
 
 /** The XP a pet of `tier` needs to reach `level` on the shared ladder (levels past 100: the dragons' flat step). */
@@ -121,6 +121,36 @@ describe('networth price file: prices', () => {
     assert.equal(networthPrices({ listings, bazaar: [] })['hyperion'], 800_000_000);
     // With fewer than four listings there is no fence: the lowest.
     assert.equal(networthPrices({ listings: [item('HYPERION', 1_000), item('HYPERION', 800_000_000)], bazaar: [] })['hyperion'], 1_000);
+  });
+
+  it('the last day of history for keys nothing is listed under now: pets by band, runes by level, plain items', () => {
+    const file = networthPrices({
+      listings: [pet('ENDER_DRAGON', 'LEGENDARY', 100, 640_000_000)],
+      bazaar: [],
+      recentLowestBins: [
+        { tag: 'PET_ENDER_DRAGON', variant: 'LEGENDARY+100', price: 600_000_000 }, // listed now: the listing wins
+        { tag: 'PET_ENDER_DRAGON', variant: 'LEGENDARY', price: 540_000_000 },
+        { tag: 'PET_GOLDEN_DRAGON', variant: 'LEGENDARY+200', price: 1_050_000_000 },
+        { tag: 'RUNE_MUSIC', variant: '3', price: 2_000_000 },
+        { tag: 'UNIQUE_RUNE_GRAND_SEARING', variant: '3', price: 9_000_000 },
+        { tag: 'PET_BEE', variant: '', price: 1 }, // the whole-tag row of a variant-keyed item
+        { tag: 'PARTY_HAT_CRAB', variant: '', price: 1 }, // no colour
+        { tag: 'TERMINATOR', variant: '', price: 300_000_000 },
+        { tag: 'POTION_SPEED', variant: '5', price: 40 },
+      ],
+    });
+    assert.deepEqual(file, {
+      lvl_100_legendary_ender_dragon: 640_000_000,
+      lvl_1_legendary_ender_dragon: 540_000_000,
+      lvl_200_legendary_golden_dragon: 1_050_000_000,
+      potion: 40,
+      rune_grand_searing_3: 9_000_000,
+      rune_music_3: 2_000_000,
+      terminator: 300_000_000,
+    });
+    assert.equal(networthKeyOfVariant('PET_BEE', 'EPIC'), 'lvl_1_epic_bee');
+    assert.equal(networthKeyOfVariant('NEW_YEAR_CAKE', ''), undefined);
+    assert.equal(networthKeyOfVariant('ENCHANTMENT_ULTIMATE_WISE_5', ''), 'enchantment_ultimate_wise_5');
   });
 
   it('a free item is 0 coins; a negative or broken price is skipped', () => {
