@@ -43,6 +43,16 @@ const Metadata = Type.Object({
     Type.Object({ snapshotAt: Type.String({ format: 'date-time' }), products: Type.Integer(), paths: Type.Array(Type.String()), method: Type.String(), bytes: Type.Integer(), gzipBytes: Type.Integer() }),
     Type.Null(),
   ]),
+  networth: Type.Object({
+    builtAt: Type.String({ format: 'date-time' }),
+    listings: Type.Integer({ description: 'active BIN listings read' }),
+    products: Type.Integer({ description: 'bazaar products read' }),
+    paths: Type.Array(Type.String()),
+    method: Type.String(),
+    keys: Type.Integer(),
+    bytes: Type.Integer(),
+    gzipBytes: Type.Integer(),
+  }),
 });
 const BazaarFigures = Type.Object({
   buyPrice: Type.Number({ description: 'instant buy: the lowest sell offer, per unit' }),

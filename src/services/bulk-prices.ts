@@ -26,7 +26,15 @@ export interface BulkFilesMetadata {
   averages: { to: string; coveredDays: Record<string, number>; files: Array<{ name: string; path: string; method: string; keys: number; bytes: number }> } | null;
   /** the bazaar file's snapshot, when one is stored */
   bazaar: { snapshotAt: string; products: number; paths: string[]; method: string; bytes: number; gzipBytes: number } | null;
+  /** the networth libraries' file */
+  networth: { builtAt: string; listings: number; products: number; paths: string[]; method: string; keys: number; bytes: number; gzipBytes: number };
 }
+
+const NETWORTH = {
+  paths: ['/api/prices/networth', '/api/prices/networth?case=upper'],
+  method:
+    "SkyHelper-Networth's keys (lower case; upper case for 2.x): bazaar products at the instant-sell price (the highest buy order, else the lowest sell offer), everything else at the lowest active BIN per item inside the smooth file's outlier fence, pets per rarity at levels 1-99 / 100 / 200, skins, shiny items, runes, cakes and hats under their own keys; attribute shards per level-1 shard from the 7-day sales, else the active shards; keys nothing is listed under now from the last day's mean hourly lowest BIN (docs/mods.md)",
+};
 
 const BAZAAR = {
   paths: ['/api/bazaar/prices', '/api/bazaar/prices?keys=neu'],
@@ -108,6 +116,8 @@ export class BulkPricesService {
     const build: BulkBuild = await this.prices.build();
     const bazaar = await this.prices.bazaarBuild();
     const averages = await this.prices.averagesBuild();
+    const networth = await this.prices.networthBuild();
+    const networthFile = networth.files['networth/lower'];
     return {
       builtAt: new Date(build.builtAt).toISOString(),
       listings: build.listings,
@@ -138,6 +148,15 @@ export class BulkPricesService {
             gzipBytes: bazaar.files['bazaar/hypixel'].gzip.length,
           }
         : null,
+      networth: {
+        builtAt: new Date(networth.builtAt).toISOString(),
+        listings: networth.listings,
+        products: networth.products,
+        ...NETWORTH,
+        keys: networthFile.keys,
+        bytes: networthFile.json.length,
+        gzipBytes: networthFile.gzip.length,
+      },
     };
   }
 }

@@ -73,6 +73,10 @@ describeEachBackend('networth price file', (fixture) => {
     const upper = (await t.app.inject('/api/prices/networth?case=upper')).json() as Record<string, number>;
     assert.equal(upper['LVL_100_LEGENDARY_ENDER_DRAGON'], 640_000_000);
     assert.equal(Object.keys(upper).length, Object.keys(file).length);
+    const meta = (await t.app.inject('/api/prices/files')).json() as { networth: { keys: number; listings: number; products: number; paths: string[]; method: string } };
+    assert.equal(meta.networth.keys, Object.keys(file).length);
+    assert.equal(meta.networth.products, 2);
+    assert.ok(meta.networth.listings >= 20 && meta.networth.paths.includes('/api/prices/networth') && meta.networth.method.length > 50);
     const bad = await t.app.inject('/api/prices/networth?case=title');
     assert.equal(bad.statusCode, 400);
     assert.match(String(bad.headers['content-type']), /problem\+json/);
