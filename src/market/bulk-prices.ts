@@ -14,8 +14,9 @@
  *   close an hour: `neu/auction_averages_lbin/Nday` and `elite/average-lbin/Nday` (the mean of the
  *   hourly lowest BINs), `neu/auction_averages/Nday` (NEU's sales figures).
  * - `networth/lower`, `networth/upper`: the flat map networth libraries read
- *   (domain/networth-prices.ts), from the listings, the bazaar snapshot and the attribute sales;
- *   rebuilt at the next request after any of them changed, as the tooltip file.
+ *   (domain/networth-prices.ts), from the listings, the bazaar snapshot, the attribute sales and the
+ *   last day's lowest BINs; rebuilt at the next request after any of them changed (as the tooltip
+ *   file) and, once requested, by the background check; sent from memory while current.
  */
 import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
@@ -407,8 +408,9 @@ export class BulkPrices {
   }
 
   /**
-   * The networth file: rebuilt when the listings, the bazaar snapshot or the attribute sales
-   * changed since the last build (the tooltip file's trigger: checked at each request).
+   * The networth file: rebuilt when the listings, the bazaar snapshot, the attribute sales or the
+   * rolled-up hours changed since the last build (the tooltip file's trigger: checked at each
+   * request, and by the background check once the file has been asked for).
    */
   async networthBuild(): Promise<NetworthBuild> {
     await this.options.view.ready();
