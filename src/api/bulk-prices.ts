@@ -43,6 +43,16 @@ const Metadata = Type.Object({
     Type.Object({ snapshotAt: Type.String({ format: 'date-time' }), products: Type.Integer(), paths: Type.Array(Type.String()), method: Type.String(), bytes: Type.Integer(), gzipBytes: Type.Integer() }),
     Type.Null(),
   ]),
+  networth: Type.Object({
+    builtAt: Type.String({ format: 'date-time' }),
+    listings: Type.Integer({ description: 'active BIN listings read' }),
+    products: Type.Integer({ description: 'bazaar products read' }),
+    paths: Type.Array(Type.String()),
+    method: Type.String(),
+    keys: Type.Integer(),
+    bytes: Type.Integer(),
+    gzipBytes: Type.Integer(),
+  }),
 });
 const BazaarFigures = Type.Object({
   buyPrice: Type.Number({ description: 'instant buy: the lowest sell offer, per unit' }),
@@ -220,6 +230,46 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       config: { cache: CACHE_SECONDS, rateLimit: false },
     },
     async (request, reply) => sendFile(reply, await bulk.tooltipFile(request.query.keys === 'hypixel' ? 'tooltip/hypixel' : 'tooltip/neu')),
+  );
+
+  const NetworthQuery = Type.Object({
+    case: Type.Optional(
+      Type.Union([Type.Literal('lower'), Type.Literal('upper')], {
+        default: 'lower',
+        description: 'lower: the keys as SkyHelper-Networth 1.x and its kin look them up (hyperion, lvl_100_legendary_ender_dragon); upper: as SkyHelper-Networth 2.x does (HYPERION, LVL_100_LEGENDARY_ENDER_DRAGON)',
+      }),
+    ),
+  });
+  // The default (lower-case) file without a query string skips Fastify while current.
+  app.storedResponses.add({
+    url: '/api/prices/networth',
+    prefix: '/api/prices/networth',
+    suffix: '',
+    exact: true,
+    rateLimited: false,
+    cacheSeconds: CACHE_SECONDS,
+    contentType: JSON_TYPE,
+    body: () => {
+      const file = bulk.currentNetworthFile('networth/lower');
+      return file && bodiesOf(file).json;
+    },
+  });
+  app.get<{ Querystring: Static<typeof NetworthQuery> }>(
+    '/api/prices/networth',
+    {
+      schema: {
+        tags: ['prices'],
+        summary:
+          'The price file networth libraries read: one flat map from id to coins per item (items, enchantment_<name>_<level>, essence_<type>, pets lvl_1_/lvl_100_/lvl_200_<tier>_<type>, skins _skinned_<skin>, runes, attribute shards …); see docs/mods.md',
+        querystring: NetworthQuery,
+        response: {
+          200: Type.Record(Type.String(), Type.Number(), { examples: [{ hyperion: 801_000_000, enchantment_ultimate_wise_5: 1_150_000, essence_wither: 2_350, lvl_100_legendary_ender_dragon: 640_000_000 }] }),
+          ...problemResponses(400),
+        },
+      },
+      config: { cache: CACHE_SECONDS, rateLimit: false },
+    },
+    async (request, reply) => sendFile(reply, await bulk.networthFile(request.query.case === 'upper' ? 'networth/upper' : 'networth/lower')),
   );
 
   app.get<{ Querystring: Static<typeof KeysQuery> }>(

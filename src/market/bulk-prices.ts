@@ -13,6 +13,10 @@
  * - the averages over 1, 3 and 7 days, rebuilt when the price rollups (market/price-rollups.ts)
  *   close an hour: `neu/auction_averages_lbin/Nday` and `elite/average-lbin/Nday` (the mean of the
  *   hourly lowest BINs), `neu/auction_averages/Nday` (NEU's sales figures).
+ * - `networth/lower`, `networth/upper`: the flat map networth libraries read
+ *   (domain/networth-prices.ts), from the listings, the bazaar snapshot, the attribute sales and the
+ *   last day's lowest BINs; rebuilt at the next request after any of them changed (as the tooltip
+ *   file) and, once requested, by the background check; sent from memory while current.
  */
 import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
@@ -29,6 +33,8 @@ import type { Store } from '../store/index.ts';
 import type { BazaarQuick } from '../domain/stream-events.ts';
 import type { ProductQuick } from '../store/repositories/market-prices.ts';
 import type { ActiveAuctionsView } from './active-auctions.ts';
+import { networthPrices, upperCaseKeys } from '../domain/networth-prices.ts';
+import type { AttributeVariantSales } from '../domain/attribute-prices.ts';
 
 export type BulkFileName = 'neu/lowestbin' | 'elite/raw' | 'elite/smooth';
 export const BULK_FILE_NAMES: readonly BulkFileName[] = ['neu/lowestbin', 'elite/raw', 'elite/smooth'];
@@ -87,6 +93,19 @@ export interface TooltipBuild {
   files: Record<TooltipFileName, PreparedFile>;
 }
 
+/** The networth file with lower-case keys (SkyHelper-Networth 1.x and kin) or upper-case ones (2.x). */
+export type NetworthFileName = 'networth/lower' | 'networth/upper';
+
+export interface NetworthBuild {
+  builtAt: number;
+  /** active BIN listings read */
+  listings: number;
+  /** bazaar products read (0 before the first snapshot) */
+  products: number;
+  buildMs: number;
+  files: Record<NetworthFileName, PreparedFile>;
+}
+
 export const AVERAGE_DAYS = [1, 3, 7] as const;
 export type AverageDays = (typeof AVERAGE_DAYS)[number];
 export type AverageKind = 'neu/auction_averages_lbin' | 'elite/average-lbin' | 'neu/auction_averages';
@@ -115,6 +134,8 @@ export interface AveragesBuild {
   files: Record<AverageFileName, PreparedFile>;
   /** the mean hourly lowest BIN of each Elite id over the last day: the smooth price's reference */
   eliteDayLbin: ReadonlyMap<string, number>;
+  /** the mean hourly lowest BIN of the last day per tag and price variant (the networth file's fallback) */
+  dayLowestBins: ReadonlyArray<{ tag: string; variant: string; price: number }>;
   /** per NEU id (the tooltip file): its tag and variant, mean hourly lowest BIN per window, 3-day median sale and sales per day */
   byNeu: ReadonlyMap<string, NeuFigures>;
 }
@@ -135,6 +156,13 @@ export interface BulkPricesOptions {
   /** craft costs for the tooltip file: the craft view's prices and the game data's recipes */
   craft?: Pick<CraftMarket, 'current'>;
   game?: GameData;
+  /** the attribute variants of the sales (the flip engine's), for the networth file's attributes */
+  attributeSales?: () => readonly AttributeVariantSales[];
+  /**
+   * A number that moves whenever a newer bazaar snapshot may exist, read synchronously (the bazaar
+   * view that follows the spine): lets the networth file be served from memory on the fast path.
+   */
+  bazaarVersion?: () => number;
   clock: Clock;
   logger: Logger;
   /** how often the background timer looks whether the listings changed (ms); 0: only on request */
@@ -165,6 +193,10 @@ export class BulkPrices {
   private tooltip: { key: string; build: TooltipBuild } | undefined;
   private tooltipBuilding: Promise<TooltipBuild> | undefined;
   private craftCosts: { builtAt: number; costs: Map<string, number> } | undefined;
+  private networth: { key: string; syncKey: string | undefined; build: NetworthBuild } | undefined;
+  private networthBuilding: Promise<NetworthBuild> | undefined;
+  /** the attribute sales the networth file last read, and how many different ones it has seen */
+  private attributeInputs: { of: readonly AttributeVariantSales[] | undefined; seen: number } = { of: undefined, seen: 0 };
   private building: Promise<BulkBuild> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
@@ -179,6 +211,8 @@ export class BulkPrices {
       // The averages first: the smooth prices read the last day's lowest BINs from them.
       if (!this.averagesBuilding) void this.averagesBuild().catch(failed);
       if (!this.building) void this.build().catch(failed);
+      // The networth file once someone asked for it: rebuilt here so requests find it current.
+      if (this.networth && !this.networthBuilding) void this.networthBuild().catch(failed);
     }, every);
     this.timer.unref();
   }
@@ -259,6 +293,7 @@ export class BulkPrices {
     const files = {} as Record<AverageFileName, PreparedFile>;
     const covered = {} as Record<AverageDays, number>;
     const eliteDayLbin = new Map<string, number>();
+    const dayLowestBins: Array<{ tag: string; variant: string; price: number }> = [];
     const byNeu = new Map<string, NeuFigures>();
     const figuresOf = (id: string, tag: string, variant: string) => {
       let f = byNeu.get(id);
@@ -279,6 +314,7 @@ export class BulkPrices {
           if (ids.neu) neuLbin[ids.neu] = coins(v.lowestBinAverage);
           if (ids.elite) eliteLbin[ids.elite] = coins(v.lowestBinAverage);
           if (ids.elite && days === 1) eliteDayLbin.set(ids.elite, v.lowestBinAverage);
+          if (days === 1) dayLowestBins.push({ tag: v.tag, variant: v.variant, price: v.lowestBinAverage });
           if (ids.neu) figuresOf(ids.neu, v.tag, v.variant).avgLowestBin[days] = coins(v.lowestBinAverage);
         }
         if (ids.neu && v.count > 0 && days === 3) {
@@ -300,7 +336,7 @@ export class BulkPrices {
       files[`elite/average-lbin/${days}day`] = prepareFile(sortedObject(eliteLbin), to);
       files[`neu/auction_averages/${days}day`] = prepareFile(sortedObject(sales), to);
     }
-    return { to, covered, files, eliteDayLbin, byNeu };
+    return { to, covered, files, eliteDayLbin, dayLowestBins, byNeu };
   }
 
   /**
@@ -369,6 +405,78 @@ export class BulkPrices {
       buildMs: performance.now() - started,
       files: { 'tooltip/neu': prepareFile(sortedObject(byNeu), now), 'tooltip/hypixel': prepareFile(sortedObject(byTag), now) },
     };
+  }
+
+  /**
+   * The networth file: rebuilt when the listings, the bazaar snapshot, the attribute sales or the
+   * rolled-up hours changed since the last build (the tooltip file's trigger: checked at each
+   * request, and by the background check once the file has been asked for).
+   */
+  async networthBuild(): Promise<NetworthBuild> {
+    await this.options.view.ready();
+    // What the build is current with, read before the inputs: a change after this only makes the build fresher than its key.
+    const syncKey = this.networthSyncKey();
+    const [bazaar, averages] = await Promise.all([this.bazaarBuild(), this.averagesBuild()]);
+    const attributes = this.attributeInputs.of;
+    const key = `${syncKey}|${bazaar?.snapshotAt}|${averages?.to}`;
+    if (this.networth?.key === key) return this.networth.build;
+    this.networthBuilding ??= Promise.resolve()
+      .then(() => {
+        const build = this.computeNetworth(bazaar, attributes, averages?.dayLowestBins);
+        this.networth = { key, syncKey: this.options.bazaarVersion ? syncKey : undefined, build };
+        return build;
+      })
+      .finally(() => (this.networthBuilding = undefined));
+    return this.networthBuilding;
+  }
+
+  /**
+   * The networth build while it is current with the listings, the bazaar view and the attribute
+   * sales, else undefined: synchronous, for the fast path (only with a `bazaarVersion` to compare).
+   */
+  currentNetworth(): NetworthBuild | undefined {
+    const built = this.networth;
+    if (built?.syncKey === undefined || !this.options.view.isReady()) return undefined;
+    return built.syncKey === this.networthSyncKey() ? built.build : undefined;
+  }
+
+  /**
+   * The synchronous part of the networth file's inputs: the listings' version, the bazaar view's,
+   * the attribute sales seen, and the averages as last built (the background check rebuilds them
+   * within a second of an hour's rollup).
+   */
+  private networthSyncKey(): string {
+    const attributes = this.options.attributeSales?.();
+    if (attributes !== this.attributeInputs.of) this.attributeInputs = { of: attributes, seen: this.attributeInputs.seen + 1 };
+    return `${this.options.view.version}|${this.options.bazaarVersion?.() ?? ''}|${this.attributeInputs.seen}|${this.averages?.key ?? ''}`;
+  }
+
+  private computeNetworth(
+    bazaar: BazaarBuild | undefined,
+    attributeSales: readonly AttributeVariantSales[] | undefined,
+    recentLowestBins: AveragesBuild['dayLowestBins'] | undefined,
+  ): NetworthBuild {
+    const started = performance.now();
+    const now = this.options.clock.now();
+    let listings = 0;
+    const view = this.options.view;
+    const counted = (function* () {
+      for (const l of view.binListings(now)) {
+        listings++;
+        yield l;
+      }
+    })();
+    const lower = networthPrices({
+      listings: counted,
+      bazaar: bazaar?.quick ?? [],
+      ...(attributeSales ? { attributeSales } : {}),
+      ...(recentLowestBins ? { recentLowestBins } : {}),
+    });
+    const files: Record<NetworthFileName, PreparedFile> = {
+      'networth/lower': prepareFile(lower, now),
+      'networth/upper': prepareFile(upperCaseKeys(lower), now),
+    };
+    return { builtAt: now, listings, products: bazaar?.products ?? 0, buildMs: performance.now() - started, files };
   }
 
   /** The last build without waiting, if any. */

@@ -86,7 +86,17 @@ export function createMarket(options: MarketOptions): Market {
     activeCounts: () => activeAuctions.supplyByTag(),
     marketSize: () => activeAuctions.size,
   });
-  const bulkPrices = new BulkPrices({ store, view: activeAuctions, catalog, craft, game, clock, logger: logger.child({ component: 'bulk-prices' }) });
+  const bulkPrices = new BulkPrices({
+    store,
+    view: activeAuctions,
+    catalog,
+    craft,
+    game,
+    attributeSales: () => flips.attributeVariants,
+    bazaarVersion: () => bazaarSnapshots.version,
+    clock,
+    logger: logger.child({ component: 'bulk-prices' }),
+  });
   const openHours = new OpenHours(store);
   let started = false;
   return {

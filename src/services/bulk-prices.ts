@@ -2,10 +2,10 @@
  * The bulk price files mods poll (NEU's and Elite's formats, Coflnet's `/api/prices/neu`): ready
  * bytes from the market, current with the active listings.
  */
-import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, PreparedFile, TooltipFileName } from '../market/bulk-prices.ts';
+import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, NetworthFileName, PreparedFile, TooltipFileName } from '../market/bulk-prices.ts';
 
 export { AVERAGE_DAYS } from '../market/bulk-prices.ts';
-export type { AverageFileName, BulkFileName, PreparedFile };
+export type { AverageFileName, BulkFileName, NetworthFileName, PreparedFile };
 import { CLEAN_K, FENCE_K, MIN_FENCE_LISTINGS, REFERENCE_SHARE } from '../domain/bulk-prices.ts';
 
 export interface BulkFileInfo {
@@ -26,7 +26,15 @@ export interface BulkFilesMetadata {
   averages: { to: string; coveredDays: Record<string, number>; files: Array<{ name: string; path: string; method: string; keys: number; bytes: number }> } | null;
   /** the bazaar file's snapshot, when one is stored */
   bazaar: { snapshotAt: string; products: number; paths: string[]; method: string; bytes: number; gzipBytes: number } | null;
+  /** the networth libraries' file */
+  networth: { builtAt: string; listings: number; products: number; paths: string[]; method: string; keys: number; bytes: number; gzipBytes: number };
 }
+
+const NETWORTH = {
+  paths: ['/api/prices/networth', '/api/prices/networth?case=upper'],
+  method:
+    "SkyHelper-Networth's keys (lower case; upper case for 2.x): bazaar products at the instant-sell price (the highest buy order, else the lowest sell offer), everything else at the lowest active BIN per item inside the smooth file's outlier fence, pets per rarity at levels 1-99 / 100 / 200, skins, shiny items, runes, cakes and hats under their own keys; attribute shards per level-1 shard from the 7-day sales, else the active shards; keys nothing is listed under now from the last day's mean hourly lowest BIN (docs/mods.md)",
+};
 
 const BAZAAR = {
   paths: ['/api/bazaar/prices', '/api/bazaar/prices?keys=neu'],
@@ -87,6 +95,16 @@ export class BulkPricesService {
     return (await this.prices.tooltipBuild()).files[name];
   }
 
+  /** The networth file while it is current, else undefined (synchronous: the fast path). */
+  currentNetworthFile(name: NetworthFileName): PreparedFile | undefined {
+    return this.prices.currentNetworth()?.files[name];
+  }
+
+  /** The price file networth libraries read, with lower-case or upper-case keys. */
+  async networthFile(name: NetworthFileName): Promise<PreparedFile> {
+    return (await this.prices.networthBuild()).files[name];
+  }
+
   /** An averages file, or undefined while no hour is rolled up. */
   async averagesFile(name: AverageFileName): Promise<PreparedFile | undefined> {
     // An empty file (rolled-up hours without a lowest BIN or sale yet) is no averages: 404 until data exists.
@@ -98,6 +116,8 @@ export class BulkPricesService {
     const build: BulkBuild = await this.prices.build();
     const bazaar = await this.prices.bazaarBuild();
     const averages = await this.prices.averagesBuild();
+    const networth = await this.prices.networthBuild();
+    const networthFile = networth.files['networth/lower'];
     return {
       builtAt: new Date(build.builtAt).toISOString(),
       listings: build.listings,
@@ -128,6 +148,15 @@ export class BulkPricesService {
             gzipBytes: bazaar.files['bazaar/hypixel'].gzip.length,
           }
         : null,
+      networth: {
+        builtAt: new Date(networth.builtAt).toISOString(),
+        listings: networth.listings,
+        products: networth.products,
+        ...NETWORTH,
+        keys: networthFile.keys,
+        bytes: networthFile.json.length,
+        gzipBytes: networthFile.gzip.length,
+      },
     };
   }
 }
