@@ -7,7 +7,7 @@
  * connection is lost, before it competes again. On SQLite there is one process by nature:
  * it leads at once.
  */
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from './logger.ts';
 import type { Store } from './store/index.ts';
 import type { SessionLock } from './store/session-lock.ts';
@@ -41,6 +41,15 @@ function leaderGauge(registry: Registry): Gauge<'duty'> {
   });
 }
 
+const ATTEMPTS = 'skymarket_leader_lock_attempts_total';
+
+/** How often a standby tried to take the lock: a takeover is counted in attempts, not seconds. */
+function attemptsCounter(registry: Registry): Counter<'duty'> {
+  const existing = registry.getSingleMetric(ATTEMPTS);
+  if (existing) return existing as Counter<'duty'>;
+  return new Counter({ name: ATTEMPTS, help: 'Times a standby tried to take the leader lock, per duty', labelNames: ['duty'], registers: [registry] });
+}
+
 export class Leadership {
   private current: LeaderState = 'standby';
   private lock: SessionLock | undefined;
@@ -52,11 +61,13 @@ export class Leadership {
   /** Every transition runs on this chain, one at a time: a lost lock never races an attempt. */
   private chain: Promise<void> = Promise.resolve();
   private readonly gauge: Gauge<'duty'>;
+  private readonly attempts: Counter<'duty'>;
   private readonly logger: Logger;
 
   constructor(private readonly options: LeadershipOptions) {
     this.logger = options.logger.child({ component: 'leader', duty: options.duty });
     this.gauge = leaderGauge(options.registry);
+    this.attempts = attemptsCounter(options.registry);
     this.gauge.set({ duty: options.duty }, 0);
   }
 
@@ -107,6 +118,7 @@ export class Leadership {
           this.lock = lock;
           lock.onLost((reason) => void this.enqueue(() => this.lost(lock, reason)));
         }
+        this.attempts.inc({ duty: this.options.duty });
         if (await this.lock.tryAcquire()) await this.elect(`holds advisory lock ${this.lock.key}`);
         else if (!this.waiting) {
           this.waiting = true;

@@ -13,6 +13,7 @@ import { PLAYER_NAME } from '../domain/player-data.ts';
 import { createByteQuota } from '../http/limits.ts';
 import { badRequest, HttpProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
+import { WorkLane } from '../http/work-lane.ts';
 import { PLAYER_NAMES_PROCESSED } from '../services/uploads.ts';
 
 /** Largest proxy body accepted on the wire (compressed or not) and after gunzip (the largest kind's cap). */
@@ -20,9 +21,23 @@ export const PROXY_MAX_BYTES = 4 * 1024 * 1024;
 export const PROXY_MAX_INFLATED_BYTES = Math.max(...Object.values(PROXY_KIND_MAX_BYTES));
 /**
  * An upload is inflated and read in pieces of this size, the event loop free between two: a
- * piece costs well under a millisecond of CPU (docs/performance.md, issue 21).
+ * piece costs ~2 ms of CPU to scan (docs/performance.md). Not smaller: each piece waits a turn of
+ * the event loop, and a turn may be long while other work runs (the demo history's replay, issue
+ * 45), so 16 KB pieces left a 16 MB upload waiting ~1,000 turns, 52-60 s; 256 KB pieces, 64.
  */
-const PIECE_BYTES = 16 * 1024;
+export const UPLOAD_PIECE_BYTES = 256 * 1024;
+/**
+ * Uploads scanned at once, and uploads waiting for a slot: beyond, 503 `busy` at once. Bounds the
+ * scanning the event loop does per turn (a piece per slot) and the memory it holds (a piece and a
+ * gzip window per slot), whatever clients send (issue 45 item 1).
+ */
+export const UPLOAD_SLOTS = 2;
+export const UPLOAD_QUEUE = 8;
+const BUSY_RETRY_SECONDS = 1;
+
+function busy(): HttpProblem {
+  return new HttpProblem(503, 'busy', `Too many uploads are being read right now. Retry in ${BUSY_RETRY_SECONDS} s.`, {}, { 'Retry-After': String(BUSY_RETRY_SECONDS) });
+}
 
 function unknownKind(): HttpProblem {
   return new HttpProblem(422, 'unknown_upload_kind', `The upload is none of the understood kinds: ${PROXY_KINDS.join(', ')}`, { kinds: PROXY_KINDS });
@@ -46,7 +61,7 @@ export async function inspectUpload(body: Buffer, gzipped: boolean): Promise<{ k
   };
   try {
     if (gzipped) {
-      const gunzip = createGunzip({ chunkSize: PIECE_BYTES });
+      const gunzip = createGunzip({ chunkSize: UPLOAD_PIECE_BYTES });
       gunzip.end(body);
       try {
         for await (const piece of gunzip) read(piece as Buffer);
@@ -57,9 +72,9 @@ export async function inspectUpload(body: Buffer, gzipped: boolean): Promise<{ k
         gunzip.destroy();
       }
     } else {
-      for (let at = 0; at < body.length; at += PIECE_BYTES) {
+      for (let at = 0; at < body.length; at += UPLOAD_PIECE_BYTES) {
         if (at > 0) await nextTurn();
-        read(body.subarray(at, at + PIECE_BYTES));
+        read(body.subarray(at, at + UPLOAD_PIECE_BYTES));
       }
     }
     scanner.end();
@@ -87,6 +102,7 @@ const Tuple = Type.Object(
 
 export async function dataRoutes(app: FastifyInstance) {
   const uploads = app.services.uploads;
+  const lane = new WorkLane(UPLOAD_SLOTS, UPLOAD_QUEUE);
   const { config } = app.context;
   app.addSchema(Tuple);
   // Stored bytes per client and for everyone, per day: uploads live 2 days (DATA_UPLOAD_RETENTION_MS).
@@ -111,7 +127,7 @@ export async function dataRoutes(app: FastifyInstance) {
             'Stored bytes count against a daily quota per client and for all clients (429 quota_exceeded; docs/security.md). ' +
             'X-Request-Id (1-100 of A-Z a-z 0-9 . _ : -) is the correlation id; one is generated when absent.',
           headers: Type.Object({ 'x-request-id': Type.Optional(Type.String({ maxLength: 100 })) }),
-          response: { 200: Type.String(), ...problemResponses(400, 413, 415, 422, 429) },
+          response: { 200: Type.String(), ...problemResponses(400, 413, 415, 422, 429, 503) },
         },
         config: { cache: 'no-store' },
       },
@@ -124,6 +140,8 @@ export async function dataRoutes(app: FastifyInstance) {
         if (encoding !== 'gzip' && encoding !== 'identity') {
           throw new HttpProblem(415, 'unsupported_encoding', `Content-Encoding '${encoding}' is not supported: send gzip or none`);
         }
+        // Refused before it is charged or read when the lane is full (checked again when it enters).
+        if (lane.load >= UPLOAD_SLOTS + UPLOAD_QUEUE) throw busy();
         // Charged before the work (what arrived is at least what is stored), the difference given back after.
         const client = clientOf(request);
         await clientQuota.charge(client, body.length);
@@ -136,7 +154,9 @@ export async function dataRoutes(app: FastifyInstance) {
         let kept = 0;
         try {
           const gzipped = encoding === 'gzip';
-          const { kind, inflated } = await inspectUpload(body, gzipped);
+          const inspected = await lane.run(() => inspectUpload(body, gzipped));
+          if (!inspected) throw busy();
+          const { kind, inflated } = inspected.value;
           kept = await uploads.keep({ requestId, kind, inflated, body, gzipped });
         } finally {
           await Promise.all([clientQuota.refund(client, body.length - kept), totalQuota.refund('all', body.length - kept)]);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
-import { PROXY_MAX_BYTES, PROXY_MAX_INFLATED_BYTES } from '../../../src/api/data.ts';
+import { PROXY_MAX_BYTES, PROXY_MAX_INFLATED_BYTES, UPLOAD_PIECE_BYTES } from '../../../src/api/data.ts';
 import { classifyUpload, PROXY_KIND_MAX_BYTES, UploadScanner } from '../../../src/domain/uploads.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 
@@ -167,7 +167,7 @@ describe('data proxy under hostile uploads (issue 21)', () => {
     assert.equal(result.statusCode, 422);
     assert.equal(result.json().slug, 'unknown_upload_kind');
     // Before: gunzipSync + JSON.parse of the 16 MB held the loop 150-800 ms per upload. Now it is
-    // read a 16 KB piece at a time and refused at the first piece that is no kind.
+    // read a piece (UPLOAD_PIECE_BYTES) at a time and refused at the first piece that is no kind.
     assert.ok(pieces >= 1 && pieces <= 2, `${pieces} pieces scanned`);
     // The same inside a plausible page: the page's cap, not 16 MB, ends it.
     const nested = gzipSync('{"success":true,"page":0,"totalPages":1,"auctions":[{"uuid":"a","item_bytes":"b","x":[' + '[],'.repeat(5_500_000) + '[]]}]}', { level: 9 });
@@ -177,7 +177,7 @@ describe('data proxy under hostile uploads (issue 21)', () => {
     // Bounded work: no more pieces than the page's cap holds; the event loop runs between pieces
     // (gzip inflates on libuv's thread pool), so a turn sees one piece, two when the stream had
     // one buffered.
-    assert.ok(timed.pieces >= 1 && timed.pieces <= Math.ceil(PROXY_KIND_MAX_BYTES.auctions_page / (16 * 1024)) + 1, `${timed.pieces} pieces scanned`);
+    assert.ok(timed.pieces >= 1 && timed.pieces <= Math.ceil(PROXY_KIND_MAX_BYTES.auctions_page / UPLOAD_PIECE_BYTES) + 1, `${timed.pieces} pieces scanned`);
     assert.ok(timed.mostInOneTurn <= 2, `${timed.mostInOneTurn} pieces scanned in one turn of the event loop`);
     console.log(`# bomb: ${pieces} piece(s); nested: ${timed.pieces} pieces, at most ${timed.mostInOneTurn} in one turn`);
   });

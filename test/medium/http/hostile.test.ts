@@ -7,10 +7,13 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 
-/** Sends `head`, then `drip` every `everyMs` until the server answers or closes; what it answered and when. */
-function trickle(port: number, head: string, drip: string, everyMs: number): Promise<{ answer: string; afterMs: number }> {
+/**
+ * Sends `head`, then `drip` every `everyMs` until the server answers or closes; what it answered.
+ * When the server cuts a slow client, measured against its timeouts, is bench/slow-clients.ts's
+ * business: a test on a shared machine does not assert times.
+ */
+function trickle(port: number, head: string, drip: string, everyMs: number): Promise<{ answer: string }> {
   return new Promise((resolve, reject) => {
-    const started = performance.now();
     const socket = connect(port, '127.0.0.1');
     let answer = '';
     let timer: NodeJS.Timeout | undefined;
@@ -22,7 +25,7 @@ function trickle(port: number, head: string, drip: string, everyMs: number): Pro
     socket.on('error', () => undefined);
     socket.on('close', () => {
       clearInterval(timer);
-      resolve({ answer, afterMs: performance.now() - started });
+      resolve({ answer });
     });
     setTimeout(() => {
       socket.destroy();
@@ -59,20 +62,16 @@ describe('hostile clients (issue 21)', () => {
   });
 
   it('a client that trickles its body gets a 408 problem once REQUEST_TIMEOUT_MS is over (item 3)', async () => {
-    const { answer, afterMs } = await trickle(port, 'POST /api/data/playerNames HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n[', '"a",', 100);
+    const { answer } = await trickle(port, 'POST /api/data/playerNames HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n[', '"a",', 100);
     const problem = problemOf(answer);
     assert.equal(problem.status, 408);
     assert.equal(problem.type, 'application/problem+json');
     assert.equal(problem.body.slug, 'request_timeout');
-    // Cut by the request timeout (1,500 ms), not earlier; trickle() gives up after 10 s.
-    assert.ok(afterMs >= 1400, `${afterMs.toFixed(0)} ms`);
   });
 
   it('a client that trickles its headers gets a 408 once HEADERS_TIMEOUT_MS is over', async () => {
-    const { answer, afterMs } = await trickle(port, 'GET /api/version HTTP/1.1\r\nHost: x\r\n', 'X-Slow: y\r\n', 100);
+    const { answer } = await trickle(port, 'GET /api/version HTTP/1.1\r\nHost: x\r\n', 'X-Slow: y\r\n', 100);
     assert.equal(problemOf(answer).status, 408);
-    // Cut by the headers timeout (1,000 ms), not earlier.
-    assert.ok(afterMs >= 900, `${afterMs.toFixed(0)} ms`);
   });
 
   it('errors Node raises itself are problem bodies: a broken request line, headers too large (item 11)', async () => {

@@ -13,6 +13,7 @@ import { Store } from '../../../src/store/index.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, type Backend } from '../../helpers/databases.ts';
 import { storeManySales } from '../../helpers/sales-history.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const CLI = join(import.meta.dirname, '../../../src/cli.ts');
 const SALES = 1_000_000;
@@ -40,11 +41,13 @@ for (const backend of ['sqlite', 'postgres'] as Backend[]) {
     const databaseUrl = backend === 'postgres' ? url.toString() : undefined;
     const now = Date.now();
     let sales = 0;
+    let premium = '';
 
     before(async () => {
       const store = await Store.open({ dataDir: dir.path, databaseUrl, schema: backend === 'postgres' ? schema : undefined });
       try {
         sales = await storeManySales(store, { now, days: 30, sales: SALES, seed: 3 });
+        premium = (await store.accounts.create({ tier: 'premium', now })).token;
       } finally {
         await store.close();
       }
@@ -93,8 +96,15 @@ for (const backend of ['sqlite', 'postgres'] as Backend[]) {
           }),
         ]);
         assert.ok(Number(result.targets) > 0, `target variants found in the history (${JSON.stringify(result)})`);
-        // A little longer: a second computation must not grow past the budget either.
-        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        // Then it serves what it computed (an answer that reads the flips), within the budget too:
+        // waited for by that answer, not for a fixed time.
+        const listening = () => /(http:\/\/127\.0\.0\.1:\d+)\/api\/health/.exec(output)?.[1];
+        await waitUntil(() => listening() !== undefined || exited !== undefined, 120_000, 'the service to say where it listens');
+        const base = listening();
+        assert.ok(base, `the service said where it listens: ${output.slice(-2000)}`);
+        const flips = await fetch(`${base}/api/flip/attribute`, { headers: { authorization: `Bearer ${premium}` }, signal: AbortSignal.timeout(120_000) });
+        assert.equal(flips.status, 200, await flips.clone().text());
+        assert.ok(Array.isArray(await flips.json()));
         assert.equal(exited, undefined, `still running: ${output.slice(-2000)}`);
         const m = rssOf(child.pid!);
         if (m) peak = Math.max(peak, m.hwm);

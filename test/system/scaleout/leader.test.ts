@@ -50,6 +50,12 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
   }
 }
 
+/** How often `registry`'s Leadership tried to take the lock for `duty` as a standby. */
+async function lockAttempts(registry: Registry, duty: Duty): Promise<number> {
+  const metric = await registry.getSingleMetric('skymarket_leader_lock_attempts_total')?.get();
+  return metric?.values.find((v) => v.labels.duty === duty)?.value ?? 0;
+}
+
 async function gauge(registry: Registry, duty: Duty): Promise<number | undefined> {
   const metric = await registry.getSingleMetric('skymarket_leader')?.get();
   return metric?.values.find((v) => v.labels.duty === duty)?.value;
@@ -123,7 +129,8 @@ describe('leader election [postgres]', { skip: pgSkip }, () => {
       other.leadership.start();
       // another schema is another deployment: it leads its own
       await until('other schema leads', () => other.leadership.state === 'leader');
-      await new Promise((r) => setTimeout(r, RETRY_MS * 4)); // b has tried several times
+      // b has tried the lock several times (counted, not slept for) and stays standby.
+      await until('b tried the lock 3 times', async () => (await lockAttempts(b.registry, 'ingest')) >= 3);
       assert.equal(b.leadership.state, 'standby');
       assert.deepEqual(b.events, []);
       assert.equal(await gauge(b.registry, 'ingest'), 0);

@@ -3,8 +3,8 @@
  * Redis prefix, fed by the simulator. Two `--role api` processes serve the same data, follow the
  * ingest leader's committed changes on the spine (Redis Streams) without reloading listings, and
  * share the per-IP rate limits; of two `--role ingest` processes one leads and one stands
- * by, and `kill -9` of the leader lets the standby take over within 15 s, after which the
- * feeds keep advancing.
+ * by, and `kill -9` of the leader lets the standby take over at its next lock attempts (counted
+ * in `skymarket_leader_lock_attempts_total`), after which the feeds keep advancing.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,7 +29,8 @@ const skip = missing.length > 0 && !IN_CI ? missing.join('; ') : false;
 if (skip) console.log(`# SKIP scale-out processes: ${skip}`);
 
 const ROOT = join(import.meta.dirname, '../../..');
-const TAKEOVER_MS = 15_000;
+/** How long the test waits for a takeover before it gives up (a deadline, not what it asserts). */
+const TAKEOVER_DEADLINE_MS = 20_000;
 
 interface Proc {
   name: string;
@@ -59,6 +60,16 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
     }
     await sleep(100);
   }
+}
+
+/** The sum of a metric's samples on a process (those whose labels include `having`). */
+async function metric(url: string, name: string, having = ''): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(having)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 async function health(url: string): Promise<Health> {
@@ -309,15 +320,6 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
   });
 
   it('a listing committed by the ingest process reaches both API processes on the spine, without their reading the listings table', async () => {
-    /** The sum of a metric's samples (those whose labels include `having`). */
-    const metric = async (url: string, name: string, having = ''): Promise<number> => {
-      const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
-      let sum = 0;
-      for (const line of text.split('\n')) {
-        if ((line.startsWith(`${name}{`) || line.startsWith(`${name} `)) && line.includes(having)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-      }
-      return sum;
-    };
     const urls = await Promise.all(api.map((p) => p.url));
     const loaded = await Promise.all(urls.map((u) => metric(u, 'skymarket_market_listings_loaded_total')));
     for (const n of loaded) assert.ok(n >= 0);
@@ -376,16 +378,20 @@ describe('scale-out processes [postgres+redis]', { skip, timeout: 150_000 }, () 
     }
   });
 
-  it('kill -9 of the ingest leader: the standby takes over within 15 s and ingestion continues', async () => {
+  it('kill -9 of the ingest leader: the standby takes over at its next lock attempts and ingestion continues', async () => {
     const before = await store!.feeds.get('auctions');
     assert.ok(before, 'auctions ingested before the kill');
+    const attemptsBefore = await metric(await standby.url, 'skymarket_leader_lock_attempts_total', 'duty="ingest"');
     const killedAt = Date.now();
     leader.child.kill('SIGKILL');
     await leader.exited;
-    await until(`${standby.name} to lead`, TAKEOVER_MS + 5_000, async () => ((await health(await standby.url)).ingest === 'leader' ? true : undefined), procs);
-    const takeoverMs = Date.now() - killedAt;
-    console.log(`# ingest takeover after kill -9: ${takeoverMs} ms`);
-    assert.ok(takeoverMs <= TAKEOVER_MS, `takeover took ${takeoverMs} ms`);
+    await until(`${standby.name} to lead`, TAKEOVER_DEADLINE_MS, async () => ((await health(await standby.url)).ingest === 'leader' ? true : undefined), procs);
+    // Counted, not timed: PostgreSQL frees the lock when the killed process's session ends (its
+    // socket closes with it), so the standby takes it at its next attempt or the one after (every
+    // LEADER_RETRY_MS, 500 ms here); a lock that outlived its process would take many more.
+    const attempts = (await metric(await standby.url, 'skymarket_leader_lock_attempts_total', 'duty="ingest"')) - attemptsBefore;
+    console.log(`# ingest takeover after kill -9: ${attempts} lock attempt(s), ${Date.now() - killedAt} ms`);
+    assert.ok(attempts >= 1 && attempts <= 4, `the standby tried the lock ${attempts} times before it led`);
 
     // Ingestion continues under the new leader: both feeds move past where they were at takeover.
     const auctionsAt = (await store!.feeds.get('auctions'))!.lastUpdated;
