@@ -131,8 +131,9 @@ export function partsEstimate(t: ItemTraits, ctx: PartsContext): PartsEstimate {
   const parts: Part[] = [];
   let unpriced = 0;
   const add = (kind: PartKind, id: string, count: number, factor: number, price: PartPrice | undefined): void => {
-    if (count <= 0) return;
-    const unit = price && price.coins > 0 ? price.coins : null;
+    if (!(count > 0)) return;
+    // Hostile counts (a stored 1e300 books) must not make the value infinite: such a part stays unpriced.
+    const unit = price && price.coins > 0 && Number.isFinite(price.coins * count * factor) ? price.coins : null;
     if (unit === null) unpriced++;
     parts.push({ kind, id, unitPrice: unit, source: unit === null ? 'none' : price!.source, count, factor, value: unit === null ? 0 : unit * count * factor });
   };
@@ -186,7 +187,7 @@ export function partsEstimate(t: ItemTraits, ctx: PartsContext): PartsEstimate {
     const level = t.attributes[name]!;
     // A level-n attribute is 2^(n-1) level-1 shards.
     const shard = ctx.attributeShards?.get(name)?.productId ?? `ATTRIBUTE_SHARD_${name.toUpperCase()}`;
-    add('attribute', shard, 2 ** Math.max(0, level - 1), APPLICATION_WORTH.attribute, lookup(shard));
+    add('attribute', shard, 2 ** Math.min(10, Math.max(0, level - 1)), APPLICATION_WORTH.attribute, lookup(shard));
   }
   if (t.pet?.heldItem) add('pet_item', t.pet.heldItem, 1, APPLICATION_WORTH.pet_item, lookup(t.pet.heldItem));
   if (t.reforge !== null && !t.tag.startsWith('PET_')) {

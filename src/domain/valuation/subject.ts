@@ -10,6 +10,11 @@ import { isValidTag, itemTagFromExtra, readPetInfo } from '../tags.ts';
 import { tierFromLore } from '../wire-enums.ts';
 import type { ValuationSubject } from './traits.ts';
 
+/** A stack's count as the valuation takes it: a whole number from 1 to 2^31 − 1 (hostile counts clamped). */
+function clampCount(n: number): number {
+  return Number.isFinite(n) ? Math.min(2 ** 31 - 1, Math.max(1, Math.trunc(n))) : 1;
+}
+
 /** Deepest JSON nesting an item may have (SkyBlock items nest about 8 levels). */
 export const MAX_JSON_DEPTH = 32;
 
@@ -108,7 +113,7 @@ export function subjectOfJson(raw: unknown): ValuationSubject | null {
   const enchantments: Record<string, number> = {};
   const ench = extra['enchantments'];
   if (isRecord(ench)) for (const k in ench) if (typeof ench[k] === 'number') enchantments[k] = ench[k];
-  return { tag: itemTag, tier: petTier ?? tierFromLore(lore), count: Math.max(1, Math.trunc(count)), enchantments, flatNbt: flattenExtraAttributes(extra) };
+  return { tag: itemTag, tier: petTier ?? tierFromLore(lore), count: clampCount(count), enchantments, flatNbt: flattenExtraAttributes(extra) };
 }
 
 /** A profile's pet (`profile.members[uuid].pets_data.pets[i]`) as the item it would be. */
@@ -150,6 +155,6 @@ export function subjectOfRepresent(raw: unknown): ValuationSubject | null {
   for (const k in ench) if (typeof ench[k] === 'number' && Number.isFinite(ench[k])) enchantments[k] = ench[k];
   const lore = typeof raw['description'] === 'string' ? raw['description'].split('\n') : [];
   const petTier = petInfo && typeof petInfo['tier'] === 'string' ? petInfo['tier'] : null;
-  const count = typeof raw['count'] === 'number' && Number.isFinite(raw['count']) ? Math.max(1, Math.trunc(raw['count'])) : 1;
+  const count = typeof raw['count'] === 'number' ? clampCount(raw['count']) : 1;
   return { tag, tier: petTier ?? tierFromLore(lore), count, enchantments, flatNbt: flattenExtraAttributes(extra) };
 }

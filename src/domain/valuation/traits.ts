@@ -260,7 +260,8 @@ export function traitsOf(s: ValuationSubject, category?: string | null): ItemTra
     masterStars: Math.max(0, Math.min(starLevel - 5, 5)),
     enchantments: s.enchantments,
     hotPotatoBooks: Math.min(hpb, 10),
-    fumingPotatoBooks: Math.max(0, hpb - 10),
+    // The game stops at 15 books (10 hot, 5 fuming): larger stored counts are not believed.
+    fumingPotatoBooks: Math.min(5, Math.max(0, hpb - 10)),
     recombobulated: num(f['rarity_upgrades']) > 0,
     reforge: f['modifier'] ?? null,
     gems,

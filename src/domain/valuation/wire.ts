@@ -15,7 +15,7 @@ export interface ValuedFacts {
   windowMs: number;
 }
 
-const round = (x: number | null): number | null => (x === null ? null : Math.round(x));
+const round = (x: number | null): number | null => (x === null || !Number.isFinite(x) ? null : Math.round(x));
 
 export interface PartWire {
   kind: string;
@@ -60,7 +60,7 @@ export interface ItemValueWire {
 }
 
 function partWire(p: Part): PartWire {
-  return { kind: p.kind, id: p.id, unitPrice: round(p.unitPrice), source: p.source, count: p.count, factor: p.factor, value: Math.round(p.value) };
+  return { kind: p.kind, id: p.id, unitPrice: round(p.unitPrice), source: p.source, count: p.count, factor: p.factor, value: Number.isFinite(p.value) ? Math.round(p.value) : 0 };
 }
 
 export function itemValueWire(v: ValuedFacts): ItemValueWire {
@@ -73,7 +73,7 @@ export function itemValueWire(v: ValuedFacts): ItemValueWire {
     count: val.count,
     known: v.known,
     value,
-    stackValue: value === null ? null : value * val.count,
+    stackValue: value === null ? null : round(value * val.count),
     confidence: val.combined.confidence,
     method: val.combined.method,
     comparablesWeight: val.combined.comparablesWeight,

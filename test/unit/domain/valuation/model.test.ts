@@ -169,3 +169,18 @@ describe('combining', () => {
     assert.equal(combine(comps(0, null), { value: null, parts: [], unpriced: 1 }, 1).value, null);
   });
 });
+
+describe('hostile items', () => {
+  it('refuses JSON nested past the depth, clamps counts, keeps values finite', async () => {
+    const { subjectOfJson, SubjectError, MAX_JSON_DEPTH } = await import('../../../../src/domain/valuation/subject.ts');
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_JSON_DEPTH + 5; i++) deep = { a: deep };
+    assert.throws(() => subjectOfJson({ tag: { ExtraAttributes: { id: 'HYPERION', x: deep } } }), SubjectError);
+    const s = subjectOfJson({ Count: 1e300, tag: { ExtraAttributes: { id: 'HYPERION', hot_potato_count: 1e300, 'attributes': { mana_pool: 1e9 } } } })!;
+    assert.equal(s.count, 2 ** 31 - 1);
+    const p = partsEstimate(traitsOf(s), { prices });
+    assert.ok(Number.isFinite(p.value!));
+    assert.equal(p.parts.find((x) => x.kind === 'fuming_potato_book')!.count, 5);
+    assert.equal(subjectOfJson({}), null);
+  });
+});
