@@ -138,7 +138,7 @@ function backtestOne(row: Row, t: number, data: Map<string, TagData>, dims: Map<
     target: row.unit,
     value,
     lastDayMedian: lastDay.length === 0 ? null : lastDay[lastDay.length >> 1]!,
-    lowestBin: bins.length === 0 ? null : Math.min(...bins.map((b) => b.price)),
+    lowestBin: bins.reduce<number | null>((m, b) => (m === null || b.price < m ? b.price : m), null),
   };
 }
 
@@ -199,7 +199,7 @@ function rowOf(r: { uuid: string; tag: string; category: string | null; tier: st
 }
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {
-  const HOURS = options.quick ? 30 : 72;
+  const HOURS = options.quick ? 30 : 48;
   const t = await createTestApp({ env: { FLIPS_POLL_MS: '0' } });
   const out: BenchRow[] = [];
   try {
@@ -214,7 +214,8 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       .execute();
     const rows = stored.map(rowOf).filter((r): r is Row => r !== null);
     const data = index(rows);
-    const end = Math.max(...rows.filter((r) => r.sold).map((r) => r.left));
+    let end = 0;
+    for (const r of rows) if (r.sold && r.left > end) end = r.left;
     const cutoff = end - DAY;
     const dims = new Map<string, ReturnType<typeof decideDimensions>>();
     for (const [tag, d] of data) {
