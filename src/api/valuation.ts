@@ -17,12 +17,18 @@ import { MAX_VALUE_ITEMS, ValuationInputError, type ValuedItem } from '../servic
 export const VALUE_BODY_LIMIT = 4 * 1024 * 1024;
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+/**
+ * A nullable number or string as a type list (`["number", "null"]`), not an `anyOf`: the response
+ * serialiser writes a type list directly, where an `anyOf` costs a schema validation per value.
+ */
+const NullableNumber = (description?: string) => Type.Unsafe<number | null>({ type: ['number', 'null'], ...(description ? { description } : {}) });
+const NullableString = () => Type.Unsafe<string | null>({ type: ['string', 'null'] });
 
 const PartSchema = Type.Object(
   {
     kind: Type.String({ description: 'base, enchantment, recombobulator, hot_potato_book … (docs/valuation.md)' }),
     id: Type.String({ description: 'the priced item: bazaar product or auction tag' }),
-    unitPrice: Nullable(Type.Number()),
+    unitPrice: NullableNumber(),
     source: Type.String({ description: 'bazaar (lowest sell offer), lbin (cheapest BIN), sales (clean sales), face (a stored price), none' }),
     count: Type.Number(),
     factor: Type.Number({ description: 'share of the cost kept on resale (application worth)' }),
@@ -37,29 +43,29 @@ const ItemValueSchema = Type.Object(
     tag: Type.String(),
     count: Type.Integer(),
     known: Type.Boolean({ description: 'false: an id skymarket does not know; valued 0' }),
-    value: Nullable(Type.Number({ description: 'coins per item' })),
-    stackValue: Nullable(Type.Number()),
+    value: NullableNumber('coins per item'),
+    stackValue: NullableNumber(),
     confidence: Type.Number({ minimum: 0, maximum: 1 }),
     method: Type.String({ description: 'comparables, parts, blend or none' }),
     comparablesWeight: Type.Number(),
     comparables: Type.Object({
-      median: Nullable(Type.Number()),
-      p25: Nullable(Type.Number()),
-      p75: Nullable(Type.Number()),
+      median: NullableNumber(),
+      p25: NullableNumber(),
+      p75: NullableNumber(),
       count: Type.Integer(),
       matchedOn: Type.Array(Type.String()),
       widenedBy: Type.Array(Type.String()),
       widened: Type.Boolean(),
       decidedFromSales: Type.Boolean(),
       cheapestBin: Nullable(Type.Object({ uuid: Type.String(), price: Type.Number() })),
-      fastSell: Nullable(Type.Number()),
+      fastSell: NullableNumber(),
       itemKey: Type.String(),
       medianKey: Type.String(),
       lbinKey: Type.String(),
       windowDays: Type.Number(),
       volume24h: Type.Integer(),
     }),
-    parts: Type.Object({ value: Nullable(Type.Number()), unpriced: Type.Integer(), breakdown: Type.Array(Type.Ref('ValuationPart')) }),
+    parts: Type.Object({ value: NullableNumber(), unpriced: Type.Integer(), breakdown: Type.Array(Type.Ref('ValuationPart')) }),
   },
   { $id: 'ItemValue' },
 );
@@ -82,17 +88,17 @@ const PriceEstimateSchema = Type.Object(
     lbin: Type.Number(),
     median: Type.Number(),
     volume: Type.Number(),
-    lbinLink: Nullable(Type.String()),
+    lbinLink: NullableString(),
     fastSell: Type.Number(),
-    lbinKey: Nullable(Type.String()),
-    medianKey: Nullable(Type.String()),
-    itemKey: Nullable(Type.String()),
+    lbinKey: NullableString(),
+    medianKey: NullableString(),
+    itemKey: NullableString(),
   },
   { $id: 'PriceEstimate' },
 );
 
 const CraftPriceSchema = Type.Object(
-  { price: Type.Number(), itemTag: Nullable(Type.String()), attribute: Nullable(Type.String()), formattedReson: Nullable(Type.String()), count: Type.Number() },
+  { price: Type.Number(), itemTag: NullableString(), attribute: NullableString(), formattedReson: NullableString(), count: Type.Number() },
   { $id: 'CraftPrice' },
 );
 
@@ -184,10 +190,10 @@ export async function valuationRoutes(app: FastifyInstance) {
           200: Type.Object({
             uuid: Type.String(),
             price: Type.Number(),
-            value: Nullable(Type.Number()),
+            value: NullableNumber(),
             feeRate: Type.Number(),
-            vsValueAfterFees: Nullable(Type.Number()),
-            profitAfterFees: Nullable(Type.Number()),
+            vsValueAfterFees: NullableNumber(),
+            profitAfterFees: NullableNumber(),
             item: Type.Ref('ItemValue'),
           }),
           ...problemResponses(400, 404),
