@@ -37,6 +37,7 @@ import { auctionsRoutes } from './api/auctions.ts';
 import { dataRoutes } from './api/data.ts';
 import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
+import { valuationRoutes } from './api/valuation.ts';
 import { modSocketRoutes } from './mod/socket.ts';
 import { flipRoutes } from './api/flips.ts';
 import { webRoutes } from './web/pages.ts';
@@ -228,6 +229,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(lowballRoutes);
     await app.register(dataRoutes);
     await app.register(playerRoutes);
+    await app.register(valuationRoutes);
     // One WebSocket server for the mod channel and the feeds (a second registration would answer every upgrade twice).
     await app.register(websocket, { options: { maxPayload: MOD_LIMITS.frameBytes, perMessageDeflate: false }, errorHandler: websocketErrorHandler });
     await app.register(modSocketRoutes);

@@ -165,6 +165,11 @@ export function decodeItemBytes(base64: string, options?: DecodeOptions): Decode
   return decodeNbtItems(gunzipBase64(base64, options?.maxBytes ?? MAX_NBT_BYTES), options);
 }
 
+/** The NBT bytes of an `item_bytes` string (base64 of gzip), inflated to at most `maxBytes`. */
+export function inflateItemBytes(base64: string, maxBytes = MAX_NBT_BYTES): Buffer {
+  return gunzipBase64(base64, maxBytes);
+}
+
 /**
  * Fast path for auctions: decodes only the first item of an `item_bytes`
  * string (auctions hold exactly one).
@@ -226,6 +231,24 @@ export function decodeNbtItems(raw: Uint8Array, options?: DecodeOptions): Decode
   }
   if (out.length === 0) throw new ItemDecodeError('no_item', 'no decodable item in the list');
   return out;
+}
+
+/**
+ * Every slot of already decompressed NBT, in order: an empty slot, or an item that cannot be
+ * decoded (no ExtraAttributes, no id, a bad tag), is null. For inventories valued slot by slot.
+ */
+export function decodeNbtSlots(raw: Uint8Array, options?: DecodeOptions): Array<DecodedItem | null> {
+  const maxBytes = options?.maxBytes ?? MAX_NBT_BYTES;
+  if (raw.length > maxBytes) throw new ItemDecodeError('too_large', `${raw.length} bytes of NBT`);
+  return itemList(parseRoot(raw)).map((item) => {
+    if (isEmptySlot(item)) return null;
+    try {
+      return decodeItemGuarded(item);
+    } catch (err) {
+      if (err instanceof ItemDecodeError && err.reason !== 'bad_nbt') return null;
+      throw err;
+    }
+  });
 }
 
 // ---------------------------------------------------------------------------
@@ -798,6 +821,14 @@ function daysInMonth(year: number, month: number): number {
 }
 
 const FLAT_SKIP = new Set(['enchantments', 'id', 'originTag', 'uuid', 'timestamp']);
+
+/**
+ * ExtraAttributes given as plain JSON (an item sent as decoded NBT, a profile's item) flattened as
+ * the decoders flatten them (`DecodedItem.flatNbt`): the same keys whichever way the item came.
+ */
+export function flattenExtraAttributes(extra: NbtPlainCompound): Record<string, string> {
+  return flattenExtra(extra, null);
+}
 
 function flattenExtra(extra: NbtPlainCompound, petInfo: Record<string, unknown> | null): Record<string, string> {
   const out: Record<string, string> = {};

@@ -19,6 +19,7 @@ import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
 import { ItemCatalog } from './item-catalog.ts';
 import { OpenHours } from './open-hours.ts';
+import { ValuationMarket } from './valuation.ts';
 import type { ChangeSource } from '../spine/index.ts';
 import { Followers } from '../spine/follower.ts';
 
@@ -54,6 +55,10 @@ export interface Market {
   readonly openHours: OpenHours;
   /** the views following the spine: whether one is behind the store (health), their resyncs (metrics) */
   readonly followers: Followers;
+  /** each tag's recent sales and active BINs as the valuation compares them (following the spine) */
+  readonly valuation: ValuationMarket;
+  /** star and attribute-level costs (the parts estimate prices stars and attributes with them) */
+  readonly upgradeCosts: UpgradeCosts;
   /** Loads the active listings and starts the background refreshes. */
   start(): Promise<void>;
   /** Stops every refresh and listener; waits for a running flip computation. */
@@ -98,6 +103,7 @@ export function createMarket(options: MarketOptions): Market {
     logger: logger.child({ component: 'bulk-prices' }),
   });
   const openHours = new OpenHours(store);
+  const valuation = new ValuationMarket(store, clock, activeAuctions, { changes, followers, logger: spineLogger });
   let started = false;
   return {
     game,
@@ -111,11 +117,14 @@ export function createMarket(options: MarketOptions): Market {
     bulkPrices,
     openHours,
     followers,
+    valuation,
+    upgradeCosts,
     async start() {
       if (started) return;
       started = true;
       await activeAuctions.ready();
       await bazaarSnapshots.start();
+      await valuation.start();
       await catalog.start();
       bulkPrices.start();
       craft.start();
@@ -127,6 +136,7 @@ export function createMarket(options: MarketOptions): Market {
       catalog.close();
       bulkPrices.close();
       activeAuctions.close();
+      valuation.close();
       bazaarSnapshots.close();
     },
   };

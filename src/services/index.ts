@@ -23,6 +23,7 @@ import { BulkPricesService } from './bulk-prices.ts';
 import { MayorsService } from './mayors.ts';
 import { DataSourceService, type DataSource } from './data-source.ts';
 import { PriceChangeService } from './price-changes.ts';
+import { ValuationService } from './valuation.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -46,6 +47,8 @@ export interface Services {
   readonly dataSource: DataSourceService;
   /** price movers: the home page's and `/api/prices/change` */
   readonly priceChanges: PriceChangeService;
+  /** what an exact item or listing is worth: comparables, parts, value (docs/valuation.md) */
+  readonly valuation: ValuationService;
 }
 
 export interface ServiceOptions {
@@ -86,5 +89,6 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     bulkPrices: new BulkPricesService(market.bulkPrices),
     dataSource: new DataSourceService(store, clock, dataSource),
     priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
+    valuation: new ValuationService(market, clock),
   };
 }

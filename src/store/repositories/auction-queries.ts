@@ -166,6 +166,19 @@ export interface SoldQuery extends SoldRange {
   limit: number;
 }
 
+/** A sale as the valuation compares it (soldForValuation); `price` is the whole auction's. */
+export interface ValuationSale {
+  uuid: string;
+  tag: string;
+  price: number;
+  count: number;
+  at: number;
+  tier: string | null;
+  category: string | null;
+  enchantments: Record<string, number>;
+  flatNbt: Record<string, string>;
+}
+
 /** The columns of a sale the price analysis needs, with its cursor fields (`end` and `uuid`). */
 export interface LeanSale extends AnalysisSale {
   uuid: string;
@@ -293,6 +306,31 @@ export class AuctionQueryRepository {
       .where('sold_at', '>=', since)
       .executeTakeFirstOrThrow();
     return { count: Number(r.n), timeSum: Number(r.total ?? 0), newest: r.newest === null ? null : Number(r.newest) };
+  }
+
+  /**
+   * A tag's sales since `since` (before `until` when given), newest first, with what the valuation
+   * compares (rarity, category, enchantments, flattened NBT): the (tag, sold_at) index bounds the read
+   * to the window asked, whatever the history's length (docs/valuation.md, "Storage").
+   */
+  async soldForValuation(tag: string, since: number, limit: number, until?: number): Promise<ValuationSale[]> {
+    const rows = await this.soldRange(
+      this.db.selectFrom('auctions').select(['uuid', 'sold_price', 'highest_bid', 'count', 'sold_at', 'end_at', 'tier', 'category', 'enchantments', 'flat_nbt']),
+      { tag, since, ...(until !== undefined ? { until } : {}) },
+    )
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      uuid: r.uuid,
+      tag,
+      price: Number(r.sold_price ?? r.highest_bid),
+      count: r.count,
+      at: Number(r.sold_at ?? r.end_at),
+      tier: r.tier,
+      category: r.category,
+      enchantments: json<Record<string, number>>(r.enchantments, {}),
+      flatNbt: json<Record<string, string>>(r.flat_nbt, {}),
+    }));
   }
 
   /** Only the cursor fields of sold auctions, in the same order: to skip to a page. */

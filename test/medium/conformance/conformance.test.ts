@@ -190,6 +190,23 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     await check(`/api/item/price/${soldTag}/analysis?days=30&Bin=true`, 'AdvancedAnalysisResult', { headers: auth['premium_plus'] });
   });
 
+  it('valuation: price/nbt answers a PriceEstimate per slot, mod/pricing/breakdown a PricingBreakdwon per item', async () => {
+    const page = (await (await fetch(`${sim.sim.url}/v2/skyblock/auctions?page=0`)).json()) as { auctions: UpstreamAuction[] };
+    for (const a of page.auctions.slice(0, 20)) {
+      const res = await t.app.inject({ method: 'POST', url: '/api/price/nbt', payload: { chestName: null, fullInventoryNbt: a.item_bytes, position: { x: 0, y: 0, z: 0 }, jsonNbt: null, senderContactId: null, server: null } });
+      conforms(ok(res, 'price/nbt'), 'PriceEstimate', 'price/nbt', true);
+    }
+    const represent = page.auctions.slice(0, 20).map((a) => {
+      const item = decodeAuctionItem(a.item_bytes);
+      return { id: null, itemName: item.name, tag: item.tag, extraAttributes: { id: item.id, ...item.flatNbt }, enchantments: item.enchantments, color: null, description: item.lore.join('\n'), count: item.count };
+    });
+    const breakdown = ok(await t.app.inject({ method: 'POST', url: '/api/mod/pricing/breakdown', payload: represent }), 'mod/pricing/breakdown') as unknown[];
+    assert.equal(breakdown.length, represent.length);
+    conforms(breakdown, 'PricingBreakdwon', 'mod/pricing/breakdown', true);
+    checked.set('/api/price/nbt', 20);
+    checked.set('/api/mod/pricing/breakdown', breakdown.length);
+  });
+
   it('bazaar: histories, snapshot and the export archive', async () => {
     const product = Object.keys(sim.sim.market.bazaar().products)[0]!;
     for (const window of ['hour', 'day', 'week']) await check(`/api/bazaar/${product}/history/${window}`, 'GraphResult', { list: true });

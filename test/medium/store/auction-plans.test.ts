@@ -58,6 +58,8 @@ const PROBES: Probe[] = [
   { name: 'salesByItemUid', run: (r) => r.queries.salesByItemUid([UID]), index: 'auctions_item_uid' },
   { name: 'salesOfItem', run: (r) => r.queries.salesOfItem(RESOLD_UID, 10, 0), index: 'auctions_item_uid', ordered: true },
   { name: 'sold', run: (r) => r.queries.sold({ tag: 'HYPERION', since: NOW - 7 * DAY, limit: 10 }), index: 'auctions_tag_sold_at', ordered: true },
+  // 400 of a window's rows: PostgreSQL may read the window's rows through the index and keep the top 400 (bounded by the window, not the history).
+  { name: 'soldForValuation', run: (r) => r.queries.soldForValuation('HYPERION', NOW - 7 * DAY, 400), index: 'auctions_tag_sold_at' },
   { name: 'soldLean', run: (r) => r.queries.soldLean('HYPERION', NOW - 7 * DAY, 10), index: 'auctions_tag_sold_at', ordered: true },
   { name: 'medianPrices', run: (r) => r.queries.medianPrices(['HYPERION'], NOW - 7 * DAY), index: 'auctions_tag_sold_at' },
   { name: 'salePricesBetween', run: (r) => r.queries.salePricesBetween(NOW - 7 * DAY, NOW, 'HYPERION'), index: 'auctions_tag_sold_at' },
