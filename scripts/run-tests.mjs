@@ -1,7 +1,17 @@
 #!/usr/bin/env node
 // Runs the test files under test/{unit,medium,system}/ with node:test.
 //
-// Usage: node scripts/run-tests.mjs [--tier unit|medium|system ...] [substring filter ...]
+// Usage: node scripts/run-tests.mjs [--checks] [--timings] [--tier unit|medium|system ...] [substring filter ...]
+//
+// --checks: also run the static checks (`npm run typecheck`, `rules`, `lint`) alongside the tests, in
+// processes of their own, and fail when one fails (`npm test` does). tsc and dependency-cruiser are
+// single-threaded and the medium and system files often wait on databases, sockets and child processes,
+// so on a 2-core machine the checks fill time a core would idle; one after another before the tests they
+// cost about half a minute of wall time. A failing check's output is printed as soon as it ends.
+//
+// --timings: after the run, print each test process's wall and CPU time (its own, and that of the
+// child processes it waited for: builds, spawned servers, Chromium), slowest first, with totals per
+// tier and the runner's own bundling; scripts/test-timing.mjs records them.
 //
 // Speed: the suite used to run every file through tsx (`node --import tsx --test`), which
 // transpiles each module in a loader thread of every test process; importing app.ts took
@@ -16,12 +26,12 @@
 //
 // A *.test.ts outside the three tier folders is refused, so every new test gets a tier
 // (see docs/development.md).
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const TIERS = ['unit', 'medium', 'system'];
@@ -48,8 +58,12 @@ if (misplaced.length > 0) {
 const argv = process.argv.slice(2);
 const tiers = [];
 const filters = [];
+let timings = false;
+let checks = false;
 for (let i = 0; i < argv.length; i++) {
-  if (argv[i] === '--tier') {
+  if (argv[i] === '--timings') timings = true;
+  else if (argv[i] === '--checks') checks = true;
+  else if (argv[i] === '--tier') {
     const tier = argv[++i];
     if (!TIERS.includes(tier)) {
       console.error(`run-tests: unknown tier ${tier}; one of ${TIERS.join(', ')}`);
@@ -66,6 +80,36 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+// One directory per run, so runs side by side do not share bundles.
+const OUT = join(ROOT, '.test-build', String(process.pid));
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(OUT, { recursive: true });
+const TIMINGS_FILE = join(OUT, 'timings.jsonl');
+const TIMING_PRELOAD = pathToFileURL(join(ROOT, 'scripts/test-timing.mjs')).href;
+
+const checkProcesses = [];
+/** `npm run --silent <script>` in a process of its own (timed under --timings), its output kept. */
+function runCheck(script) {
+  // A small node wrapper, so --timings records the check (npm and what it starts) as one process.
+  const wrapper = `process.exitCode = (await import('node:child_process')).spawnSync('npm', ['run', '--silent', ${JSON.stringify(script)}], { stdio: 'inherit' }).status ?? 1;`;
+  const child = spawn(process.execPath, [...(timings ? ['--import', TIMING_PRELOAD] : []), '--input-type=module', '-e', wrapper], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: timings ? { ...process.env, TEST_TIMINGS_FILE: TIMINGS_FILE, TEST_TIMING_NAME: `npm run ${script}` } : process.env,
+  });
+  checkProcesses.push(child);
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      if (code !== 0) console.error(`\nrun-tests: npm run ${script} failed (exit ${code}):\n${output}`);
+      resolve({ script, ok: code === 0 });
+    }),
+  );
+}
+const checking = checks ? Promise.all(['typecheck', 'rules', 'lint'].map(runCheck)) : Promise.resolve([]);
+
 // Each module sees its own source location, not the bundle's.
 const META = /\bimport\.meta\.(url|dirname|filename)\b/g;
 const sourceLocation = {
@@ -79,9 +123,6 @@ const sourceLocation = {
   },
 };
 
-// One directory per run, so runs side by side do not share bundles.
-const OUT = join(ROOT, '.test-build', String(process.pid));
-rmSync(OUT, { recursive: true, force: true });
 const unitFiles = files.filter((f) => f.startsWith('test/unit/'));
 const ownProcess = files.filter((f) => !f.startsWith('test/unit/'));
 // The unit tier's entries: the selected unit files dealt round-robin into one bundle per core,
@@ -100,27 +141,100 @@ const unitEntry = {
     }));
   },
 };
-await build({
-  absWorkingDir: ROOT,
-  entryPoints: [...shards.map((_, i) => ({ in: `unit-tier-${i}`, out: `test/unit/unit-tier-${i}` })), ...ownProcess],
-  outdir: OUT,
-  outbase: ROOT,
-  outExtension: { '.js': '.mjs' },
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: 'linked',
-  logLevel: 'warning',
-  plugins: [unitEntry, sourceLocation],
+/** CPU seconds of the processes this one has reaped (Linux; 0 elsewhere). */
+function reapedCpu() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return 0;
+  }
+}
+const beforeBuild = { own: process.cpuUsage(), reaped: reapedCpu() };
+try {
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: [...shards.map((_, i) => ({ in: `unit-tier-${i}`, out: `test/unit/unit-tier-${i}` })), ...ownProcess],
+    outdir: OUT,
+    outbase: ROOT,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [unitEntry, sourceLocation],
+  });
+} catch (err) {
+  for (const c of checkProcesses) c.kill();
+  throw err;
+}
+// esbuild's own process ends here, so its CPU is counted in the bundling figure.
+await stop();
+const ownBuild = process.cpuUsage(beforeBuild.own);
+const bundlingCpu = (ownBuild.user + ownBuild.system) / 1e6 + reapedCpu() - beforeBuild.reaped;
+const bundled = process.cpuUsage();
+const bundles = [...shards.map((_, i) => join(OUT, `test/unit/unit-tier-${i}.mjs`)), ...ownProcess.map((f) => join(OUT, f.replace(/\.ts$/, '.mjs')))];
+const preload = timings ? ['--import', TIMING_PRELOAD] : [];
+const args = ['--enable-source-maps', ...preload, '--test', `--test-concurrency=${concurrency}`, ...bundles];
+const started = performance.now();
+const child = spawn(process.execPath, args, {
+  stdio: 'inherit',
+  cwd: ROOT,
+  env: timings ? { ...process.env, TEST_TIMINGS_FILE: TIMINGS_FILE } : process.env,
+});
+child.on('exit', async (code, signal) => {
+  const testsWall = (performance.now() - started) / 1000;
+  const checked = await checking;
+  const failedChecks = checked.filter((c) => !c.ok).map((c) => `npm run ${c.script}`);
+  if (checks) console.error(failedChecks.length > 0 ? `run-tests: failed: ${failedChecks.join(', ')}` : 'run-tests: typecheck, rules and lint passed');
+  if (timings) printTimings(testsWall, (performance.now() - started) / 1000);
+  rmSync(OUT, { recursive: true, force: true });
+  process.exit(signal || failedChecks.length > 0 ? 1 : (code ?? 1));
 });
 
-const bundles = [...shards.map((_, i) => join(OUT, `test/unit/unit-tier-${i}.mjs`)), ...ownProcess.map((f) => join(OUT, f.replace(/\.ts$/, '.mjs')))];
-const args = ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...bundles];
-const child = spawn(process.execPath, args, { stdio: 'inherit', cwd: ROOT });
-child.on('exit', (code, signal) => {
-  rmSync(OUT, { recursive: true, force: true });
-  process.exit(signal ? 1 : (code ?? 1));
-});
+/** The --timings table: one row per test process, slowest (by CPU) first, then totals. */
+function printTimings(testsWallS, wallS) {
+  let lines = [];
+  try {
+    lines = readFileSync(TIMINGS_FILE, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  } catch {
+    // no test process got far enough to record
+  }
+  const name = (entry) => {
+    if (entry.startsWith('npm run ')) return `check: ${entry}`;
+    const rel = relative(OUT, entry).replace(/\.mjs$/, '.ts');
+    const shard = /^test\/unit\/unit-tier-(\d+)\.ts$/.exec(rel);
+    return shard ? `test/unit (shard ${shard[1]}: ${shards[Number(shard[1])].length} files)` : rel;
+  };
+  const rows = lines
+    .map((l) => ({ file: name(l.entry), wall: l.wallS, own: l.userS + l.sysS, children: l.childrenS }))
+    .sort((a, b) => b.own + b.children - (a.own + a.children));
+  const fmt = (n) => n.toFixed(1).padStart(7);
+  const out = ['', 'test process timings (seconds; cpu = user+sys)', `${'cpu'.padStart(7)}${'own'.padStart(7)}${'child'.padStart(7)}${'wall'.padStart(7)}  file`];
+  for (const r of rows) out.push(`${fmt(r.own + r.children)}${fmt(r.own)}${fmt(r.children)}${fmt(r.wall)}  ${r.file}`);
+  for (const tier of TIERS) {
+    const inTier = rows.filter((r) => r.file.startsWith(`test/${tier}/`) || r.file.startsWith(`test/${tier} `));
+    if (inTier.length === 0) continue;
+    const sum = (f) => inTier.reduce((acc, r) => acc + f(r), 0);
+    out.push(`${fmt(sum((r) => r.own + r.children))}${fmt(sum((r) => r.own))}${fmt(sum((r) => r.children))}${fmt(sum((r) => r.wall))}  total ${tier} (${inTier.length} processes)`);
+  }
+  const checkRows = rows.filter((r) => r.file.startsWith('check: '));
+  if (checkRows.length > 0) {
+    const sum = (f) => checkRows.reduce((acc, r) => acc + f(r), 0);
+    out.push(`${fmt(sum((r) => r.own + r.children))}${fmt(sum((r) => r.own))}${fmt(sum((r) => r.children))}${' '.repeat(7)}  total checks (${checkRows.length} processes, side by side)`);
+  }
+  const runner = process.cpuUsage(bundled);
+  out.push(`${fmt(bundlingCpu)}${' '.repeat(21)}  esbuild bundling (runner and esbuild)`);
+  out.push(`${fmt((runner.user + runner.system) / 1e6)}${' '.repeat(21)}  runner while waiting`);
+  // Everything the runner's children reaped: esbuild, node --test, every test process, their children, the checks.
+  const own = process.cpuUsage();
+  const descendants = reapedCpu() + (own.user + own.system) / 1e6;
+  out.push(`${' '.repeat(21)}${fmt(testsWallS)}  wall of node --test`);
+  out.push(`${fmt(descendants)}${' '.repeat(14)}${fmt(wallS)}  the runner and all it started (cpu), the run (wall)`);
+  console.error(out.join('\n'));
+}

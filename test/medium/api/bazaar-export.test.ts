@@ -42,8 +42,9 @@ const BOOK_2: OrderBook = { buyOrders: [], sellOffers: [{ amount: 1, pricePerUni
 
 describeEachBackend('bazaar export', (fixture) => {
   let t: TestApp;
-  // 20 days: one snapshot a minute (sparse, quick to insert), the last 2 hours every 20 seconds
-  const data: BazaarSnapshotsTable[] = [...rows(P, NOW - 20 * DAY, NOW - 2 * HOUR, MINUTE, 21), ...rows(P, NOW - 2 * HOUR, NOW, 20_000, 22)];
+  // 20 days: one snapshot every 2 minutes (sparse, quick to insert and page through; 2 or 3 to a 5-minute row),
+  // the last 2 hours every 20 seconds
+  const data: BazaarSnapshotsTable[] = [...rows(P, NOW - 20 * DAY, NOW - 2 * HOUR, 2 * MINUTE, 21), ...rows(P, NOW - 2 * HOUR, NOW, 20_000, 22)];
   const bookAt1 = data.findIndex((r) => r.ts >= NOW - 15 * DAY); // before the 14-day horizon: must be carried forward
   const bookAt2 = data.length - 30;
   data[bookAt1]!.book = encodeBook(BOOK_1);

@@ -35,7 +35,9 @@ describeEachBackend('price movers', (fixture) => {
       sale(SIM_START, 5 * HOUR_MS, { tag, item_name: 'Mover Sword', sold_price: 800, count: 4 }),
       sale(SIM_START, 10 * DAY_MS, { tag, item_name: 'Mover Sword', sold_price: 1100, count: 1 }),
     ]);
-    sim = await fillFromSimulator(t.store, { auctions: 200, historyHours: 30, detailedMinutes: 20, generations: 1 });
+    // 40 products (the simulator keeps every group): a day and more of history for each of ~1,500 products
+    // made this the costliest medium file, and the movers are computed per product alike.
+    sim = await fillFromSimulator(t.store, { auctions: 200, historyHours: 30, detailedMinutes: 20, generations: 1, products: 40 });
     t.clock.set(sim.clock.now());
     const now = t.clock.now();
     product = Object.keys(sim.sim.market.bazaar().products)[0]!;
