@@ -1,7 +1,8 @@
 /**
  * The bulk price files (issue "Bulk price files for mods"), built from the active listings once
- * per change of the view (a generation, or sales leaving it) and kept as ready bytes: the JSON
- * and its gzip. A request for a file costs a lookup.
+ * per change of the view (a generation, or sales leaving it) and kept as data: each file's map.
+ * The routes serialise and compress them once per build (http/prepared-answers.ts): the market
+ * returns data, never bytes.
  *
  * - `neu/lowestbin`: `{NEU_ID: lowest BIN}` per item (a stack's price divided by its count), as
  *   NEU's `lowestbin.json`; Coflnet's `/api/prices/neu` is the same map.
@@ -14,7 +15,6 @@
  *   close an hour: `neu/auction_averages_lbin/Nday` and `elite/average-lbin/Nday` (the mean of the
  *   hourly lowest BINs), `neu/auction_averages/Nday` (NEU's sales figures).
  */
-import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { coins, eliteIdOf, smoothLowest, variantIds } from '../domain/bulk-prices.ts';
@@ -33,10 +33,10 @@ import type { ActiveAuctionsView } from './active-auctions.ts';
 export type BulkFileName = 'neu/lowestbin' | 'elite/raw' | 'elite/smooth';
 export const BULK_FILE_NAMES: readonly BulkFileName[] = ['neu/lowestbin', 'elite/raw', 'elite/smooth'];
 
-/** One file as served: the JSON and its gzip (http/caching.ts gives each its ETag, once per Buffer). */
+/** One file's data: the map a route serialises (once per build, http/prepared-answers.ts). */
 export interface PreparedFile {
-  json: Buffer;
-  gzip: Buffer;
+  /** the file's map, keys in order (equal prices give equal bytes and ETags) */
+  value: Readonly<Record<string, unknown>>;
   /** when the listings it was built from were current (epoch ms) */
   builtAt: number;
   /** keys in the file */
@@ -137,14 +137,15 @@ export interface BulkPricesOptions {
   game?: GameData;
   clock: Clock;
   logger: Logger;
-  /** how often the background timer looks whether the listings changed (ms); 0: only on request */
-  checkMs?: number;
+  /** false: build only on request, not after each change of the view (benchmarks) */
+  follow?: boolean;
 }
 
-export function prepareFile(value: unknown, builtAt: number): PreparedFile {
-  const json = Buffer.from(JSON.stringify(value));
-  return { json, gzip: gzipSync(json, { level: 6 }), builtAt, keys: typeof value === 'object' && value !== null ? Object.keys(value).length : 0 };
+export function prepareFile(value: Readonly<Record<string, unknown>>, builtAt: number): PreparedFile {
+  return { value, builtAt, keys: Object.keys(value).length };
 }
+
+export type AnyFileName = BulkFileName | BazaarFileName | TooltipFileName | AverageFileName;
 
 /** Prices per key, ascending. */
 function addPrice(map: Map<string, number[]>, key: string, price: number): void {
@@ -166,26 +167,58 @@ export class BulkPrices {
   private tooltipBuilding: Promise<TooltipBuild> | undefined;
   private craftCosts: { builtAt: number; costs: Map<string, number> } | undefined;
   private building: Promise<BulkBuild> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** the newest file of each name, whichever build made it: the generation of its prepared answer */
+  private readonly latestFiles = new Map<AnyFileName, PreparedFile>();
+  private readonly builtListeners: Array<(build: BulkBuild) => void> = [];
+  private unsubscribe: (() => void) | undefined;
+  /** a background build is queued for the next turn of the event loop */
+  private queued: NodeJS.Immediate | undefined;
 
   constructor(private readonly options: BulkPricesOptions) {}
 
-  /** Builds once the view is loaded, then rebuilds in the background whenever it changed. */
+  /**
+   * Follows the view: builds once it is loaded, then again after each change it applies (a
+   * generation, sales leaving it), on the next turn of the event loop (a burst of changes gives one
+   * build). No timer: the files move when the listings do.
+   */
   start(): void {
-    const every = this.options.checkMs ?? 1000;
-    if (every <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      const failed = (err: unknown) => this.options.logger.warn({ err }, 'bulk price files: build failed');
-      // The averages first: the smooth prices read the last day's lowest BINs from them.
-      if (!this.averagesBuilding) void this.averagesBuild().catch(failed);
-      if (!this.building) void this.build().catch(failed);
-    }, every);
-    this.timer.unref();
+    if (this.options.follow === false || this.unsubscribe) return;
+    this.unsubscribe = this.options.view.onChange(() => this.queue());
+    this.queue();
   }
 
   close(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.queued) clearImmediate(this.queued);
+    this.queued = undefined;
+  }
+
+  /** Called with each new build of the lowest-BIN files (the routes prepare their answers ahead of the first request). */
+  onBuilt(listener: (build: BulkBuild) => void): void {
+    this.builtListeners.push(listener);
+  }
+
+  /** The newest file of this name, whichever build made it (synchronous); undefined before its first build. */
+  latestFile(name: AnyFileName): PreparedFile | undefined {
+    return this.latestFiles.get(name);
+  }
+
+  private record(files: Readonly<Partial<Record<AnyFileName, PreparedFile>>>): void {
+    for (const [name, file] of Object.entries(files) as Array<[AnyFileName, PreparedFile]>) this.latestFiles.set(name, file);
+  }
+
+  private queue(): void {
+    if (this.queued) return;
+    this.queued = setImmediate(() => {
+      this.queued = undefined;
+      const failed = (err: unknown) => this.options.logger.warn({ err }, 'bulk price files: build failed');
+      // The averages first: the smooth prices read the last day's lowest BINs from them (one state lookup per change).
+      void this.averagesBuild()
+        .catch(failed)
+        .then(() => this.build())
+        .catch(failed);
+    });
   }
 
   /** The current files: built now when the listings changed since the last build. */
@@ -197,6 +230,8 @@ export class BulkPrices {
       .then(() => {
         const build = this.compute();
         this.current = { version, build };
+        this.record(build.files);
+        for (const listener of this.builtListeners) listener(build);
         return build;
       })
       .finally(() => (this.building = undefined));
@@ -215,6 +250,7 @@ export class BulkPrices {
       .then((latest) => {
         const build = latest && bazaarFiles(latest.ts, latest.products);
         this.bazaar = { feed, build };
+        if (build) this.record(build.files);
         return build;
       })
       .finally(() => (this.bazaarBuilding = undefined));
@@ -247,6 +283,7 @@ export class BulkPrices {
     this.averagesBuilding ??= this.computeAverages(rolledTo)
       .then((build) => {
         this.averages = { key, build };
+        if (build) this.record(build.files);
         return build;
       })
       .finally(() => (this.averagesBuilding = undefined));
@@ -320,6 +357,7 @@ export class BulkPrices {
       .then(() => {
         const build = this.computeTooltip(lbin, averages, bazaar, craft?.builtAt, craft?.prices);
         this.tooltip = { key, build };
+        this.record(build.files);
         return build;
       })
       .finally(() => (this.tooltipBuilding = undefined));

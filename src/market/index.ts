@@ -12,8 +12,7 @@ import { loadGameData } from '../gamedata/index.ts';
 import { loadUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
 import { ActiveAuctionsView } from './active-auctions.ts';
 import { AuctionNbt } from './auction-nbt.ts';
-import { LowestBinPages } from './lowest-bin-pages.ts';
-import { BazaarSnapshotPages } from './bazaar-snapshot-pages.ts';
+import { BazaarFeed } from './bazaar-feed.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
@@ -40,10 +39,8 @@ export interface Market {
   readonly activeAuctions: ActiveAuctionsView;
   /** decoded nbtData of the auctions shown, kept per uuid */
   readonly auctionNbt: AuctionNbt;
-  /** the unfiltered first lowest-BIN page of each tag, as prepared bytes */
-  readonly lowestBinPages: LowestBinPages;
-  /** each bazaar product's current snapshot answer, as prepared bytes */
-  readonly bazaarSnapshots: BazaarSnapshotPages;
+  /** where the bazaar feed stands: the generation the bazaar routes' prepared answers are kept under */
+  readonly bazaarFeed: BazaarFeed;
   readonly craft: CraftMarket;
   readonly flips: FlipEngine;
   /** every item, its aliases and the search over them */
@@ -67,9 +64,8 @@ export function createMarket(options: MarketOptions): Market {
   const spineLogger = logger.child({ component: 'spine' });
   const activeAuctions = new ActiveAuctionsView(store, clock, { changes, followers, logger: spineLogger });
   const auctionNbt = new AuctionNbt(store);
-  const lowestBinPages = new LowestBinPages(activeAuctions, auctionNbt, clock);
-  const bazaarSnapshots = new BazaarSnapshotPages(store, clock, { changes, followers, logger: spineLogger });
-  const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions });
+  const bazaarFeed = new BazaarFeed(store, clock, { changes, followers, logger: spineLogger });
+  const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions, changes });
   const flips = new FlipEngine(store, clock, logger.child({ component: 'flips' }), {
     pollMs: config.flipsPollMs,
     changes,
@@ -84,7 +80,8 @@ export function createMarket(options: MarketOptions): Market {
     clock,
     logger: logger.child({ component: 'item-catalog' }),
     activeCounts: () => activeAuctions.supplyByTag(),
-    marketSize: () => activeAuctions.size,
+    listingsChanged: (listener) => activeAuctions.onChange(listener),
+    changes,
   });
   const bulkPrices = new BulkPrices({ store, view: activeAuctions, catalog, craft, game, clock, logger: logger.child({ component: 'bulk-prices' }) });
   const openHours = new OpenHours(store);
@@ -93,8 +90,7 @@ export function createMarket(options: MarketOptions): Market {
     game,
     activeAuctions,
     auctionNbt,
-    lowestBinPages,
-    bazaarSnapshots,
+    bazaarFeed,
     craft,
     flips,
     catalog,
@@ -105,7 +101,7 @@ export function createMarket(options: MarketOptions): Market {
       if (started) return;
       started = true;
       await activeAuctions.ready();
-      await bazaarSnapshots.start();
+      await bazaarFeed.start();
       await catalog.start();
       bulkPrices.start();
       craft.start();
@@ -117,7 +113,7 @@ export function createMarket(options: MarketOptions): Market {
       catalog.close();
       bulkPrices.close();
       activeAuctions.close();
-      bazaarSnapshots.close();
+      bazaarFeed.close();
     },
   };
 }
