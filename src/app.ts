@@ -177,7 +177,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('store', context.store);
   app.decorate('clock', context.clock);
   app.decorate('storedResponses', storedResponses);
-  const prepared = new PreparedRegistry();
+  const prepared = new PreparedRegistry(context.clock);
   app.decorate('prepared', prepared);
   app.addHook('onClose', async () => prepared.clear());
 

@@ -248,7 +248,6 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const page = await auctions.firstLowestBinPage(tag);
       return { value: page.auctions, validUntil: page.validUntil };
     },
-    now: () => app.clock.now(),
   });
   app.storedResponses.add({
     url: BIN_ROUTE,

@@ -128,7 +128,6 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
         if ('miss' in body) throw unknownProduct(id);
         return body;
       },
-      now: () => clock.now(),
     });
     app.storedResponses.add({
       url,
@@ -225,7 +224,6 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
       if (body.miss === 'unknown_product') throw unknownProduct(id);
       throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(clock.now())}.`);
     },
-    now: () => clock.now(),
   });
   app.storedResponses.add({
     url: SNAPSHOT_ROUTE,

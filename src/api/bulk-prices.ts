@@ -59,7 +59,6 @@ const KeysQuery = Type.Object({
 
 export async function bulkPriceRoutes(app: FastifyInstance) {
   const bulk = app.services.bulkPrices;
-  const now = () => app.clock.now();
   // Each file's answers in the registry of prepared answers (http/prepared-answers.ts), kept per
   // file the market built (a new build of the listings, a snapshot, a rolled-up hour is a new
   // generation): the JSON (its gzip and brotli variants made once, sent by the compression hook
@@ -72,7 +71,6 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       const file = given ?? bulk.latestFile(name as AnyFileName);
       return file && { value: file.value, lastModified: lastModifiedOf(file), generation: file };
     },
-    now,
   });
   const gzFiles = app.prepared.define<Buffer, PreparedFile | undefined>({
     name: 'bulk-file-gz',
@@ -83,7 +81,6 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       return file && json && { value: json.variant('gzip'), contentType: GZIP_TYPE, lastModified: lastModifiedOf(file), generation: file };
     },
     serialize: (gzip) => gzip,
-    now,
   });
   /** A file's prepared answer (JSON or `.gz`), made now when the file is newer than the kept one (a build without I/O). */
   const answerOf = (name: AnyFileName, file: PreparedFile, gz: boolean): PreparedAnswer => (gz ? gzFiles : jsonFiles).prepare(name, file);

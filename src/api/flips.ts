@@ -239,7 +239,6 @@ function preparedFeed<T>(app: FastifyInstance, name: string, read: () => FlipFee
     },
     // The route's schema serialiser (fast-json-stringify) gives a string.
     serialize: (flips, reply) => reply.serialize(flips) as string,
-    now: () => app.clock.now(),
     maxEntries: 1,
   });
   return {
@@ -293,7 +292,6 @@ export async function flips(app: FastifyInstance) {
       const at = service.lastUpdate();
       return { value: at ? isoTime(at) : null };
     },
-    now: () => app.clock.now(),
     maxEntries: 1,
   });
   /** The prepared answer, built synchronously when the update time moved (a build without I/O). */

@@ -88,7 +88,6 @@ export async function itemRoutes(app: FastifyInstance) {
     name: 'item-list',
     generation: () => items.catalogGeneration(),
     build: () => ({ value: items.itemList() }),
-    now: () => app.clock.now(),
     maxEntries: 1,
   });
   app.get(

@@ -108,8 +108,6 @@ export interface AnswerKind<V, C = undefined> {
   build(key: string, context: C): Built<V> | undefined | Promise<Built<V> | undefined>;
   /** default JSON.stringify */
   serialize?(value: V, context: C): string | Buffer;
-  /** the clock's now (validUntil) */
-  now(): number;
   /** answers kept; past it they start over (default 20,000) */
   maxEntries?: number;
 }
@@ -127,13 +125,17 @@ export class PreparedAnswers<V, C = undefined> {
   /** answers built (tests and benchmarks count them) */
   builds = 0;
 
-  constructor(readonly kind: AnswerKind<V, C>) {}
+  constructor(
+    readonly kind: AnswerKind<V, C>,
+    /** the clock's now (validUntil) */
+    private readonly now: () => number,
+  ) {}
 
   /** The key's answer while it is current, else undefined. Synchronous: the hot paths call it on every request. */
   current(key: string): PreparedAnswer | undefined {
     const kept = this.kept.get(key);
     if (kept === undefined) return undefined;
-    const now = this.kind.now();
+    const now = this.now();
     if (now >= kept.validUntil || kept.generation !== this.kind.generation(key)) return undefined;
     if (this.kind.servable && !this.kind.servable(key, now)) return undefined;
     return kept.answer;
@@ -197,10 +199,13 @@ export class PreparedAnswers<V, C = undefined> {
 export class PreparedRegistry {
   private readonly kinds = new Map<string, PreparedAnswers<any, any>>();
 
+  /** `clock`: the app's (an answer's validUntil is read against it) */
+  constructor(private readonly clock: { now(): number }) {}
+
   /** Declares a kind of answer (one per route and parameter shape; the name is unique). */
   define<V, C = undefined>(kind: AnswerKind<V, C>): PreparedAnswers<V, C> {
     if (this.kinds.has(kind.name)) throw new Error(`prepared answers: ${kind.name} is defined twice`);
-    const answers = new PreparedAnswers(kind);
+    const answers = new PreparedAnswers(kind, () => this.clock.now());
     this.kinds.set(kind.name, answers);
     return answers;
   }

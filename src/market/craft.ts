@@ -27,8 +27,6 @@ export interface CraftState {
   buildMs: number;
   /** part of buildMs spent reading and decoding market data */
   readMs: number;
-  /** the unfiltered profit list as JSON, serialised once per state */
-  profitsJson(): string;
 }
 
 export interface CraftMarketOptions {
@@ -72,6 +70,11 @@ export class CraftMarket {
 
   get game(): GameData {
     return this.options.game;
+  }
+
+  /** The last state built, if any (synchronous): the generation of the answers prepared from it. */
+  latest(): CraftState | undefined {
+    return this.state;
   }
 
   /** Follows the spine so the list is recomputed right after each snapshot, generation or election. */
@@ -166,7 +169,6 @@ export class CraftMarket {
     prices.derpy = derpy;
     const readMs = performance.now() - started;
     const profits = craftProfits(this.options.game, prices);
-    let json: string | undefined;
     const state: CraftState = {
       prices,
       profits,
@@ -176,7 +178,6 @@ export class CraftMarket {
       builtAt: now,
       buildMs: performance.now() - started,
       readMs,
-      profitsJson: () => (json ??= JSON.stringify(profits)),
     };
     this.state = state;
     this.options.logger?.debug({ profits: profits.length, ms: Math.round(state.buildMs) }, 'craft view rebuilt');

@@ -42,8 +42,7 @@ it('a page is built once, served while current, and rebuilt after a change or wh
         const page = await auctions.firstLowestBinPage(tag);
         return { value: page.auctions, validUntil: page.validUntil };
       },
-      now: () => clock.now(),
-    });
+    }, () => clock.now());
     const pages = {
       current: (tag: string) => kind.current(tag)?.plain,
       page: async (tag: string) => (await kind.get(tag, undefined))!.plain,
