@@ -28,6 +28,7 @@ export class BazaarFeed {
     options: { changes?: ChangeSource; followers?: Followers; logger?: Logger } = {},
   ) {
     this.follower = new Follower({
+      // The follower's name in metrics and health, kept from when this view held the pages.
       name: 'bazaar-snapshot-pages',
       source: options.changes ?? store.changes,
       projection: { load: () => this.load(), apply: (change) => this.apply(change) },
