@@ -139,6 +139,8 @@ export interface BulkPricesOptions {
   logger: Logger;
   /** false: build only on request, not after each change of the view (benchmarks) */
   follow?: boolean;
+  /** where the bazaar feed stands (market/bazaar-feed.ts, following the spine): the bazaar files are rebuilt when its generation moves; without it, one feed lookup per call */
+  bazaarFeed?: { readonly version: number };
 }
 
 export function prepareFile(value: Readonly<Record<string, unknown>>, builtAt: number): PreparedFile {
@@ -156,7 +158,7 @@ function addPrice(map: Map<string, number[]>, key: string, price: number): void 
 
 export class BulkPrices {
   private current: { version: number; build: BulkBuild } | undefined;
-  private bazaar: { feed: number; build: BazaarBuild | undefined } | undefined;
+  private bazaar: { feed: string; build: BazaarBuild | undefined } | undefined;
   private bazaarBuilding: Promise<BazaarBuild | undefined> | undefined;
   private averages: { key: string; build: AveragesBuild | undefined } | undefined;
   private averagesBuilding: Promise<AveragesBuild | undefined> | undefined;
@@ -240,10 +242,12 @@ export class BulkPrices {
 
   /**
    * The bazaar files of the newest stored snapshot (undefined before the first), rebuilt when the
-   * bazaar feed has moved since the last build: one feed lookup per call.
+   * bazaar feed has moved since the last build: the feed view's generation (no read), else one
+   * feed lookup per call.
    */
   async bazaarBuild(): Promise<BazaarBuild | undefined> {
-    const feed = (await this.options.store.feeds.get('bazaar'))?.lastUpdated ?? 0;
+    const view = this.options.bazaarFeed;
+    const feed = view ? `v${view.version}` : `t${(await this.options.store.feeds.get('bazaar'))?.lastUpdated ?? 0}`;
     if (this.bazaar?.feed === feed) return this.bazaar.build;
     this.bazaarBuilding ??= this.options.store.marketPrices
       .latestBazaarQuick()

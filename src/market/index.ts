@@ -83,7 +83,7 @@ export function createMarket(options: MarketOptions): Market {
     listingsChanged: (listener) => activeAuctions.onChange(listener),
     changes,
   });
-  const bulkPrices = new BulkPrices({ store, view: activeAuctions, catalog, craft, game, clock, logger: logger.child({ component: 'bulk-prices' }) });
+  const bulkPrices = new BulkPrices({ store, view: activeAuctions, bazaarFeed, catalog, craft, game, clock, logger: logger.child({ component: 'bulk-prices' }) });
   const openHours = new OpenHours(store);
   let started = false;
   return {
