@@ -200,7 +200,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
   const reads: number[] = [];
   let cold = 0;
   try {
-    const view = new CraftMarket({ store, game, clock: new ManualClock(NOW), pollMs: 0 });
+    const view = new CraftMarket({ store, game, clock: new ManualClock(NOW) });
     const t0 = performance.now();
     await view.current();
     cold = performance.now() - t0;

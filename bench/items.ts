@@ -28,7 +28,7 @@ const QUERIES = [
 async function inProcess(quick: boolean): Promise<BenchRow[]> {
   const store = await Store.open({ dataDir: '/tmp', sqliteFile: ':memory:' });
   const game = loadGameData({ gameDataDir: neuRepo(), dataDir: '/tmp' });
-  const catalog = new ItemCatalog({ store, game, clock: systemClock, logger: createLogger('silent'), activeCounts: () => new Map(), refreshMs: 0 });
+  const catalog = new ItemCatalog({ store, game, clock: systemClock, logger: createLogger('silent'), activeCounts: () => new Map() });
   const built = performance.now();
   await catalog.start();
   const buildMs = performance.now() - built;

@@ -21,6 +21,7 @@ import { shutdownPlugin } from './http/shutdown.ts';
 import { NOSNIFF_HEADERS, securityHeadersPlugin } from './http/security-headers.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { compressionPlugin } from './http/compression.ts';
+import { PreparedRegistry } from './http/prepared-answers.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
 import { priceRoutes } from './api/prices.ts';
@@ -132,6 +133,8 @@ declare module 'fastify' {
     health: HealthService;
     /** routes add their stored-Buffer answers here (http/stored-responses.ts) */
     storedResponses: StoredResponses;
+    /** the one registry of prepared answers (http/prepared-answers.ts): routes define their kinds, the fast path and the handlers read them */
+    prepared: PreparedRegistry;
   }
 }
 
@@ -175,6 +178,9 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('store', context.store);
   app.decorate('clock', context.clock);
   app.decorate('storedResponses', storedResponses);
+  const prepared = new PreparedRegistry(context.clock);
+  app.decorate('prepared', prepared);
+  app.addHook('onClose', async () => prepared.clear());
 
   // First: its hook sets nosniff ahead of every other header, as the fast path writes it.
   await app.register(securityHeadersPlugin);

@@ -237,15 +237,25 @@ export async function auctionsRoutes(app: FastifyInstance) {
   const BIN_ROUTE = '/api/auctions/tag/:itemTag/active/bin';
   const BIN_CACHE_SECONDS = 10;
   const JSON_TYPE = 'application/json; charset=utf-8';
-  // Requests without a query string skip Fastify (http/stored-responses.ts) while the handler's
-  // hot path below would send the stored page.
+  // The unfiltered first page of each tag, prepared once per generation of the active listings
+  // (http/prepared-answers.ts) and kept until one of its listings ends. Requests without a query
+  // string skip Fastify (http/stored-responses.ts) while the handler's hot path below would send it.
+  const firstPages = app.prepared.define({
+    name: 'lowest-bin-page',
+    generation: () => auctions.listingsGeneration(),
+    servable: (tag) => auctions.listsTag(tag),
+    build: async (tag) => {
+      const page = await auctions.firstLowestBinPage(tag);
+      return { value: page.auctions, validUntil: page.validUntil };
+    },
+  });
   app.storedResponses.add({
     url: BIN_ROUTE,
     prefix: '/api/auctions/tag/',
     suffix: '/active/bin',
     cacheSeconds: BIN_CACHE_SECONDS,
     contentType: JSON_TYPE,
-    body: (raw) => (isValidTag(raw) ? auctions.currentLowestBinPage(normalizeTag(raw)) : undefined),
+    body: (raw) => (isValidTag(raw) ? firstPages.current(normalizeTag(raw)) : undefined),
   });
   /** True when the query holds nothing but `page` and credentials: no filter to compile. */
   const onlyControls = (query: Record<string, unknown>): boolean => {
@@ -271,15 +281,18 @@ export async function auctionsRoutes(app: FastifyInstance) {
       const page = request.query.page ?? 0;
       // The hot path, synchronous: the unfiltered first page of a listed tag, while its stored bytes are current.
       if (page === 0 && onlyControls(request.query)) {
-        const body = auctions.currentLowestBinPage(tag);
+        const body = firstPages.current(tag);
         if (body) {
-          reply.type(JSON_TYPE).send(body);
+          reply.type(JSON_TYPE).send(body.plain);
           return;
         }
       }
       return (async () => {
         const found = await auctions.lowestBin(tag, queryFilters(request.query, ['page']), page);
-        return Buffer.isBuffer(found) ? reply.type(JSON_TYPE).send(found) : found;
+        if (found !== 'first-page') return found;
+        // Prepared JSON bytes: the schema's serialiser is not used for a Buffer.
+        const prepared = await firstPages.get(tag, undefined);
+        return reply.type(JSON_TYPE).send(prepared!.plain);
       })();
     },
   );

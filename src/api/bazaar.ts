@@ -117,15 +117,25 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
   for (const window of fixedWindows) {
     const url = `/api/bazaar/:itemTag/history/${window.path}`;
     const fixed = { name: window.path, resolution: window.resolution, spanMs: window.spanMs };
-    // Prepared once per stored snapshot (services/bazaar.ts windowNow) and served ahead of Fastify
-    // like the snapshot below.
+    // Prepared once per stored snapshot (http/prepared-answers.ts) and kept until the oldest point
+    // leaves the window; served ahead of Fastify like the snapshot below.
+    const windows = app.prepared.define({
+      name: `bazaar-history-${window.path}`,
+      generation: () => bazaar.feedGeneration(),
+      servable: () => bazaar.currentServable(),
+      build: async (id) => {
+        const body = await bazaar.windowNow(id, fixed);
+        if ('miss' in body) throw unknownProduct(id);
+        return body;
+      },
+    });
     app.storedResponses.add({
       url,
       prefix: '/api/bazaar/',
       suffix: `/history/${window.path}`,
       cacheSeconds: window.cache,
       contentType: JSON_TYPE,
-      body: (raw) => (isValidTag(raw) ? bazaar.currentWindow(normalizeTag(raw), fixed) : undefined),
+      body: (raw) => (isValidTag(raw) ? windows.current(normalizeTag(raw)) : undefined),
     });
     app.get(
       url,
@@ -135,16 +145,15 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
       },
       (request, reply) => {
         const id = parseItemTag(request.params.itemTag);
-        const current = bazaar.currentWindow(id, fixed);
+        const current = windows.current(id);
         // Prepared JSON bytes: the schema's serialiser is not used for a Buffer.
         if (current) {
-          reply.type(JSON_TYPE).send(current as never);
+          reply.type(JSON_TYPE).send(current.plain as never);
           return;
         }
         return (async () => {
-          const body = await bazaar.windowNow(id, fixed);
-          if ('miss' in body) throw unknownProduct(id);
-          return reply.type(JSON_TYPE).send(body as never);
+          const body = await windows.get(id, undefined);
+          return reply.type(JSON_TYPE).send(body!.plain as never);
         })();
       },
     );
@@ -203,15 +212,26 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
 
   const SNAPSHOT_ROUTE = '/api/bazaar/:itemTag/snapshot';
   const SNAPSHOT_CACHE_SECONDS = 10;
-  // The current snapshot (no timestamp) is prepared once per stored snapshot: requests without a
-  // query string skip Fastify (http/stored-responses.ts) while the handler's hot path would send it.
+  // The current snapshot (no timestamp) is prepared once per stored snapshot (http/prepared-answers.ts):
+  // requests without a query string skip Fastify (http/stored-responses.ts) while the handler's hot path would send it.
+  const snapshots = app.prepared.define({
+    name: 'bazaar-snapshot',
+    generation: () => bazaar.feedGeneration(),
+    servable: () => bazaar.currentServable(),
+    build: async (id) => {
+      const body = await bazaar.snapshotNow(id);
+      if (!('miss' in body)) return body;
+      if (body.miss === 'unknown_product') throw unknownProduct(id);
+      throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(clock.now())}.`);
+    },
+  });
   app.storedResponses.add({
     url: SNAPSHOT_ROUTE,
     prefix: '/api/bazaar/',
     suffix: '/snapshot',
     cacheSeconds: SNAPSHOT_CACHE_SECONDS,
     contentType: JSON_TYPE,
-    body: (raw) => (isValidTag(raw) ? bazaar.currentSnapshot(normalizeTag(raw)) : undefined),
+    body: (raw) => (isValidTag(raw) ? snapshots.current(normalizeTag(raw)) : undefined),
   });
 
   app.get(
@@ -231,16 +251,14 @@ export async function bazaarRoutes(fastify: FastifyInstance) {
       const id = parseItemTag(request.params.itemTag);
       if (at === undefined) {
         // The hot path, synchronous: the current snapshot's prepared bytes.
-        const current = bazaar.currentSnapshot(id);
+        const current = snapshots.current(id);
         if (current) {
-          reply.type(JSON_TYPE).send(current);
+          reply.type(JSON_TYPE).send(current.plain);
           return;
         }
         return (async () => {
-          const body = await bazaar.snapshotNow(id);
-          if (!('miss' in body)) return reply.type(JSON_TYPE).send(body);
-          if (body.miss === 'unknown_product') throw unknownProduct(id);
-          throw notFound('no_snapshot', `No snapshot of ${id} at or before ${isoTime(clock.now())}.`);
+          const body = await snapshots.get(id, undefined);
+          return reply.type(JSON_TYPE).send(body!.plain);
         })();
       }
       return (async () => {

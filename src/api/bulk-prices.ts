@@ -5,10 +5,9 @@
  * the gzip file itself at `.gz` paths; ETag and 304 from http/caching.ts.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { rememberVariants } from '../http/compression.ts';
-import type { PreparedBody } from '../http/stored-responses.ts';
+import type { PreparedAnswer } from '../http/prepared-answers.ts';
 import { Type, type Static } from 'typebox';
-import { AVERAGE_DAYS, type AverageFileName, type BulkFileName, type PreparedFile } from '../services/bulk-prices.ts';
+import { AVERAGE_DAYS, type AnyFileName, type AverageFileName, type BulkFileName, type PreparedFile } from '../services/bulk-prices.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 
@@ -68,34 +67,50 @@ const KeysQuery = Type.Object({
   keys: Type.Optional(Type.Union([Type.Literal('hypixel'), Type.Literal('neu')], { default: 'hypixel', description: "hypixel: the bazaar's product ids; neu: NEU ids (ULTIMATE_WISE;5, INK_SACK-3)" })),
 });
 
-/** How a file is sent: the JSON (compressed by http/compression.ts from its prepared gzip), or the `.gz` file itself. */
-const bodies = new WeakMap<PreparedFile, { json: PreparedBody; gz: PreparedBody }>();
-function bodiesOf(file: PreparedFile): { json: PreparedBody; gz: PreparedBody } {
-  let b = bodies.get(file);
-  if (!b) {
-    const lastModified = new Date(file.builtAt).toUTCString();
-    // The gzip computed with the file is the variant the compression hook and the fast path send.
-    rememberVariants(file.json, { gzip: file.gzip });
-    b = { json: { plain: file.json, gzip: file.gzip, lastModified }, gz: { plain: file.gzip, contentType: GZIP_TYPE, lastModified } };
-    bodies.set(file, b);
-  }
-  return b;
-}
-
-/** The JSON (the compression hook encodes it as the client accepts), or the `.gz` file itself whatever the client's Accept-Encoding. */
-function sendFile(reply: FastifyReply, file: PreparedFile, gz = false): FastifyReply {
-  const body = gz ? bodiesOf(file).gz : bodiesOf(file).json;
-  // If-Modified-Since at or after the build (HTTP dates have whole seconds): the client's copy is current.
-  const since = Date.parse(String(reply.request.headers['if-modified-since'] ?? ''));
-  if (Number.isFinite(since) && Math.floor(file.builtAt / 1000) * 1000 <= since) {
-    return reply.code(304).header('last-modified', body.lastModified).send();
-  }
-  // Headers in the fast path's order (http/stored-responses.ts): the type, then Last-Modified.
-  return reply.type(body.contentType ?? JSON_TYPE).header('last-modified', body.lastModified).send(body.plain);
-}
-
 export async function bulkPriceRoutes(app: FastifyInstance) {
   const bulk = app.services.bulkPrices;
+  // Each file's answers in the registry of prepared answers (http/prepared-answers.ts), kept per
+  // file the market built (a new build of the listings, a snapshot, a rolled-up hour is a new
+  // generation): the JSON (its gzip and brotli variants made once, sent by the compression hook
+  // and the fast path), and the `.gz` file itself, which is the JSON's gzip variant.
+  const lastModifiedOf = (file: PreparedFile) => new Date(file.builtAt).toUTCString();
+  const jsonFiles = app.prepared.define<PreparedFile['value'], PreparedFile | undefined>({
+    name: 'bulk-file',
+    generation: (name) => bulk.latestFile(name as AnyFileName),
+    build: (name, given) => {
+      const file = given ?? bulk.latestFile(name as AnyFileName);
+      return file && { value: file.value, lastModified: lastModifiedOf(file), generation: file };
+    },
+  });
+  const gzFiles = app.prepared.define<Buffer, PreparedFile | undefined>({
+    name: 'bulk-file-gz',
+    generation: (name) => bulk.latestFile(name as AnyFileName),
+    build: (name, given) => {
+      const file = given ?? bulk.latestFile(name as AnyFileName);
+      const json = file && jsonFiles.prepare(name, file);
+      return file && json && { value: json.variant('gzip'), contentType: GZIP_TYPE, lastModified: lastModifiedOf(file), generation: file };
+    },
+    serialize: (gzip) => gzip,
+  });
+  /** A file's prepared answer (JSON or `.gz`), made now when the file is newer than the kept one (a build without I/O). */
+  const answerOf = (name: AnyFileName, file: PreparedFile, gz: boolean): PreparedAnswer => (gz ? gzFiles : jsonFiles).prepare(name, file);
+  // After each build of the listings' files: the JSON and its gzip ahead of the first request.
+  bulk.onBuilt((files) => {
+    for (const name of Object.keys(files) as BulkFileName[]) answerOf(name, files[name], true);
+  });
+
+  /** The JSON (the compression hook encodes it as the client accepts), or the `.gz` file itself whatever the client's Accept-Encoding. */
+  function sendFile(reply: FastifyReply, name: AnyFileName, file: PreparedFile, gz = false): FastifyReply {
+    const body = answerOf(name, file, gz);
+    // If-Modified-Since at or after the build (HTTP dates have whole seconds): the client's copy is current.
+    const since = Date.parse(String(reply.request.headers['if-modified-since'] ?? ''));
+    if (Number.isFinite(since) && Math.floor(file.builtAt / 1000) * 1000 <= since) {
+      return reply.code(304).header('last-modified', body.lastModified).send();
+    }
+    // Headers in the fast path's order (http/stored-responses.ts): the type, then Last-Modified.
+    return reply.type(body.contentType ?? JSON_TYPE).header('last-modified', body.lastModified).send(body.plain);
+  }
+
   // The lowest-BIN files without a query string skip Fastify (http/stored-responses.ts) while current.
   for (const [path, name, gz] of [
     ['/neu/lowestbin.json', 'neu/lowestbin', false],
@@ -114,7 +129,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       contentType: gz ? GZIP_TYPE : JSON_TYPE,
       body: () => {
         const file = bulk.currentFile(name);
-        return file && (gz ? bodiesOf(file).gz : bodiesOf(file).json);
+        return file && answerOf(name, file, gz);
       },
     });
   }
@@ -129,7 +144,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       },
       async (request, reply) => {
         const file = await bulk.file('neu/lowestbin');
-        return sendFile(reply, file, gz);
+        return sendFile(reply, 'neu/lowestbin', file, gz);
       },
     );
   }
@@ -140,7 +155,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       schema: { ...common, summary: 'The lowest active BIN of each NEU id (Coflnet-compatible; the same map as /neu/lowestbin.json)' },
       config: { cache: CACHE_SECONDS, rateLimit: false },
     },
-    async (_request, reply) => sendFile(reply, await bulk.file('neu/lowestbin')),
+    async (_request, reply) => sendFile(reply, 'neu/lowestbin', await bulk.file('neu/lowestbin')),
   );
 
   for (const [path, gz] of [['/resources/auctions/neu', false], ['/resources/auctions/neu.gz', true]] as const) {
@@ -157,7 +172,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       async (request, reply) => {
         const name: BulkFileName = request.query.mode === 'smooth' ? 'elite/smooth' : 'elite/raw';
         const file = await bulk.file(name);
-        return sendFile(reply, file, gz);
+        return sendFile(reply, name, file, gz);
       },
     );
   }
@@ -194,7 +209,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
         async (request, reply) => {
           const file = await bulk.averagesFile(name);
           if (!file) throw noAverages();
-          return sendFile(reply, file, gz);
+          return sendFile(reply, name, file, gz);
         },
       );
     }
@@ -229,7 +244,10 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       },
       config: { cache: CACHE_SECONDS, rateLimit: false },
     },
-    async (request, reply) => sendFile(reply, await bulk.tooltipFile(request.query.keys === 'hypixel' ? 'tooltip/hypixel' : 'tooltip/neu')),
+    async (request, reply) => {
+      const name = request.query.keys === 'hypixel' ? 'tooltip/hypixel' : 'tooltip/neu';
+      return sendFile(reply, name, await bulk.tooltipFile(name));
+    },
   );
 
   const NetworthQuery = Type.Object({
@@ -251,7 +269,7 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
     contentType: JSON_TYPE,
     body: () => {
       const file = bulk.currentNetworthFile('networth/lower');
-      return file && bodiesOf(file).json;
+      return file && answerOf('networth/lower', file, false);
     },
   });
   app.get<{ Querystring: Static<typeof NetworthQuery> }>(
@@ -269,7 +287,10 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       },
       config: { cache: CACHE_SECONDS, rateLimit: false },
     },
-    async (request, reply) => sendFile(reply, await bulk.networthFile(request.query.case === 'upper' ? 'networth/upper' : 'networth/lower')),
+    async (request, reply) => {
+      const name = request.query.case === 'upper' ? 'networth/upper' : 'networth/lower';
+      return sendFile(reply, name, await bulk.networthFile(name));
+    },
   );
 
   app.get<{ Querystring: Static<typeof KeysQuery> }>(
@@ -284,9 +305,10 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       config: { cache: 20, rateLimit: false },
     },
     async (request, reply) => {
-      const file = await bulk.bazaarFile(request.query.keys === 'neu' ? 'bazaar/neu' : 'bazaar/hypixel');
+      const name = request.query.keys === 'neu' ? 'bazaar/neu' : 'bazaar/hypixel';
+      const file = await bulk.bazaarFile(name);
       if (!file) throw notFound('no_snapshot', 'No bazaar snapshot is stored yet.');
-      return sendFile(reply, file);
+      return sendFile(reply, name, file);
     },
   );
 
@@ -296,6 +318,10 @@ export async function bulkPriceRoutes(app: FastifyInstance) {
       schema: { tags: ['prices'], summary: 'What each bulk price file holds, how its prices are computed, and when it was built', response: { 200: Metadata } },
       config: { cache: 10 },
     },
-    async () => bulk.metadata(),
+    async () =>
+      bulk.metadata((name, file) => {
+        const json = answerOf(name, file, false);
+        return { bytes: json.plain.length, gzipBytes: json.variant('gzip').length };
+      }),
   );
 }

@@ -9,7 +9,7 @@ import { Type, type Static } from 'typebox';
 import { itemNotFound, ItemTagParams, parseItemTag } from '../http/params.ts';
 import { notFound } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
-import type { CraftMiss } from '../services/craft.ts';
+import type { CraftMiss, ProfitAnswer } from '../services/craft.ts';
 
 /** Header on an unfiltered profit list, saying why it is not filtered by the player's progress. */
 export const FILTER_HEADER = 'x-craft-filter';
@@ -175,6 +175,12 @@ export async function craftRoutes(app: FastifyInstance) {
     },
   );
 
+  // The unfiltered profit list, serialised once per craft state (http/prepared-answers.ts).
+  const unfilteredProfits = app.prepared.define<unknown, Extract<ProfitAnswer, { unfiltered: unknown }>['unfiltered']>({
+    name: 'craft-profits',
+    generation: () => craft.profitsGeneration(),
+    build: (_key, state) => ({ value: state.profits, generation: state }),
+  });
   app.get<{ Querystring: Static<typeof ProfitQuery> }>(
     '/api/craft/profit',
     {
@@ -192,8 +198,8 @@ export async function craftRoutes(app: FastifyInstance) {
       const answer = await craft.profit(request.query.player, request.query.profile, client);
       reply.header(FILTER_HEADER, answer.filter);
       if ('crafts' in answer) return answer.crafts;
-      // The unfiltered list is the same bytes for everyone until the next snapshot: serialised once.
-      return reply.type('application/json; charset=utf-8').serializer((payload) => payload as string).send(answer.unfilteredJson);
+      // The unfiltered list is the same bytes for everyone until the next snapshot: serialised once per craft state.
+      return reply.type('application/json; charset=utf-8').send(unfilteredProfits.prepare('', answer.unfiltered).plain);
     },
   );
 

@@ -12,7 +12,7 @@ import { Type, type TSchema } from 'typebox';
 import { tierAtLeast } from '../domain/tiers.ts';
 import type { AttributeSort } from '../domain/flips/attribute.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
-import type { PreparedBody } from '../http/stored-responses.ts';
+import type { PreparedAnswer } from '../http/prepared-answers.ts';
 import type { FlipFeed } from '../services/flips.ts';
 import { ProfitSchema } from './craft.ts';
 
@@ -220,31 +220,40 @@ function computed<T>(reply: FastifyReply, feed: FlipFeed<T>): T[] {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
- * One feed's default answer, prepared once per computation: the flips serialised by the route's
- * response schema (the bytes Fastify would send), marked with the computed time. Every
- * computation replaces a feed's flips array, which keys the prepared body. `current` is what the
- * stored-response fast path (http/stored-responses.ts) sends ahead of Fastify; `send` is the
- * handler's answer, preparing the body on the first request after a computation.
+ * One feed's default answer, prepared once per computation in the registry of prepared answers
+ * (http/prepared-answers.ts): the flips serialised by the route's response schema (the bytes
+ * Fastify would send), marked with the computed time. Every computation replaces a feed's flips
+ * array: that array is the answer's generation. `current` is what the stored-response fast path
+ * (http/stored-responses.ts) sends ahead of Fastify; `send` is the handler's answer, preparing the
+ * body on the first request after a computation (the serialiser is the route's).
  */
-function preparedFeed<T>() {
-  const bodies = new WeakMap<T[], PreparedBody>();
-  return {
-    current(feed: FlipFeed<T>): PreparedBody | undefined {
-      return bodies.get(feed.flips);
+function preparedFeed<T>(app: FastifyInstance, name: string, read: () => FlipFeed<T>) {
+  const answers = app.prepared.define<T[], FastifyReply>({
+    name: `flips:${name}`,
+    generation: () => read().flips,
+    build: (_key, _reply) => {
+      const feed = read();
+      if (feed.computedAt === null) return undefined;
+      const { 'last-modified': lastModified, ...headers } = computedHeaders(feed.computedAt);
+      return { value: feed.flips, lastModified, headers };
     },
-    send(reply: FastifyReply, feed: FlipFeed<T>): FastifyReply | T[] {
-      const at = feed.computedAt;
+    // The route's schema serialiser (fast-json-stringify) gives a string.
+    serialize: (flips, reply) => reply.serialize(flips) as string,
+    maxEntries: 1,
+  });
+  return {
+    current(): PreparedAnswer | undefined {
+      return answers.current('');
+    },
+    send(reply: FastifyReply): FastifyReply | T[] | Promise<FastifyReply | T[]> {
+      const feed = read();
       // Before the first computation: `[]`, unmarked.
-      if (at === null) return feed.flips;
-      let body = bodies.get(feed.flips);
-      if (body === undefined) {
-        const { 'last-modified': lastModified, ...headers } = computedHeaders(at);
-        // The route's schema serialiser (fast-json-stringify) gives a string.
-        body = { plain: Buffer.from(reply.serialize(feed.flips) as string), lastModified, headers };
-        bodies.set(feed.flips, body);
-      }
+      if (feed.computedAt === null) return feed.flips;
+      const ready = answers.current('');
       // The fast path's order: the type, Last-Modified, then the rest.
-      return reply.type(JSON_TYPE).header('last-modified', body.lastModified).headers(body.headers ?? {}).send(body.plain);
+      const sendBody = (body: PreparedAnswer) => reply.type(JSON_TYPE).header('last-modified', body.lastModified).headers(body.headers ?? {}).send(body.plain);
+      if (ready) return sendBody(ready);
+      return answers.get('', reply).then((body) => (body ? sendBody(body) : read().flips));
     },
   };
 }
@@ -257,10 +266,10 @@ export async function flips(app: FastifyInstance) {
    * query string, sent by the stored-response fast path with the route's caching (`cacheSeconds`,
    * the route's `config.cache`). Returns the handler's way to send the default answer.
    */
-  function publicFeed<T>(url: string, cacheSeconds: number, read: () => FlipFeed<T>): (reply: FastifyReply) => FastifyReply | T[] {
-    const feed = preparedFeed<T>();
-    app.storedResponses.add({ url, prefix: url, suffix: '', exact: true, cacheSeconds, contentType: JSON_TYPE, body: () => feed.current(read()) });
-    return (reply) => feed.send(reply, read());
+  function publicFeed<T>(url: string, cacheSeconds: number, read: () => FlipFeed<T>): (reply: FastifyReply) => FastifyReply | T[] | Promise<FastifyReply | T[]> {
+    const feed = preparedFeed<T>(app, url, read);
+    app.storedResponses.add({ url, prefix: url, suffix: '', exact: true, cacheSeconds, contentType: JSON_TYPE, body: () => feed.current() });
+    return (reply) => feed.send(reply);
   }
   /** A public feed without parameters: the route, its default answer on the fast path. */
   function publicRoute<T>(url: string, summary: string, item: TSchema, cacheSeconds: number, read: () => FlipFeed<T>): void {
@@ -268,20 +277,25 @@ export async function flips(app: FastifyInstance) {
     app.get(url, { schema: { tags: TAGS, summary, response: { 200: list(item) } }, config: { cache: cacheSeconds } }, (_request, reply) => send(reply));
   }
   /** A feed behind a token: its answer prepared once per computation, sent through Fastify (the auth hook decides who gets it). */
-  function gatedFeed<T>(read: () => FlipFeed<T>): (reply: FastifyReply) => FastifyReply | T[] {
-    const feed = preparedFeed<T>();
-    return (reply) => feed.send(reply, read());
+  function gatedFeed<T>(name: string, read: () => FlipFeed<T>): (reply: FastifyReply) => FastifyReply | T[] | Promise<FastifyReply | T[]> {
+    const feed = preparedFeed<T>(app, name, read);
+    return (reply) => feed.send(reply);
   }
 
   // A JSON string (quoted), as the established API sends its DateTime; prepared per update time.
   const WHEN_URL = '/api/flip/update/when';
   const WHEN_CACHE_SECONDS = 1800;
-  let when: { at: number | null; body: Buffer } | undefined;
-  const whenBody = (): Buffer => {
-    const at = service.lastUpdate();
-    if (when === undefined || when.at !== at) when = { at, body: Buffer.from(JSON.stringify(at ? isoTime(at) : null)) };
-    return when.body;
-  };
+  const when = app.prepared.define({
+    name: 'flips:update-when',
+    generation: () => service.lastUpdate(),
+    build: () => {
+      const at = service.lastUpdate();
+      return { value: at ? isoTime(at) : null };
+    },
+    maxEntries: 1,
+  });
+  /** The prepared answer, built synchronously when the update time moved (a build without I/O). */
+  const whenBody = (): PreparedAnswer => when.current('') ?? when.prepare('', undefined);
   app.storedResponses.add({ url: WHEN_URL, prefix: WHEN_URL, suffix: '', exact: true, cacheSeconds: WHEN_CACHE_SECONDS, contentType: JSON_TYPE, body: whenBody });
   app.get(
     WHEN_URL,
@@ -289,12 +303,12 @@ export async function flips(app: FastifyInstance) {
       schema: { tags: TAGS, summary: 'Time of the last loaded market update the flips were computed from', response: { 200: Type.Union([Time, Type.Null()]) } },
       config: { cache: WHEN_CACHE_SECONDS },
     },
-    (_request, reply) => reply.type(JSON_TYPE).send(whenBody()),
+    (_request, reply) => reply.type(JSON_TYPE).send(whenBody().plain),
   );
 
   publicRoute('/api/flip/bazaar/spread', 'Bazaar spread flips: instant-buy minus instant-sell spread × tradable volume, after tax', SpreadFlip, 20, () => service.bazaar('spread'));
 
-  const demand = gatedFeed(() => service.bazaar('demand'));
+  const demand = gatedFeed('demand', () => service.bazaar('demand'));
   app.get(
     '/api/flip/bazaar/spread/deemand',
     {
@@ -329,7 +343,7 @@ export async function flips(app: FastifyInstance) {
 
   publicRoute('/api/flip/bazaar/books', 'Book flips: combine two level-N enchanted books into level N+1', BookFlip, 20, () => service.bazaar('books'));
 
-  const mayor = gatedFeed(() => service.mayor());
+  const mayor = gatedFeed('mayor', () => service.mayor());
   app.get(
     '/api/flip/mayor',
     {
@@ -341,7 +355,7 @@ export async function flips(app: FastifyInstance) {
 
   publicRoute('/api/flip/npc', 'Buy from an NPC shop, sell on the bazaar (ReverseNpcFlip)', ReverseNpcFlip, 20, () => service.bazaar('reverseNpc'));
 
-  const npc = gatedFeed(() => service.bazaar('npc'));
+  const npc = gatedFeed('npc', () => service.bazaar('npc'));
   app.get<{ Querystring: { requestRefresh: boolean } }>(
     '/api/flip/npc/reverse',
     {
@@ -373,7 +387,7 @@ export async function flips(app: FastifyInstance) {
 
   publicRoute('/api/flip/fusion', 'Single-step shard fusion flips', FuseFlip, 20, () => service.bazaar('fusion'));
 
-  const multistep = gatedFeed(() => service.bazaar('multistep'));
+  const multistep = gatedFeed('multistep', () => service.bazaar('multistep'));
   app.get(
     '/api/flip/fusion/multistep',
     {

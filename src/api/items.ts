@@ -83,6 +83,13 @@ const FilterOptionsQuery = Type.Object({ itemTag: Type.Optional(Type.String({ de
 export async function itemRoutes(app: FastifyInstance) {
   const { items } = app.services;
 
+  // Serialised once per catalog state (http/prepared-answers.ts), compressed once per encoding.
+  const itemList = app.prepared.define({
+    name: 'item-list',
+    generation: () => items.catalogGeneration(),
+    build: () => ({ value: items.itemList() }),
+    maxEntries: 1,
+  });
   app.get(
     '/api/items',
     {
@@ -93,7 +100,7 @@ export async function itemRoutes(app: FastifyInstance) {
       },
       config: { cache: 300 },
     },
-    async (_request, reply) => reply.type(JSON_TYPE).send(items.itemsJson()),
+    async (_request, reply) => reply.type(JSON_TYPE).send(itemList.prepare('', undefined).plain),
   );
 
   app.get(

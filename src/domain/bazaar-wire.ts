@@ -1,7 +1,7 @@
 /**
  * The bazaar's wire shapes, Coflnet's StorageQuickStatus (`buyOrders` is the instant-buy side,
  * sell offers; `sellOrders` the instant-sell side, buy orders) and GraphResult. Shared by the
- * routes' answers and the prepared answers (market/bazaar-snapshot-pages.ts), so both serialise
+ * routes' answers and the prepared answers (api/bazaar.ts, http/prepared-answers.ts), so both serialise
  * the same fields in the same order.
  */
 import type { BookLevel } from './bazaar-book.ts';

@@ -5,10 +5,10 @@
  * Fastify's request and reply objects and the hooks. Each body's answer (bytes and headers) is
  * built once per kind of request (Accept × negotiated encoding).
  *
- * A route hands it a `PreparedBody` (or just the plain Buffer): the plain bytes and, when
- * prepared with them, their gzip and brotli variants. Variants not given are compressed once
- * per Buffer and remembered by compression.ts, which the normal path's compression hook reads
- * too, so both send the same bytes; the ETag is the caching plugin's hash of the bytes sent.
+ * A route hands it the current answer of its kind in the registry of prepared answers
+ * (http/prepared-answers.ts `PreparedAnswer`): the plain bytes and their gzip and brotli variants,
+ * made once and kept with the answer, which the normal path's compression hook sends too, so both
+ * send the same bytes; the ETag is the caching plugin's hash of the bytes sent.
  *
  * It only takes requests whose answer it knows to be exactly the normal path's: same
  * status, body and headers, counted the same in /metrics. Everything else goes to Fastify
@@ -34,25 +34,9 @@ import type { Socket } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import type { Metrics } from '../metrics.ts';
 import { cacheHeaders } from './caching.ts';
-import { chooseEncoding, compressibleType, compressionHeaders, COMPRESS_MIN_BYTES, rememberVariants, variantOf, type Encoding } from './compression.ts';
+import { chooseEncoding, compressibleType, compressionHeaders, COMPRESS_MIN_BYTES, type Encoding } from './compression.ts';
+import type { PreparedAnswer } from './prepared-answers.ts';
 import { recordResponse } from './metrics.ts';
-
-/**
- * A body prepared once (per generation, snapshot or file) and sent many times: the plain bytes
- * and optionally their compressed variants, computed with them (else compressed on first use
- * and remembered per Buffer). The ETag is derived from the bytes sent (the caching plugin's).
- */
-export interface PreparedBody {
-  plain: Buffer;
-  gzip?: Buffer;
-  br?: Buffer;
-  /** a `Last-Modified` value (HTTP date), sent after the content type as the route's handler sends it */
-  lastModified?: string;
-  /** further headers of the answer (lower-case names, e.g. the flip feeds' `x-computed-at`), sent after Last-Modified as the handler sends them */
-  headers?: Readonly<Record<string, string>>;
-  /** default: the route's */
-  contentType?: string;
-}
 
 /** A route whose GET answers may be served from a prepared body. */
 export interface StoredRoute {
@@ -68,8 +52,8 @@ export interface StoredRoute {
   /** `Cache-Control: public, max-age=N`, as the route's `config.cache` */
   cacheSeconds: number;
   contentType: string;
-  /** the prepared body for the raw parameter, only when the route's handler would send exactly it */
-  body(param: string): PreparedBody | Buffer | undefined;
+  /** the prepared answer for the raw parameter (http/prepared-answers.ts current()), only when the route's handler would send exactly it */
+  body(param: string): PreparedAnswer | undefined;
 }
 
 /** What the fast path needs from the app's plugins, set once they are registered. */
@@ -243,9 +227,9 @@ export class StoredResponses {
    * The answers of each stored body, per kind of request, built on first use: a body is served
    * many times until its data changes (a new body, a new entry).
    */
-  private readonly answers = new WeakMap<PreparedBody | Buffer, { route: StoredRoute; context: StoredResponseContext; byKind: Array<Answer | null | undefined> }>();
+  private readonly answers = new WeakMap<PreparedAnswer, { route: StoredRoute; context: StoredResponseContext; byKind: Array<Answer | null | undefined> }>();
 
-  private answerOf(route: StoredRoute, found: PreparedBody | Buffer, kind: number, context: StoredResponseContext): Answer | null {
+  private answerOf(route: StoredRoute, found: PreparedAnswer, kind: number, context: StoredResponseContext): Answer | null {
     let known = this.answers.get(found);
     if (known === undefined || known.route !== route || known.context !== context) {
       known = { route, context, byKind: [] };
@@ -266,20 +250,18 @@ export class StoredResponses {
    * variant when the body is large enough to compress (compression.ts). undefined: not a case
    * the fast path knows.
    */
-  private representation(route: StoredRoute, found: PreparedBody | Buffer, accept: string | undefined, encoding: Encoding | undefined): Representation | undefined {
-    const prepared = Buffer.isBuffer(found) ? undefined : found;
-    const plain = prepared ? prepared.plain : (found as Buffer);
-    const lastModified = prepared?.lastModified;
-    const extra = prepared?.headers;
-    let contentType = prepared?.contentType ?? route.contentType;
+  private representation(route: StoredRoute, found: PreparedAnswer, accept: string | undefined, encoding: Encoding | undefined): Representation | undefined {
+    const plain = found.plain;
+    const lastModified = found.lastModified;
+    const extra = found.headers;
+    let contentType = found.contentType ?? route.contentType;
     if (accept === 'text/json' || accept === 'text/plain') {
       if (!contentType.startsWith('application/json')) return undefined;
       contentType = `${accept}; charset=utf-8`;
     }
     if (plain.length < COMPRESS_MIN_BYTES || !compressibleType(contentType)) return { body: plain, contentType, lastModified, headers: extra, eligible: false, encoding: undefined };
     if (encoding === undefined) return { body: plain, contentType, lastModified, headers: extra, eligible: true, encoding };
-    if (prepared && (prepared.gzip || prepared.br)) rememberVariants(plain, { gzip: prepared.gzip, br: prepared.br });
-    return { body: variantOf(plain, encoding), contentType, lastModified, headers: extra, eligible: true, encoding };
+    return { body: found.variant(encoding), contentType, lastModified, headers: extra, eligible: true, encoding };
   }
 
   private headersOf(route: StoredRoute, chosen: Representation, context: StoredResponseContext): Readonly<Record<string, string>> {

@@ -102,6 +102,9 @@ class ListingMaps {
   }
 }
 
+/** What moved the view: a (re)load from the store, or a change of the spine it applied. */
+export type ViewChange = 'load' | 'auctions' | 'auctions_ended';
+
 export class ActiveAuctionsView {
   private maps = new ListingMaps();
   /** binRows' row per listing object (a changed listing is a new object) */
@@ -113,6 +116,8 @@ export class ActiveAuctionsView {
   listingsLoaded = 0;
   /** bumped on every change: a key for memoized responses */
   version = 0;
+  /** told after each change applied and each load (the views built on this one follow it) */
+  private readonly changeListeners = new Set<(cause: ViewChange) => void>();
 
   constructor(
     private readonly store: Store,
@@ -127,6 +132,26 @@ export class ActiveAuctionsView {
       now: () => clock.now(),
       logger: options.logger,
     });
+  }
+
+  /**
+   * Calls `listener` after every change the view applies and every (re)load, once `version` has
+   * moved: the views derived from the listings (the bulk files, the catalog's activity) follow the
+   * spine through this one. Returns the unsubscribe function.
+   */
+  onChange(listener: (cause: ViewChange) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(cause: ViewChange): void {
+    for (const listener of this.changeListeners) {
+      try {
+        listener(cause);
+      } catch (err) {
+        this.options.logger?.error({ err }, 'active auctions: a listener failed');
+      }
+    }
   }
 
   /** Stops following the spine. */
@@ -163,6 +188,7 @@ export class ActiveAuctionsView {
     }
     this.maps = next;
     this.version++;
+    this.changed('load');
     this.options.logger?.debug({ active: this.maps.byUuid.size }, 'active auctions view loaded');
   }
 
@@ -176,6 +202,7 @@ export class ActiveAuctionsView {
       else maps.remove(record.uuid);
     }
     this.version++;
+    this.changed(change.kind);
   }
 
   // -------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
  * The bulk price files (issue "Bulk price files for mods"), built from the active listings once
- * per change of the view (a generation, or sales leaving it) and kept as ready bytes: the JSON
- * and its gzip. A request for a file costs a lookup.
+ * per change of the view (a generation, or sales leaving it) and kept as data: each file's map.
+ * The routes serialise and compress them once per build (http/prepared-answers.ts): the market
+ * returns data, never bytes.
  *
  * - `neu/lowestbin`: `{NEU_ID: lowest BIN}` per item (a stack's price divided by its count), as
  *   NEU's `lowestbin.json`; Coflnet's `/api/prices/neu` is the same map.
@@ -16,9 +17,8 @@
  * - `networth/lower`, `networth/upper`: the flat map networth libraries read
  *   (domain/networth-prices.ts), from the listings, the bazaar snapshot, the attribute sales and the
  *   last day's lowest BINs; rebuilt at the next request after any of them changed (as the tooltip
- *   file) and, once requested, by the background check; sent from memory while current.
+ *   file) and, once requested, after each change the listings' view applies; sent from memory while current.
  */
-import { gzipSync } from 'node:zlib';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { coins, eliteIdOf, smoothLowest, variantIds } from '../domain/bulk-prices.ts';
@@ -39,10 +39,10 @@ import type { AttributeVariantSales } from '../domain/attribute-prices.ts';
 export type BulkFileName = 'neu/lowestbin' | 'elite/raw' | 'elite/smooth';
 export const BULK_FILE_NAMES: readonly BulkFileName[] = ['neu/lowestbin', 'elite/raw', 'elite/smooth'];
 
-/** One file as served: the JSON and its gzip (http/caching.ts gives each its ETag, once per Buffer). */
+/** One file's data: the map a route serialises (once per build, http/prepared-answers.ts). */
 export interface PreparedFile {
-  json: Buffer;
-  gzip: Buffer;
+  /** the file's map, keys in order (equal prices give equal bytes and ETags) */
+  value: Readonly<Record<string, unknown>>;
   /** when the listings it was built from were current (epoch ms) */
   builtAt: number;
   /** keys in the file */
@@ -158,21 +158,19 @@ export interface BulkPricesOptions {
   game?: GameData;
   /** the attribute variants of the sales (the flip engine's), for the networth file's attributes */
   attributeSales?: () => readonly AttributeVariantSales[];
-  /**
-   * A number that moves whenever a newer bazaar snapshot may exist, read synchronously (the bazaar
-   * view that follows the spine): lets the networth file be served from memory on the fast path.
-   */
-  bazaarVersion?: () => number;
   clock: Clock;
   logger: Logger;
-  /** how often the background timer looks whether the listings changed (ms); 0: only on request */
-  checkMs?: number;
+  /** false: build only on request, not after each change of the view (benchmarks) */
+  follow?: boolean;
+  /** where the bazaar feed stands (market/bazaar-feed.ts, following the spine): the bazaar files are rebuilt when its generation moves; without it, one feed lookup per call */
+  bazaarFeed?: { readonly version: number };
 }
 
-export function prepareFile(value: unknown, builtAt: number): PreparedFile {
-  const json = Buffer.from(JSON.stringify(value));
-  return { json, gzip: gzipSync(json, { level: 6 }), builtAt, keys: typeof value === 'object' && value !== null ? Object.keys(value).length : 0 };
+export function prepareFile(value: Readonly<Record<string, unknown>>, builtAt: number): PreparedFile {
+  return { value, builtAt, keys: Object.keys(value).length };
 }
+
+export type AnyFileName = BulkFileName | BazaarFileName | TooltipFileName | AverageFileName | NetworthFileName;
 
 /** Prices per key, ascending. */
 function addPrice(map: Map<string, number[]>, key: string, price: number): void {
@@ -183,7 +181,7 @@ function addPrice(map: Map<string, number[]>, key: string, price: number): void 
 
 export class BulkPrices {
   private current: { version: number; build: BulkBuild } | undefined;
-  private bazaar: { feed: number; build: BazaarBuild | undefined } | undefined;
+  private bazaar: { feed: string; build: BazaarBuild | undefined } | undefined;
   private bazaarBuilding: Promise<BazaarBuild | undefined> | undefined;
   private averages: { key: string; build: AveragesBuild | undefined } | undefined;
   private averagesBuilding: Promise<AveragesBuild | undefined> | undefined;
@@ -198,28 +196,60 @@ export class BulkPrices {
   /** the attribute sales the networth file last read, and how many different ones it has seen */
   private attributeInputs: { of: readonly AttributeVariantSales[] | undefined; seen: number } = { of: undefined, seen: 0 };
   private building: Promise<BulkBuild> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** the newest file of each name, whichever build made it: the generation of its prepared answer */
+  private readonly latestFiles = new Map<AnyFileName, PreparedFile>();
+  private readonly builtListeners: Array<(build: BulkBuild) => void> = [];
+  private unsubscribe: (() => void) | undefined;
+  /** a background build is queued for the next turn of the event loop */
+  private queued: NodeJS.Immediate | undefined;
 
   constructor(private readonly options: BulkPricesOptions) {}
 
-  /** Builds once the view is loaded, then rebuilds in the background whenever it changed. */
+  /**
+   * Follows the view: builds once it is loaded, then again after each change it applies (a
+   * generation, sales leaving it), on the next turn of the event loop (a burst of changes gives one
+   * build). No timer: the files move when the listings do.
+   */
   start(): void {
-    const every = this.options.checkMs ?? 1000;
-    if (every <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      const failed = (err: unknown) => this.options.logger.warn({ err }, 'bulk price files: build failed');
-      // The averages first: the smooth prices read the last day's lowest BINs from them.
-      if (!this.averagesBuilding) void this.averagesBuild().catch(failed);
-      if (!this.building) void this.build().catch(failed);
-      // The networth file once someone asked for it: rebuilt here so requests find it current.
-      if (this.networth && !this.networthBuilding) void this.networthBuild().catch(failed);
-    }, every);
-    this.timer.unref();
+    if (this.options.follow === false || this.unsubscribe) return;
+    this.unsubscribe = this.options.view.onChange(() => this.queue());
+    this.queue();
   }
 
   close(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.queued) clearImmediate(this.queued);
+    this.queued = undefined;
+  }
+
+  /** Called with each new build of the lowest-BIN files (the routes prepare their answers ahead of the first request). */
+  onBuilt(listener: (build: BulkBuild) => void): void {
+    this.builtListeners.push(listener);
+  }
+
+  /** The newest file of this name, whichever build made it (synchronous); undefined before its first build. */
+  latestFile(name: AnyFileName): PreparedFile | undefined {
+    return this.latestFiles.get(name);
+  }
+
+  private record(files: Readonly<Partial<Record<AnyFileName, PreparedFile>>>): void {
+    for (const [name, file] of Object.entries(files) as Array<[AnyFileName, PreparedFile]>) this.latestFiles.set(name, file);
+  }
+
+  private queue(): void {
+    if (this.queued) return;
+    this.queued = setImmediate(() => {
+      this.queued = undefined;
+      const failed = (err: unknown) => this.options.logger.warn({ err }, 'bulk price files: build failed');
+      // The averages first: the smooth prices read the last day's lowest BINs from them (one state lookup per change).
+      void this.averagesBuild()
+        .catch(failed)
+        .then(() => this.build())
+        // The networth file once someone asked for it, so requests find it current.
+        .then(() => (this.networth ? this.networthBuild() : undefined))
+        .catch(failed);
+    });
   }
 
   /** The current files: built now when the listings changed since the last build. */
@@ -231,6 +261,8 @@ export class BulkPrices {
       .then(() => {
         const build = this.compute();
         this.current = { version, build };
+        this.record(build.files);
+        for (const listener of this.builtListeners) listener(build);
         return build;
       })
       .finally(() => (this.building = undefined));
@@ -239,16 +271,19 @@ export class BulkPrices {
 
   /**
    * The bazaar files of the newest stored snapshot (undefined before the first), rebuilt when the
-   * bazaar feed has moved since the last build: one feed lookup per call.
+   * bazaar feed has moved since the last build: the feed view's generation (no read), else one
+   * feed lookup per call.
    */
   async bazaarBuild(): Promise<BazaarBuild | undefined> {
-    const feed = (await this.options.store.feeds.get('bazaar'))?.lastUpdated ?? 0;
+    const view = this.options.bazaarFeed;
+    const feed = view ? `v${view.version}` : `t${(await this.options.store.feeds.get('bazaar'))?.lastUpdated ?? 0}`;
     if (this.bazaar?.feed === feed) return this.bazaar.build;
     this.bazaarBuilding ??= this.options.store.marketPrices
       .latestBazaarQuick()
       .then((latest) => {
         const build = latest && bazaarFiles(latest.ts, latest.products);
         this.bazaar = { feed, build };
+        if (build) this.record(build.files);
         return build;
       })
       .finally(() => (this.bazaarBuilding = undefined));
@@ -271,7 +306,7 @@ export class BulkPrices {
     const { rolledTo } = await this.options.store.priceRollups.state();
     const key = `${rolledTo}|${this.replays}`;
     if (this.averages?.key === key) return this.averages.build;
-    // A build in flight for an older state (the check timer's, while the rollup job rolled another
+    // A build in flight for an older state (an earlier change's, while the rollup job rolled another
     // hour) is not this state's: wait for it, then build again.
     if (this.averagesBuilding && this.averagesBuildingFor !== key) {
       await this.averagesBuilding.catch(() => undefined);
@@ -281,6 +316,7 @@ export class BulkPrices {
     this.averagesBuilding ??= this.computeAverages(rolledTo)
       .then((build) => {
         this.averages = { key, build };
+        if (build) this.record(build.files);
         return build;
       })
       .finally(() => (this.averagesBuilding = undefined));
@@ -356,6 +392,7 @@ export class BulkPrices {
       .then(() => {
         const build = this.computeTooltip(lbin, averages, bazaar, craft?.builtAt, craft?.prices);
         this.tooltip = { key, build };
+        this.record(build.files);
         return build;
       })
       .finally(() => (this.tooltipBuilding = undefined));
@@ -410,7 +447,7 @@ export class BulkPrices {
   /**
    * The networth file: rebuilt when the listings, the bazaar snapshot, the attribute sales or the
    * rolled-up hours changed since the last build (the tooltip file's trigger: checked at each
-   * request, and by the background check once the file has been asked for).
+   * request, and after each change of the listings once the file has been asked for).
    */
   async networthBuild(): Promise<NetworthBuild> {
     await this.options.view.ready();
@@ -423,7 +460,8 @@ export class BulkPrices {
     this.networthBuilding ??= Promise.resolve()
       .then(() => {
         const build = this.computeNetworth(bazaar, attributes, averages?.dayLowestBins);
-        this.networth = { key, syncKey: this.options.bazaarVersion ? syncKey : undefined, build };
+        this.networth = { key, syncKey: this.options.bazaarFeed ? syncKey : undefined, build };
+        this.record(build.files);
         return build;
       })
       .finally(() => (this.networthBuilding = undefined));
@@ -432,7 +470,7 @@ export class BulkPrices {
 
   /**
    * The networth build while it is current with the listings, the bazaar view and the attribute
-   * sales, else undefined: synchronous, for the fast path (only with a `bazaarVersion` to compare).
+   * sales, else undefined: synchronous, for the fast path (only with a `bazaarFeed` whose generation to compare).
    */
   currentNetworth(): NetworthBuild | undefined {
     const built = this.networth;
@@ -442,13 +480,13 @@ export class BulkPrices {
 
   /**
    * The synchronous part of the networth file's inputs: the listings' version, the bazaar view's,
-   * the attribute sales seen, and the averages as last built (the background check rebuilds them
-   * within a second of an hour's rollup).
+   * the attribute sales seen, and the averages as last built (rebuilt at the next change of the
+   * listings after an hour's rollup).
    */
   private networthSyncKey(): string {
     const attributes = this.options.attributeSales?.();
     if (attributes !== this.attributeInputs.of) this.attributeInputs = { of: attributes, seen: this.attributeInputs.seen + 1 };
-    return `${this.options.view.version}|${this.options.bazaarVersion?.() ?? ''}|${this.attributeInputs.seen}|${this.averages?.key ?? ''}`;
+    return `${this.options.view.version}|${this.options.bazaarFeed?.version ?? ''}|${this.attributeInputs.seen}|${this.averages?.key ?? ''}`;
   }
 
   private computeNetworth(

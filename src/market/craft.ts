@@ -1,8 +1,9 @@
 /**
  * The crafting view: game data plus the current market (newest bazaar snapshot with books,
  * cheapest BINs per tag) and the craft profit list computed from them. It is rebuilt when a
- * new bazaar snapshot or auctions generation is stored, noticed through the feeds table (so
- * it also works when ingestion runs in another process), never per request.
+ * new bazaar snapshot, auctions generation or election is stored, noticed on the spine (in this
+ * process or, in role `api`, from Redis), never on a timer; a read checks the feeds table once
+ * and rebuilds only when a feed moved.
  */
 import type { OrderBook } from '../domain/bazaar-book.ts';
 import { buildPriceSource, type PriceSource } from '../domain/craft/prices.ts';
@@ -12,6 +13,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { BinRow } from '../store/repositories/market-prices.ts';
+import type { ChangeSource } from '../spine/index.ts';
 
 export interface CraftState {
   prices: PriceSource;
@@ -25,8 +27,6 @@ export interface CraftState {
   buildMs: number;
   /** part of buildMs spent reading and decoding market data */
   readMs: number;
-  /** the unfiltered profit list as JSON, serialised once per state */
-  profitsJson(): string;
 }
 
 export interface CraftMarketOptions {
@@ -34,8 +34,8 @@ export interface CraftMarketOptions {
   game: GameData;
   clock: Clock;
   logger?: Logger;
-  /** how often the background timer looks for a new snapshot (ms); 0 = no timer */
-  pollMs?: number;
+  /** the spine: a bazaar snapshot, an auctions generation or an election change rebuilds the list ahead of the next read */
+  changes?: ChangeSource;
   /** cheapest BIN listings kept per tag */
   binsPerTag?: number;
   /**
@@ -54,7 +54,10 @@ export interface CraftMarketOptions {
 export class CraftMarket {
   private state: CraftState | undefined;
   private building: Promise<CraftState> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+  /** a change arrived during the build under way: one more after it */
+  private again = false;
   /** the BIN sample of the last auctions generation: a bazaar snapshot alone does not re-read it */
   private bins: { version: number; rows: BinRow[] } | undefined;
   /** the newest snapshot's rows, kept while the bazaar feed stays put (a BIN change alone does not re-read them) */
@@ -69,19 +72,48 @@ export class CraftMarket {
     return this.options.game;
   }
 
-  /** Starts the background check so the list is recomputed right after each snapshot. */
+  /** The last state built, if any (synchronous): the generation of the answers prepared from it. */
+  latest(): CraftState | undefined {
+    return this.state;
+  }
+
+  /** Follows the spine so the list is recomputed right after each snapshot, generation or election. */
   start(): void {
-    const every = this.options.pollMs ?? 5000;
-    if (every <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
-      this.current().catch((err: unknown) => this.options.logger?.warn({ err }, 'craft view refresh failed'));
-    }, every);
-    this.timer.unref();
+    const changes = this.options.changes;
+    this.stopped = false;
+    if (!changes || this.unsubscribe) return;
+    this.refresh();
+    void changes.head().then((head) => {
+      if (this.stopped || this.unsubscribe) return;
+      this.unsubscribe = changes.subscribe(head, (event) => {
+        if (event.type === 'unavailable') return;
+        // auctions_ended batches only end listings: the next generation or read catches those.
+        if (event.type === 'restored' || event.change.kind === 'bazaar' || event.change.kind === 'auctions' || event.change.kind === 'resource') this.refresh();
+      });
+    });
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.stopped = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  /** Rebuilds when a feed moved (once more after a build under way: its feeds were read before this change). */
+  private refresh(): void {
+    if (this.stopped) return;
+    if (this.building) {
+      this.again = true;
+      return;
+    }
+    this.current()
+      .catch((err: unknown) => this.options.logger?.warn({ err }, 'craft view refresh failed'))
+      .finally(() => {
+        if (this.again) {
+          this.again = false;
+          this.refresh();
+        }
+      });
   }
 
   /**
@@ -137,7 +169,6 @@ export class CraftMarket {
     prices.derpy = derpy;
     const readMs = performance.now() - started;
     const profits = craftProfits(this.options.game, prices);
-    let json: string | undefined;
     const state: CraftState = {
       prices,
       profits,
@@ -147,7 +178,6 @@ export class CraftMarket {
       builtAt: now,
       buildMs: performance.now() - started,
       readMs,
-      profitsJson: () => (json ??= JSON.stringify(profits)),
     };
     this.state = state;
     this.options.logger?.debug({ profits: profits.length, ms: Math.round(state.buildMs) }, 'craft view rebuilt');

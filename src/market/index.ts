@@ -12,8 +12,7 @@ import { loadGameData } from '../gamedata/index.ts';
 import { loadUpgradeCosts, type UpgradeCosts } from '../gamedata/upgrades.ts';
 import { ActiveAuctionsView } from './active-auctions.ts';
 import { AuctionNbt } from './auction-nbt.ts';
-import { LowestBinPages } from './lowest-bin-pages.ts';
-import { BazaarSnapshotPages } from './bazaar-snapshot-pages.ts';
+import { BazaarFeed } from './bazaar-feed.ts';
 import { CraftMarket } from './craft.ts';
 import { FlipEngine } from './flips.ts';
 import { BulkPrices } from './bulk-prices.ts';
@@ -41,10 +40,8 @@ export interface Market {
   readonly activeAuctions: ActiveAuctionsView;
   /** decoded nbtData of the auctions shown, kept per uuid */
   readonly auctionNbt: AuctionNbt;
-  /** the unfiltered first lowest-BIN page of each tag, as prepared bytes */
-  readonly lowestBinPages: LowestBinPages;
-  /** each bazaar product's current snapshot answer, as prepared bytes */
-  readonly bazaarSnapshots: BazaarSnapshotPages;
+  /** where the bazaar feed stands: the generation the bazaar routes' prepared answers are kept under */
+  readonly bazaarFeed: BazaarFeed;
   readonly craft: CraftMarket;
   readonly flips: FlipEngine;
   /** every item, its aliases and the search over them */
@@ -72,9 +69,8 @@ export function createMarket(options: MarketOptions): Market {
   const spineLogger = logger.child({ component: 'spine' });
   const activeAuctions = new ActiveAuctionsView(store, clock, { changes, followers, logger: spineLogger });
   const auctionNbt = new AuctionNbt(store);
-  const lowestBinPages = new LowestBinPages(activeAuctions, auctionNbt, clock);
-  const bazaarSnapshots = new BazaarSnapshotPages(store, clock, { changes, followers, logger: spineLogger });
-  const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions });
+  const bazaarFeed = new BazaarFeed(store, clock, { changes, followers, logger: spineLogger });
+  const craft = new CraftMarket({ store, game, clock, logger, activeBins: activeAuctions, changes });
   const flips = new FlipEngine(store, clock, logger.child({ component: 'flips' }), {
     pollMs: config.flipsPollMs,
     changes,
@@ -89,16 +85,17 @@ export function createMarket(options: MarketOptions): Market {
     clock,
     logger: logger.child({ component: 'item-catalog' }),
     activeCounts: () => activeAuctions.supplyByTag(),
-    marketSize: () => activeAuctions.size,
+    listingsChanged: (listener) => activeAuctions.onChange(listener),
+    changes,
   });
   const bulkPrices = new BulkPrices({
     store,
     view: activeAuctions,
+    bazaarFeed,
     catalog,
     craft,
     game,
     attributeSales: () => flips.attributeVariants,
-    bazaarVersion: () => bazaarSnapshots.version,
     clock,
     logger: logger.child({ component: 'bulk-prices' }),
   });
@@ -109,8 +106,7 @@ export function createMarket(options: MarketOptions): Market {
     game,
     activeAuctions,
     auctionNbt,
-    lowestBinPages,
-    bazaarSnapshots,
+    bazaarFeed,
     craft,
     flips,
     catalog,
@@ -123,7 +119,7 @@ export function createMarket(options: MarketOptions): Market {
       if (started) return;
       started = true;
       await activeAuctions.ready();
-      await bazaarSnapshots.start();
+      await bazaarFeed.start();
       await valuation.start();
       await catalog.start();
       bulkPrices.start();
@@ -137,7 +133,7 @@ export function createMarket(options: MarketOptions): Market {
       bulkPrices.close();
       activeAuctions.close();
       valuation.close();
-      bazaarSnapshots.close();
+      bazaarFeed.close();
     },
   };
 }

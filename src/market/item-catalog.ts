@@ -2,8 +2,10 @@
  * The item catalog: every item skymarket knows (domain/item-catalog.ts), the aliases a client may
  * name one by (tag in any case, NEU internal name, display name), and a search index over them.
  *
- * It is rebuilt in the background (at start, then every `refreshMs`): the store's items resource,
- * sales rollups and newest bazaar snapshot plus the active-auctions view, a handful of queries.
+ * It is rebuilt at start and then as the spine moves it, never on a timer: after each auctions
+ * generation the active-auctions view applies (activity: listings, sales) and each `items` resource
+ * change (names), from the store's items resource, sales rollups and newest bazaar snapshot plus
+ * the active-auctions view, a handful of queries; one rebuild at a time, a burst of changes gives one more.
  * The search index (MiniSearch) is rebuilt only when the set of items or their names changed, in
  * chunks that yield to the event loop; activity alone (listings, sales) only re-weights ranking.
  */
@@ -12,6 +14,8 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { GameData } from '../gamedata/types.ts';
 import type { Store } from '../store/index.ts';
+import type { ChangeSource } from '../spine/index.ts';
+import type { ViewChange } from './active-auctions.ts';
 import { activityScore, buildCatalog, ITEM_FLAGS, itemFlagsText, type CatalogEntry, type MarketActivity } from '../domain/item-catalog.ts';
 import { aliasKey, initials, isPetTag, neuIdCandidates, searchKeywords, splitRarity, tagWords } from '../domain/item-names.ts';
 
@@ -22,14 +26,11 @@ export interface ItemCatalogOptions {
   logger: Logger;
   /** listings per tag right now */
   activeCounts: () => ReadonlyMap<string, number>;
-  /** background refresh period (ms); 0: only at start and on refresh() */
-  refreshMs?: number;
-  /** active listings in the market now: while the catalog was built on an empty market, it refreshes as soon as this is not 0 */
-  marketSize?: () => number;
+  /** the active-auctions view's changes (ActiveAuctionsView.onChange): an auctions generation re-weighs the activity */
+  listingsChanged?: (listener: (cause: ViewChange) => void) => () => void;
+  /** the spine: an `items` resource change (names) rebuilds, a transport back after an outage too */
+  changes?: ChangeSource;
 }
-
-/** How often the background timer looks whether a refresh is due. */
-const CHECK_MS = 5_000;
 
 interface Indexed {
   tag: string;
@@ -54,8 +55,8 @@ interface CatalogState {
   byTag: ReadonlyMap<string, CatalogEntry>;
   aliases: ReadonlyMap<string, string>;
   bazaarTags: readonly string[];
-  /** the `/api/items` body, serialised once per state */
-  itemsJson: Buffer;
+  /** the `/api/items` list (the route serialises it once per state: http/prepared-answers.ts) */
+  itemList: ReadonlyArray<{ name: string; tag: string; flags: string }>;
   /** tags and names the index was built from: another index is built only when this changes */
   signature: string;
   index: MiniSearch<Indexed>;
@@ -71,53 +72,72 @@ interface CatalogState {
 export class ItemCatalog {
   private state: CatalogState | undefined;
   private refreshing: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** a change arrived during the rebuild under way: one more after it */
+  private again = false;
+  private readonly unsubscribe: Array<() => void> = [];
   private closed = false;
-  /** monotonic time of the last build, and whether the market was empty then */
-  private lastBuild = { at: 0, emptyMarket: true };
+  /** rebuilds done (tests count them) */
+  builds = 0;
 
   constructor(private readonly options: ItemCatalogOptions) {}
 
-  /** Builds the catalog once, then refreshes it in the background. */
+  /** Builds the catalog once, then follows the spine: every auctions generation and `items` change rebuilds it. */
   async start(): Promise<void> {
-    await this.refresh();
-    const every = this.options.refreshMs ?? 60_000;
-    if (every > 0 && !this.timer && !this.closed) {
-      // A catalog built before the first generation landed (a fresh start) is refreshed when it lands, not a minute later.
-      this.timer = setInterval(() => {
-        const due = performance.now() - this.lastBuild.at >= every;
-        const marketArrived = this.lastBuild.emptyMarket && (this.options.marketSize?.() ?? 0) > 0;
-        if (due || marketArrived) void this.refresh();
-      }, Math.min(every, CHECK_MS));
-      this.timer.unref();
+    if (this.unsubscribe.length === 0 && !this.closed) {
+      const { listingsChanged, changes } = this.options;
+      // A generation (not a batch of sales): the listings per tag moved.
+      if (listingsChanged) this.unsubscribe.push(listingsChanged((cause) => void (cause !== 'auctions_ended' && this.changed())));
+      if (changes) {
+        void changes.head().then((head) => {
+          if (this.closed) return;
+          this.unsubscribe.push(
+            changes.subscribe(head, (event) => {
+              if (event.type === 'restored' || (event.type === 'change' && event.change.kind === 'resource' && event.change.resource === 'items')) this.changed();
+            }),
+          );
+        });
+      }
     }
+    await this.refresh();
   }
 
   close(): void {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
   }
 
   /** Rebuilds from the store and the views (one at a time; a failure keeps the previous state). */
   refresh(): Promise<void> {
     this.refreshing ??= this.rebuild()
       .catch((err: unknown) => this.options.logger.warn({ err }, 'item catalog refresh failed'))
-      .finally(() => (this.refreshing = undefined));
+      .finally(() => {
+        this.refreshing = undefined;
+        if (this.again && !this.closed) {
+          this.again = false;
+          void this.refresh();
+        }
+      });
     return this.refreshing;
+  }
+
+  /** A change that concerns the catalog: rebuild now, or once more after the rebuild under way. */
+  private changed(): void {
+    if (this.closed) return;
+    if (this.refreshing) this.again = true;
+    else void this.refresh();
   }
 
   private async rebuild(): Promise<void> {
     const { store, game } = this.options;
     const [resource, sales7d, bazaar] = await Promise.all([store.items.all(), store.saleRollups.salesPerTag('7d'), store.marketPrices.latestBazaarVolumes()]);
     const activity: MarketActivity = { active: this.options.activeCounts(), sales7d, bazaar };
-    this.lastBuild = { at: performance.now(), emptyMarket: activity.active.size === 0 };
     const entries = buildCatalog(game, resource, activity);
     const signature = entries.map((e) => `${e.tag}\u0000${e.name}\u0000${e.tier ?? ''}`).join('\u0001');
     const previous = this.state;
     const index = previous && previous.signature === signature ? previous.index : await buildIndex(entries);
     if (this.closed) return;
     this.state = stateOf(entries, index, signature, this.options.clock.now());
+    this.builds++;
   }
 
   /** True once the first build finished. */
@@ -137,9 +157,14 @@ export class ItemCatalog {
     return this.state?.byTag.get(tag);
   }
 
-  /** The `/api/items` answer, serialised once per refresh. */
-  itemsJson(): Buffer {
-    return this.state?.itemsJson ?? Buffer.from('[]');
+  /** The `/api/items` list of this state (`[]` before the first build). */
+  itemList(): ReadonlyArray<{ name: string; tag: string; flags: string }> {
+    return this.state?.itemList ?? [];
+  }
+
+  /** The current state, compared by identity: the generation of the answers built from it. */
+  generation(): unknown {
+    return this.state;
   }
 
   bazaarTags(): readonly string[] {
@@ -301,7 +326,7 @@ function stateOf(entries: CatalogEntry[], index: MiniSearch<Indexed>, signature:
     aliases,
     byInitial,
     bazaarTags: entries.filter((e) => (e.flags & ITEM_FLAGS.BAZAAR) !== 0).map((e) => e.tag),
-    itemsJson: Buffer.from(JSON.stringify(entries.map((e) => ({ name: e.name, tag: e.tag, flags: itemFlagsText(e.flags) })))),
+    itemList: entries.map((e) => ({ name: e.name, tag: e.tag, flags: itemFlagsText(e.flags) })),
     signature,
     index,
     score,

@@ -11,14 +11,16 @@ import type { CompiledFilter, FilterSubject } from '../domain/filters.ts';
 import { enchantmentBookTag } from '../domain/tags.ts';
 import type { ActiveListing } from '../market/active-auctions.ts';
 import type { Market } from '../market/index.ts';
-import { LOWEST_BIN_COUNT } from '../market/lowest-bin-pages.ts';
 import type { Store } from '../store/index.ts';
 import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
 import type { BidsTable } from '../store/schema.ts';
 import { compileAuctionFilters, KnownTags } from './auction-filters.ts';
 import { priceVariantKey } from '../domain/prices.ts';
 
-export { LOWEST_BIN_COUNT };
+/** Listings on a lowest-BIN page. */
+export const LOWEST_BIN_COUNT = 10;
+const anyListing = () => true;
+
 const DAY = 86_400_000;
 export const OVERVIEW_PAGE_SIZE = 12;
 export const SOLD_WINDOW_DAYS = 7;
@@ -32,7 +34,7 @@ export type ActiveOrder = 'LOWEST_PRICE' | 'HIGHEST_PRICE' | 'ENDING_SOON';
 
 export interface AuctionServiceDeps {
   store: Store;
-  market: Pick<Market, 'activeAuctions' | 'auctionNbt' | 'lowestBinPages'>;
+  market: Pick<Market, 'activeAuctions' | 'auctionNbt'>;
   clock: Clock;
 }
 
@@ -94,20 +96,40 @@ export class AuctionService {
 
   // --- active listings ---------------------------------------------------------
 
-  /** The stored unfiltered first lowest-BIN page of a listed tag, when current (synchronous, for the hot path). */
-  currentLowestBinPage(tag: string): Buffer | undefined {
-    return this.market.lowestBinPages.current(tag);
+  /**
+   * The generation of the active listings the lowest-BIN pages are built from: it moves with every
+   * `auctions`/`auctions_ended` change the view applies (a prepared page built at another is stale).
+   */
+  listingsGeneration(): number {
+    return this.view.version;
+  }
+
+  /** Whether the loaded view lists the tag: only then may a kept first page be served from memory. */
+  listsTag(tag: string): boolean {
+    return this.view.isReady() && this.view.hasTag(tag);
   }
 
   /**
-   * The cheapest active BINs of a tag matching the filters, a page of LOWEST_BIN_COUNT; the
-   * unfiltered first page as its prepared bytes.
+   * The unfiltered first lowest-BIN page of a tag (`[]` without active BINs), and until when it
+   * holds: the first of its listings to end (a listing ending changes the page without a change).
    */
-  async lowestBin(tag: string, filters: Record<string, string>, page: number): Promise<Buffer | SaveAuctionWire[]> {
+  async firstLowestBinPage(tag: string): Promise<{ auctions: SaveAuctionWire[]; validUntil: number }> {
+    await this.view.ready();
+    const found = this.view.lowestBin(tag, anyListing, LOWEST_BIN_COUNT);
+    const validUntil = found.reduce((min, l) => Math.min(min, l.end), Number.POSITIVE_INFINITY);
+    const nbt = await this.market.auctionNbt.of(found.map((l) => l.uuid));
+    return { auctions: found.map((l) => saveAuctionWire(l, [], nbt.get(l.uuid) ?? {})), validUntil };
+  }
+
+  /**
+   * The cheapest active BINs of a tag matching the filters, a page of LOWEST_BIN_COUNT; `first-page`
+   * for the unfiltered first page, which the route answers from its prepared page (firstLowestBinPage).
+   */
+  async lowestBin(tag: string, filters: Record<string, string>, page: number): Promise<SaveAuctionWire[] | 'first-page'> {
     const filter = await this.compile(filters);
     await this.view.ready();
     await this.knownTags.require(tag);
-    if (filter.names.length === 0 && page === 0) return this.market.lowestBinPages.page(tag);
+    if (filter.names.length === 0 && page === 0) return 'first-page';
     return this.saveAuctions(this.view.lowestBin(tag, filter.test, LOWEST_BIN_COUNT, page * LOWEST_BIN_COUNT));
   }
 

@@ -5,9 +5,9 @@
  */
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import { RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
-import { graphResultWire, quickStatusWire } from '../domain/bazaar-wire.ts';
+import { graphResultWire, quickStatusWire, type GraphResultWire, type StorageQuickStatusWire } from '../domain/bazaar-wire.ts';
 import type { Clock } from '../clock.ts';
-import type { BazaarSnapshotPages } from '../market/bazaar-snapshot-pages.ts';
+import type { BazaarFeed } from '../market/bazaar-feed.ts';
 import type { Store } from '../store/index.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { exportJson, type ExportOptions } from './bazaar-export.ts';
@@ -63,56 +63,47 @@ export class BazaarService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
-    /** the prepared current answers; without them every answer is built anew */
-    private readonly pages?: BazaarSnapshotPages,
+    /** where the bazaar feed stands (the spine's projection); without it no current answer is kept */
+    private readonly feed?: BazaarFeed,
   ) {}
 
-  /** The product's current snapshot answer (StorageQuickStatus JSON) while it is prepared; synchronous, for the hot paths. */
-  currentSnapshot(productId: string): Buffer | undefined {
-    return this.pages?.current(productId);
+  /** The generation of the bazaar feed the current answers are built from: it moves with every stored snapshot. */
+  feedGeneration(): number {
+    return this.feed?.version ?? 0;
+  }
+
+  /** Whether a current answer kept at this generation may be served from memory now (never without the feed view). */
+  currentServable(): boolean {
+    return this.feed?.servable() ?? false;
   }
 
   /**
-   * The current snapshot answer as JSON bytes (the newest snapshot at or before now), prepared
-   * once per stored snapshot when it comes from the 20-second rows (a rollup's values are not kept).
+   * The current snapshot answer (the newest snapshot at or before now, StorageQuickStatus), and
+   * whether it may be kept until the next snapshot: only when it comes from the 20-second rows (a
+   * rollup's values are not kept) and no newer snapshot is already stored.
    */
-  async snapshotNow(productId: string): Promise<Buffer | BazaarMiss> {
-    const current = this.pages?.current(productId);
-    if (current) return current;
-    // Read before the snapshot: a newer one stored meanwhile makes the page stale at once.
-    const version = this.pages?.version ?? 0;
+  async snapshotNow(productId: string): Promise<{ value: StorageQuickStatusWire; keep: boolean } | BazaarMiss> {
     const now = this.clock.now();
     const answer = await this.snapshotAt(productId, now);
     if ('miss' in answer) return answer;
-    const body = Buffer.from(JSON.stringify(quickStatusWire(productId, answer.row, answer.instantBuySide, answer.instantSellSide)));
-    if (answer.source === 'rows') this.pages?.keep(productId, version, now, body);
-    return body;
-  }
-
-  /** The product's history over a fixed window ending now (GraphResult JSON) while it is prepared; synchronous, for the hot paths. */
-  currentWindow(productId: string, window: FixedWindow): Buffer | undefined {
-    return this.pages?.current(`${productId}\u0000${window.name}`);
+    const value = quickStatusWire(productId, answer.row, answer.instantBuySide, answer.instantSellSide);
+    return { value, keep: answer.source === 'rows' && (this.feed?.mayKeep(now) ?? false) };
   }
 
   /**
-   * The points at the window's resolution for the buckets starting in [now - span, now] as JSON
-   * bytes, prepared once per stored snapshot and kept until the oldest point leaves the window.
-   * Rollup rows and the not-yet-rolled tail give the same points (services/bazaar-history.ts), so
-   * the rollup job rolling a bucket does not change the answer.
+   * The points at the window's resolution for the buckets starting in [now - span, now]
+   * (GraphResult), kept until the oldest point leaves the window. Rollup rows and the
+   * not-yet-rolled tail give the same points (services/bazaar-history.ts), so the rollup job
+   * rolling a bucket does not change the answer.
    */
-  async windowNow(productId: string, window: FixedWindow): Promise<Buffer | BazaarMiss> {
-    const current = this.currentWindow(productId, window);
-    if (current) return current;
-    const version = this.pages?.version ?? 0;
+  async windowNow(productId: string, window: FixedWindow): Promise<{ value: GraphResultWire[]; validUntil: number; keep: boolean } | BazaarMiss> {
     const now = this.clock.now();
     const points = await this.history(productId, window.resolution, now - window.spanMs, now + 1);
     if ('miss' in points) return points;
-    const body = Buffer.from(JSON.stringify(points.map(graphResultWire)));
     // The oldest point leaves the window once now - span passes its time (20-second points) or the
     // end of its bucket (whole buckets: readHistory starts at the bucket holding now - span).
     const validUntil = points.length === 0 ? Number.POSITIVE_INFINITY : points[0]!.ts + window.spanMs + (window.resolution === '20s' ? 1 : RESOLUTION_MS[window.resolution]);
-    this.pages?.keep(`${productId}\u0000${window.name}`, version, now, body, validUntil);
-    return body;
+    return { value: points.map(graphResultWire), validUntil, keep: this.feed?.mayKeep(now) ?? false };
   }
 
   /** Points at `resolution` for the buckets starting in [from, to), oldest first; a miss when the product was never seen. */

@@ -1,11 +1,12 @@
 /**
- * The bulk price files mods poll (NEU's and Elite's formats, Coflnet's `/api/prices/neu`): ready
- * bytes from the market, current with the active listings.
+ * The bulk price files mods poll (NEU's and Elite's formats, Coflnet's `/api/prices/neu`): each
+ * file's data from the market, current with the active listings (the routes serialise it once per
+ * build: http/prepared-answers.ts).
  */
-import type { AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, NetworthFileName, PreparedFile, TooltipFileName } from '../market/bulk-prices.ts';
+import type { AnyFileName, AverageFileName, BazaarFileName, BulkBuild, BulkFileName, BulkPrices, NetworthFileName, PreparedFile, TooltipFileName } from '../market/bulk-prices.ts';
 
 export { AVERAGE_DAYS } from '../market/bulk-prices.ts';
-export type { AverageFileName, BulkFileName, NetworthFileName, PreparedFile };
+export type { AnyFileName, AverageFileName, BulkFileName, NetworthFileName, PreparedFile };
 import { CLEAN_K, FENCE_K, MIN_FENCE_LISTINGS, REFERENCE_SHARE } from '../domain/bulk-prices.ts';
 
 export interface BulkFileInfo {
@@ -75,12 +76,22 @@ const AVERAGES: Record<string, { path: (days: number) => string; method: string 
 export class BulkPricesService {
   constructor(private readonly prices: BulkPrices) {}
 
-  /** A file's ready bytes while they are current with the listings, else undefined (synchronous: the fast path). */
+  /** A lowest-BIN file while it is current with the listings, else undefined (synchronous: the fast path). */
   currentFile(name: BulkFileName): PreparedFile | undefined {
     return this.prices.currentBuild()?.files[name];
   }
 
-  /** A file's ready bytes, current with the listings. */
+  /** The newest file of this name, whichever build made it (synchronous): the generation its prepared answer is kept under. */
+  latestFile(name: AnyFileName): PreparedFile | undefined {
+    return this.prices.latestFile(name);
+  }
+
+  /** Calls `listener` after each build of the lowest-BIN files (the routes prepare their answers then). */
+  onBuilt(listener: (files: Readonly<Record<BulkFileName, PreparedFile>>) => void): void {
+    this.prices.onBuilt((build) => listener(build.files));
+  }
+
+  /** A lowest-BIN file, current with the listings. */
   async file(name: BulkFileName): Promise<PreparedFile> {
     return (await this.prices.build()).files[name];
   }
@@ -112,7 +123,8 @@ export class BulkPricesService {
     return file && file.keys > 0 ? file : undefined;
   }
 
-  async metadata(): Promise<BulkFilesMetadata> {
+  /** `sizeOf`: a file's serialised size and its gzip's (the routes' prepared answers). */
+  async metadata(sizeOf: (name: AnyFileName, file: PreparedFile) => { bytes: number; gzipBytes: number }): Promise<BulkFilesMetadata> {
     const build: BulkBuild = await this.prices.build();
     const bazaar = await this.prices.bazaarBuild();
     const averages = await this.prices.averagesBuild();
@@ -126,8 +138,7 @@ export class BulkPricesService {
         name,
         ...DESCRIPTIONS[name],
         keys: build.files[name].keys,
-        bytes: build.files[name].json.length,
-        gzipBytes: build.files[name].gzip.length,
+        ...sizeOf(name, build.files[name]),
       })),
       averages: averages
         ? {
@@ -135,7 +146,7 @@ export class BulkPricesService {
             coveredDays: Object.fromEntries(Object.entries(averages.covered).map(([d, c]) => [`${d}day`, c])),
             files: (Object.entries(averages.files) as Array<[AverageFileName, PreparedFile]>).map(([name, file]) => {
               const [kind, days] = [name.slice(0, name.lastIndexOf('/')), Number.parseInt(name.slice(name.lastIndexOf('/') + 1), 10)];
-              return { name, path: AVERAGES[kind]!.path(days), method: AVERAGES[kind]!.method, keys: file.keys, bytes: file.json.length };
+              return { name, path: AVERAGES[kind]!.path(days), method: AVERAGES[kind]!.method, keys: file.keys, bytes: sizeOf(name, file).bytes };
             }),
           }
         : null,
@@ -144,8 +155,7 @@ export class BulkPricesService {
             snapshotAt: new Date(bazaar.snapshotAt).toISOString(),
             products: bazaar.products,
             ...BAZAAR,
-            bytes: bazaar.files['bazaar/hypixel'].json.length,
-            gzipBytes: bazaar.files['bazaar/hypixel'].gzip.length,
+            ...sizeOf('bazaar/hypixel', bazaar.files['bazaar/hypixel']),
           }
         : null,
       networth: {
@@ -154,8 +164,7 @@ export class BulkPricesService {
         products: networth.products,
         ...NETWORTH,
         keys: networthFile.keys,
-        bytes: networthFile.json.length,
-        gzipBytes: networthFile.gzip.length,
+        ...sizeOf('networth/lower', networthFile),
       },
     };
   }

@@ -28,9 +28,9 @@ export interface RecipeAnswer {
 
 /**
  * The profit list for a request: filtered by the player's progress (`crafts`), or the list for
- * everyone (`unfilteredJson`, serialised once per snapshot). `filter` says which and why.
+ * everyone (`unfiltered`: the craft view's state, which the route serialises once: http/prepared-answers.ts). `filter` says which and why.
  */
-export type ProfitAnswer = { filter: string; crafts: ProfitableCraft[] } | { filter: string; unfilteredJson: string };
+export type ProfitAnswer = { filter: string; crafts: ProfitableCraft[] } | { filter: string; unfiltered: { readonly profits: readonly ProfitableCraft[] } };
 
 export interface CraftServiceOptions {
   store: Store;
@@ -90,7 +90,12 @@ export class CraftService {
     } else {
       filter = player ? `unfiltered; ${fromMod?.status === 'unavailable' ? fromMod.reason : 'no mod upload'}, and no UPSTREAM_API_KEY for the profile endpoint` : 'unfiltered; no player given';
     }
-    return { filter, unfilteredJson: state.profitsJson() };
+    return { filter, unfiltered: state };
+  }
+
+  /** The craft view's newest state (compared by identity): the generation the unfiltered profit list is prepared at. */
+  profitsGeneration(): unknown {
+    return this.craft.latest();
   }
 
   /**

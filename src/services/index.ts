@@ -76,7 +76,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
     prices,
     archive: new AuctionArchive({ store, clock, market, knownTags: auctions.knownTags, config }),
-    bazaar: new BazaarService(store, clock, market.bazaarSnapshots),
+    bazaar: new BazaarService(store, clock, market.bazaarFeed),
     craft: new CraftService({ store, clock, game: market.game, craft: market.craft, fetchProfiles }),
     flips,
     players: new PlayersService(store),

@@ -67,9 +67,14 @@ export class ItemsService {
     return filterOptions(this.listingsOf(tag), isPetTag(tag));
   }
 
-  /** `[{name, tag, flags}]` of every item, serialised once per catalog refresh. */
-  itemsJson(): Buffer {
-    return this.catalog.itemsJson();
+  /** `[{name, tag, flags}]` of every item in the catalog's current state. */
+  itemList(): ReadonlyArray<{ name: string; tag: string; flags: string }> {
+    return this.catalog.itemList();
+  }
+
+  /** The catalog state the item list is of (compared by identity): it moves with each rebuild. */
+  catalogGeneration(): unknown {
+    return this.catalog.generation();
   }
 
   bazaarTags(): readonly string[] {

@@ -1,6 +1,6 @@
 /**
- * An item's values in the bulk price files (services/bulk-prices.ts), for its page: the file's
- * JSON is parsed once per build (kept per bytes) and the item's key read from it.
+ * An item's values in the bulk price files (services/bulk-prices.ts), for its page: the item's
+ * key read from each file's map.
  */
 import { eliteIdOf } from '../domain/bulk-prices.ts';
 import { neuIdOf, type NeuIdSubject } from '../domain/item-names.ts';
@@ -14,12 +14,9 @@ export interface BulkValue {
   value: number | null;
 }
 
-const parsed = new WeakMap<Buffer, Record<string, number>>();
-
-function valuesOf(json: Buffer): Record<string, number> {
-  let values = parsed.get(json);
-  if (!values) parsed.set(json, (values = JSON.parse(json.toString()) as Record<string, number>));
-  return values;
+/** A price file's map (every value of these files is a number). */
+function valuesOf(value: Readonly<Record<string, unknown>>): Readonly<Record<string, number>> {
+  return value as Readonly<Record<string, number>>;
 }
 
 /** The item's (as the subject, e.g. its cheapest listing) value in each bulk file. */
@@ -33,7 +30,7 @@ export async function bulkValues(service: BulkPricesService, item: NeuIdSubject)
     ['elite/smooth', '/resources/auctions/neu?mode=smooth', elite],
   ] as const) {
     const prepared = await service.file(file);
-    out.push({ file, path, key, value: valuesOf(prepared.json)[key] ?? null });
+    out.push({ file, path, key, value: valuesOf(prepared.value)[key] ?? null });
   }
   // The averages, once the price rollups have closed an hour.
   for (const days of AVERAGE_DAYS) {
@@ -42,7 +39,7 @@ export async function bulkValues(service: BulkPricesService, item: NeuIdSubject)
       [`elite/average-lbin/${days}day`, `/resources/auctions/neu/average-lbin/${days}day`, elite],
     ] as const) {
       const prepared = await service.averagesFile(file);
-      if (prepared) out.push({ file, path, key, value: valuesOf(prepared.json)[key] ?? null });
+      if (prepared) out.push({ file, path, key, value: valuesOf(prepared.value)[key] ?? null });
     }
   }
   return out;

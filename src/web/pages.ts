@@ -2,7 +2,7 @@
  * The pages (issue 26): `/`, `/item/{tag}`, `/bazaar/{tag}`, `/flips`, `/data`, their JSON for the
  * charts' range and variant switches, and the fingerprinted assets. Server-rendered from Eta
  * templates; the first view's chart data is embedded in the page. A handler parses, calls the
- * services, renders. Rendered pages are kept briefly (WEB_PAGE_CACHE_MS) per URL and data generation.
+ * services, renders. Rendered pages are prepared answers (http/prepared-answers.ts), kept briefly (WEB_PAGE_CACHE_MS) per URL and data generation.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -19,7 +19,6 @@ import { iconPath } from '../services/items.ts';
 import { loadAssets, type AssetSet } from './assets.ts';
 import { FLIP_TABS, flipRows } from './flip-tabs.ts';
 import { bulkValues } from './bulk-values.ts';
-import { PageCache } from './page-cache.ts';
 import { coins, renderPage, type PageMeta, type RenderContext } from './render.ts';
 
 const HTML = 'text/html; charset=utf-8';
@@ -115,7 +114,23 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.addHook('onReady', async () => {
     assets = await loadAssets();
   });
-  const cache = new PageCache(app.context.config.webPageCacheMs, 500);
+  const ttlMs = app.context.config.webPageCacheMs;
+  type PageBuild = { request: FastifyRequest; build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }> };
+  // Rendered pages are prepared answers (http/prepared-answers.ts) per origin and URL: kept while
+  // the market update the flip engine has seen is the same, and briefly (a page shows times
+  // relative to now: time itself); compressed once per encoding.
+  const pages = app.prepared.define<string, PageBuild>({
+    name: 'web-page',
+    generation: () => services.flips.lastUpdate() ?? 0,
+    build: async (_key, { request, build }) => {
+      const now = clock.now();
+      const { template, meta, data } = await build();
+      const simulated = (await services.dataSource.current()) === 'simulator';
+      return { value: renderPage(template, context(request, simulated), meta, { ...data, now }), validUntil: now + ttlMs, keep: ttlMs > 0 };
+    },
+    serialize: (html) => html,
+    maxEntries: 500,
+  });
   const hide = { hide: true } as const;
 
   function context(request: FastifyRequest, simulated: boolean): RenderContext {
@@ -127,21 +142,14 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       dataTerms: app.context.config.dataTerms,
     };
   }
-  /** what a page's cache entry is valid for: the last market update the flip engine has seen */
-  const generation = () => `${services.flips.lastUpdate() ?? 0}`;
-
   async function page(request: FastifyRequest, reply: FastifyReply, build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }>) {
     // The origin is part of the page (its OpenGraph URLs): one entry per origin, so no Host header shapes another's page.
     const key = `${request.protocol}://${request.host}${request.url}`;
-    const now = clock.now();
-    const hit = cache.get(key, generation(), now);
+    const hit = pages.current(key);
     reply.type(HTML).headers(PAGE_SECURITY_HEADERS);
-    if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit);
-    const { template, meta, data } = await build();
-    const simulated = (await services.dataSource.current()) === 'simulator';
-    const html = renderPage(template, context(request, simulated), meta, { ...data, now });
-    cache.set(key, generation(), now, html);
-    return reply.send(html);
+    if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit.plain);
+    const rendered = await pages.get(key, { request, build });
+    return reply.send(rendered!.plain);
   }
 
   let bazaarTags: readonly string[] = [];

@@ -58,7 +58,7 @@ export class BazaarRepository {
       await this.feeds.record(feed, trx);
     });
     for (const k of keyframes) if (k.decoded) this.books.remember(numbers.get(k.product_id)!, k.ts, k.decoded);
-    // The prepared snapshot pages (market/bazaar-snapshot-pages.ts) and the live feeds (market/events.ts) follow.
+    // The bazaar feed view (market/bazaar-feed.ts: the prepared answers' generation) and the live feeds (market/events.ts) follow.
     if (this.changes.subscribers === 0) return;
     this.changes.publish({
       kind: 'bazaar',

@@ -14,6 +14,7 @@ import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { listing, storeGeneration } from '../../helpers/auctions.ts';
 import { encodeBook } from '../../../src/domain/bazaar-book.ts';
 import type { BazaarSnapshotsTable } from '../../../src/store/schema.ts';
+import { PreparedAnswer } from '../../../src/http/prepared-answers.ts';
 
 interface Answer {
   status: number;
@@ -267,8 +268,8 @@ describe('stored-response fast path, where it stays off', () => {
 });
 
 describe('StoredResponses.serve', () => {
-  const body = Buffer.from('[1,2]');
-  function setup(over: Partial<StoredResponseContext> = {}, bodyOf: (x: string) => Buffer | undefined = (x) => (x === 'A' ? body : undefined)) {
+  const body = new PreparedAnswer(Buffer.from('[1,2]'));
+  function setup(over: Partial<StoredResponseContext> = {}, bodyOf: (x: string) => PreparedAnswer | undefined = (x) => (x === 'A' ? body : undefined)) {
     const stored = new StoredResponses();
     stored.add({ url: '/t/:x/end', prefix: '/t/', suffix: '/end', cacheSeconds: 5, contentType: 'application/json; charset=utf-8', body: bodyOf });
     const recorded: unknown[][] = [];
@@ -313,7 +314,7 @@ describe('StoredResponses.serve', () => {
       etag: '"e"',
       'content-length': '5',
     });
-    assert.equal(written.body, body);
+    assert.equal(written.body, body.plain);
     assert.equal(recorded.length, 1);
     assert.deepEqual(recorded[0]?.slice(0, 3), ['GET', '/t/:x/end', 200]);
   });
@@ -341,7 +342,7 @@ describe('StoredResponses.serve', () => {
     assert.equal(fast.serve(admitted.req, admitted.res, fallback), true);
     await settle();
     assert.deepEqual(Object.keys(admitted.written.headers ?? {}), ['x-content-type-options', 'access-control-allow-origin', 'x-rate-limit-limit', 'content-type', 'cache-control', 'vary', 'etag', 'content-length']);
-    assert.equal(admitted.written.body, body);
+    assert.equal(admitted.written.body, body.plain);
     for (const verdict of ['refused', 'store down', 'body gone meanwhile']) {
       const r = fakeRequest('/t/A/end', '10.0.0.1');
       assert.equal(fast.serve(r.req, r.res, fallback), true, verdict);

@@ -45,7 +45,7 @@ describeEachBackend('crafting view with the active-auctions view', (fixture) => 
 
     const view = new ActiveAuctionsView(store, clock);
     try {
-      const market = new CraftMarket({ store, game: data, clock, pollMs: 0, activeBins: view });
+      const market = new CraftMarket({ store, game: data, clock, activeBins: view });
       const first = (await market.current()).profits.find((p) => p.itemId === 'HELMET');
       assert.ok(first, 'HELMET is profitable');
       assert.equal(first.craftCost, 9_000 + 10 * 5);

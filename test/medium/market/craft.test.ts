@@ -22,7 +22,7 @@ describe('crafting view', () => {
   };
 
   test('rebuilds only when a feed moved, and then reflects the new prices', async () => {
-    const view = new CraftMarket({ store, game: builtinGameData(), clock: new ManualClock(NOW), pollMs: 0 });
+    const view = new CraftMarket({ store, game: builtinGameData(), clock: new ManualClock(NOW) });
     const empty = await view.current();
     assert.deepEqual(empty.profits, []);
     assert.equal(await view.current(), empty, 'nothing moved: the same state');

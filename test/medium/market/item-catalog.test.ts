@@ -19,7 +19,7 @@ describe('item catalog', () => {
     dir = tempDir('catalog');
     store = await Store.open({ dataDir: dir.path });
     const game = loadGameData({ gameDataDir: neuRepo(), dataDir: dir.path });
-    catalog = new ItemCatalog({ store, game, clock: new ManualClock(0), logger: createLogger('silent'), activeCounts: () => active, refreshMs: 0 });
+    catalog = new ItemCatalog({ store, game, clock: new ManualClock(0), logger: createLogger('silent'), activeCounts: () => active });
     await catalog.start();
   });
   after(async () => {

@@ -139,4 +139,17 @@ describe('the market only reads', () => {
       assert.equal(found, null, `market/${file} calls ${found?.[0]}: rollups are written by jobs/ (the jobs leader)`);
     }
   });
+
+  it('no module under src/market/ makes bytes: the market returns data, the registry of prepared answers serialises and compresses (http/prepared-answers.ts)', () => {
+    // dependency-cruiser sees imports, not a type in a signature or a JSON.stringify of an answer: a scan
+    // (active-auctions.ts's interning keys, JSON.stringify(e) and (flat), are no answer).
+    const dir = join(import.meta.dirname, '../../../src/market');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+    assert.ok(files.includes('bulk-prices.ts') && files.includes('item-catalog.ts'), 'the former byte makers are checked');
+    for (const file of files) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      const found = /\bBuffer\b|node:zlib|\bgzipSync\b|\bbrotliCompress\w*|JSON\.stringify\((?!e\)|flat\))/.exec(text);
+      assert.equal(found, null, `market/${file} uses ${found?.[0]}: return data, and declare the answer in http/prepared-answers.ts`);
+    }
+  });
 });

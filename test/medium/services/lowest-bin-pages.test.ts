@@ -1,14 +1,17 @@
 /**
- * The market's lowest-BIN pages (src/market/lowest-bin-pages.ts): the unfiltered first page of a
- * tag as prepared bytes, with nbtData decoded once per auction (market/auction-nbt.ts), kept while
- * the view is unchanged and none of the page's listings has ended.
+ * The lowest-BIN pages: the unfiltered first page of a tag as data from the auctions service
+ * (services/auctions.ts firstLowestBinPage, nbtData decoded once per auction by
+ * market/auction-nbt.ts), prepared as the route declares it in the registry of prepared answers
+ * (http/prepared-answers.ts): kept while the view's generation is unchanged and none of the page's
+ * listings has ended, served from memory only for tags the loaded view lists.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ManualClock } from '../../../src/clock.ts';
 import { ActiveAuctionsView } from '../../../src/market/active-auctions.ts';
 import { AuctionNbt } from '../../../src/market/auction-nbt.ts';
-import { LOWEST_BIN_COUNT, LowestBinPages } from '../../../src/market/lowest-bin-pages.ts';
+import { PreparedAnswers } from '../../../src/http/prepared-answers.ts';
+import { AuctionService, LOWEST_BIN_COUNT } from '../../../src/services/auctions.ts';
 import { listing, realRows, storeGeneration } from '../../helpers/auctions.ts';
 import { openTestStore } from '../../helpers/databases.ts';
 
@@ -29,7 +32,21 @@ it('a page is built once, served while current, and rebuilt after a change or wh
       nbtReads += uuids.length;
       return itemNbtOf(uuids);
     };
-    const pages = new LowestBinPages(view, new AuctionNbt(store), clock);
+    const auctions = new AuctionService({ store, clock, market: { activeAuctions: view, auctionNbt: new AuctionNbt(store) } });
+    // As api/auctions.ts declares the kind.
+    const kind = new PreparedAnswers({
+      name: 'lowest-bin-page',
+      generation: () => auctions.listingsGeneration(),
+      servable: (tag) => auctions.listsTag(tag),
+      build: async (tag: string) => {
+        const page = await auctions.firstLowestBinPage(tag);
+        return { value: page.auctions, validUntil: page.validUntil };
+      },
+    }, () => clock.now());
+    const pages = {
+      current: (tag: string) => kind.current(tag)?.plain,
+      page: async (tag: string) => (await kind.get(tag, undefined))!.plain,
+    };
 
     assert.equal(pages.current('HYPERION'), undefined, 'nothing before the view is loaded');
     await view.ready();
@@ -44,7 +61,9 @@ it('a page is built once, served while current, and rebuilt after a change or wh
     // The soonest listing on the page ends: the page could change, so it is built again.
     clock.set(NOW + 60_000);
     assert.equal(pages.current('HYPERION'), undefined);
+    const builds = kind.builds;
     const after = await pages.page('HYPERION');
+    assert.equal(kind.builds - builds, 1, 'built once');
     assert.deepEqual((JSON.parse(after.toString()) as Array<{ uuid: string }>).map((a) => a.uuid), [later.uuid]);
 
     // A new generation changes the view: built again, nbtData of known auctions not read again.
