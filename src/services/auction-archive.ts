@@ -7,8 +7,9 @@ import { sleepOn, type Clock } from '../clock.ts';
 import { upperMedian } from '../domain/analysis.ts';
 import type { Market } from '../market/index.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
-import type { ExportJob, NewExportJob } from '../store/repositories/export-jobs.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
+import type { NewExportJob } from '../store/repositories/export-jobs.ts';
+import type { ExportJob } from '../domain/export-jobs.ts';
 import { compileAuctionFilters, type KnownTags } from './auction-filters.ts';
 import { soldSubject, withSellerNames, type Previews } from './auctions.ts';
 

@@ -13,7 +13,7 @@ import type { ActiveListing } from '../market/active-auctions.ts';
 import type { Market } from '../market/index.ts';
 import { LOWEST_BIN_COUNT } from '../market/lowest-bin-pages.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord, ItemSaleRow } from '../domain/auction-records.ts';
 import type { BidsTable } from '../store/schema.ts';
 import { compileAuctionFilters, KnownTags } from './auction-filters.ts';
 import { priceVariantKey } from '../domain/prices.ts';

@@ -6,7 +6,7 @@ import type { CompiledFilter, FilterSubject } from '../domain/filters.ts';
 import { compileAuctionFilters } from './auction-filters.ts';
 import { soldSubject } from './auctions.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
 
 export const PLAYER_PAGE_SIZE = 10;
 /** At most this many sales in a player's export (the newest). */

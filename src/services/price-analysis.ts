@@ -6,7 +6,7 @@
 import type { Clock } from '../clock.ts';
 import { analysisIgnoresFilters, SalesAnalysis, type AnalysisResult } from '../domain/analysis.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord, LeanSale } from '../domain/auction-records.ts';
 import { compileAuctionFilters, type KnownTags } from './auction-filters.ts';
 import { soldSubject } from './auctions.ts';
 import { DeadlineExceeded, withDeadline } from './deadline.ts';

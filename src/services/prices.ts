@@ -14,7 +14,7 @@ import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
 import { OPEN_HOURS_MAX_SPAN, pricedLean, pricedRecord } from '../market/open-hours.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord, LeanSale } from '../domain/auction-records.ts';
 import type { StoredCell } from '../store/repositories/price-rollups.ts';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import type { FilterPredicate } from '../domain/filters.ts';
