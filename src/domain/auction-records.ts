@@ -4,7 +4,6 @@
  * spec can name them without importing store/.
  */
 import type { AuctionFacts } from './auction-wire.ts';
-import type { AnalysisSale } from './analysis.ts';
 
 /** Where an auction is in its life. */
 export type AuctionState = 'active' | 'sold' | 'expired';
@@ -33,9 +32,4 @@ export interface ItemSaleRow {
   buyer: string | null;
   price: number;
   at: number;
-}
-
-/** The columns of a sale the price analysis needs, with its cursor fields (`end` and `uuid`). */
-export interface LeanSale extends AnalysisSale {
-  uuid: string;
 }

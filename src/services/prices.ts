@@ -19,7 +19,8 @@ import type { AuctionQueryRepository } from '../store/repositories/auction-queri
 import type { BazaarRepository } from '../store/repositories/bazaar.ts';
 import type { BazaarHistoryRepository } from '../store/repositories/bazaar-history.ts';
 import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
-import type { AuctionRecord, LeanSale } from '../domain/auction-records.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
+import type { LeanSale } from '../store/repositories/auction-queries.ts';
 import type { StoredCell, PriceRollupRepository } from '../store/repositories/price-rollups.ts';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import type { FilterPredicate } from '../domain/filters.ts';

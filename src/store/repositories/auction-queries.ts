@@ -6,10 +6,11 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { coopOf, itemNbtOf, withSaleBid } from '../auction-encoding.ts';
-import type { AuctionRecord, ItemSaleRow, LeanSale } from '../../domain/auction-records.ts';
+import type { AuctionRecord, ItemSaleRow } from '../../domain/auction-records.ts';
+import type { AnalysisSale } from '../../domain/analysis.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 
-export type { AuctionRecord, ItemSaleRow, LeanSale } from '../../domain/auction-records.ts';
+export type { AuctionRecord, ItemSaleRow } from '../../domain/auction-records.ts';
 
 export const RECORD_COLUMNS = [
   'uuid',
@@ -139,6 +140,11 @@ export interface SoldFingerprint {
 
 export interface SoldQuery extends SoldRange {
   limit: number;
+}
+
+/** The columns of a sale the price analysis needs, with its cursor fields (`end` and `uuid`). */
+export interface LeanSale extends AnalysisSale {
+  uuid: string;
 }
 
 /**
