@@ -64,6 +64,14 @@ module.exports = {
       to: { path: '^src/(store|ingest|simulator|jobs)/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'faces-without-store',
+      comment:
+        'A face (api/, web/, stream/) does not import store/, not even its types: the records a face shows live in domain/ (domain/auction-records.ts, domain/export-jobs.ts). mod/ is exempt while its commands write through the store.',
+      severity: 'error',
+      from: { path: FACES },
+      to: { path: '^src/store/' },
+    },
+    {
       name: 'web-client-in-browser',
       comment: 'src/web/client/ runs in the browser: it imports npm packages and its own modules only, never server code or Node built-ins.',
       severity: 'error',

@@ -5,7 +5,7 @@
 import cors from '@fastify/cors';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Clock } from './clock.ts';
-import { skyblockYearMs, type Config } from './config.ts';
+import type { Config } from './config.ts';
 import { lazyChildLogger, type Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import type { Store } from './store/index.ts';
@@ -31,8 +31,9 @@ import { bulkPriceRoutes } from './api/bulk-prices.ts';
 import { operationsRoutes } from './api/operations.ts';
 import { bazaarRoutes } from './api/bazaar.ts';
 import { craftRoutes } from './api/craft.ts';
-import { marketFromConfig, type Market } from './market/index.ts';
-import { createServices, type Services } from './services/index.ts';
+import type { Market } from './market/index.ts';
+import type { Services } from './services/index.ts';
+import { compose } from './compose.ts';
 import { HealthService, type FeedPollStatus } from './services/health.ts';
 import { auctionsRoutes } from './api/auctions.ts';
 import { dataRoutes } from './api/data.ts';
@@ -45,12 +46,10 @@ import { webRoutes } from './web/pages.ts';
 import { streamRoutes } from './stream/routes.ts';
 import websocket from '@fastify/websocket';
 import { LIMITS as MOD_LIMITS } from './mod/messages.ts';
-import { MarketEvents } from './market/events.ts';
-import { StreamHub } from './services/stream.ts';
-import { RedisEventLog } from './store/event-log.ts';
-import type { Registry } from 'prom-client';
+import type { MarketEvents } from './market/events.ts';
+import type { StreamHub } from './services/stream.ts';
 import type { Duty, LeaderState } from './leadership.ts';
-import { processSpine, type ProcessSpine } from './spine/process.ts';
+import type { ProcessSpine } from './spine/process.ts';
 import { registerSpineMetrics } from './spine/metrics.ts';
 import type { Followers } from './spine/follower.ts';
 
@@ -96,27 +95,15 @@ export interface AppContext {
   spine?: ProcessSpine;
   /** the market's followers of the spine (set by buildApp), for health */
   followers?: Followers;
+  /**
+   * The use cases the data routes call (services/index.ts), composed with the market by
+   * runtime.ts (compose.ts); without them, an app that mounts the data routes composes its own.
+   */
+  services?: Services;
 }
 
-/** The hub of a configuration: in memory, or over the Redis stream when REDIS_URL is set. */
-export function streamHubFromConfig(config: Config, clock: Clock, logger: Logger, registry: Registry): StreamHub {
-  const url = config.redisUrl;
-  return new StreamHub({
-    clock,
-    logger: logger.child({ component: 'stream' }),
-    retentionMs: config.streamRetentionSeconds * 1000,
-    registry,
-    log: url ? (onError) => new RedisEventLog({ url, key: `${config.redisPrefix}stream:events`, maxLen: config.streamRedisMaxlen, onError }) : undefined,
-  });
-}
-
-/** Publishes every batch of `events` to `hub` (failures are logged: a lost batch is a gap, never a crash). */
-export function publishMarketEvents(events: MarketEvents, hub: StreamHub, logger: Logger): void {
-  events.emitter.on('batch', (batch) => {
-    // A batch that cannot be published is lost: the hub counts it, marks the hole and logs the outage once.
-    hub.publish(batch).catch(() => undefined);
-  });
-}
+// Moved to the composition root; re-exported for the callers that import them from here.
+export { publishMarketEvents, streamHubFromConfig } from './compose.ts';
 
 export type { FeedPollStatus } from './services/health.ts';
 
@@ -199,34 +186,42 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('health', new HealthService(context.store, context.clock, context));
   await app.register(operationsRoutes);
   if (options.apiRoutes !== false) {
-    // A market of the app's own follows a spine of its own: in process, or Redis when configured.
-    const ownSpine = !context.market && !context.spine ? processSpine(config, context.store, context.logger, config.role !== 'api') : undefined;
-    const spine = context.spine ?? ownSpine;
-    const market = context.market ?? marketFromConfig({ store: context.store, clock: context.clock, logger: context.logger, config, ...(spine ? { changes: spine.source } : {}) });
+    // What the caller did not build (tests, benches) is composed here, by the same root as runtime.ts.
+    const parts = compose({
+      config,
+      store: context.store,
+      clock: context.clock,
+      logger: context.logger,
+      registry: context.metrics.registry,
+      dataSource: context.dataSource,
+      serveApi: true,
+      ingests: true,
+      publishesChanges: config.role !== 'api',
+      given: { spine: context.spine, market: context.market, streamHub: context.streamHub, marketEvents: context.marketEvents, services: context.services },
+    });
+    const { spine } = parts;
+    const market = parts.market!;
+    const streamHub = parts.streamHub!;
     app.decorate('market', market);
     context.followers = market.followers;
     registerSpineMetrics(context.metrics.registry, market.followers, () => market.activeAuctions.listingsLoaded, () => spine?.redis?.failedPublishes ?? 0);
     app.addHook('onReady', () => market.start());
     app.addHook('onClose', async () => {
       await market.close();
-      await ownSpine?.close();
+      if (parts.owned.spine) await spine?.close();
     });
-    // Profiles are fetched by the ingest leader's poller (ingest/profiles.ts), which needs the key.
-    const ownHub = !context.streamHub;
-    const streamHub = context.streamHub ?? streamHubFromConfig(config, context.clock, context.logger, context.metrics.registry);
-    if (ownHub) {
+    if (parts.owned.streamHub) {
       // Health reads the hub from the context (its warnings while the feeds are degraded).
       context.streamHub = streamHub;
       app.addHook('onReady', () => streamHub.start());
       app.addHook('onClose', () => streamHub.close());
     }
-    if (context.marketEvents === undefined) {
-      const events = new MarketEvents(context.store, context.clock, { logger: context.logger.child({ component: 'market-events' }), view: market.activeAuctions });
-      publishMarketEvents(events, streamHub, context.logger);
+    const events = parts.owned.marketEvents ? parts.marketEvents : undefined;
+    if (events) {
       app.addHook('onReady', () => events.start());
       app.addHook('onClose', async () => events.stop());
     }
-    app.decorate('services', createServices({ store: context.store, clock: context.clock, market, fetchProfiles: Boolean(config.upstreamApiKey), config, streamHub, skyblockYearMs: skyblockYearMs(config), dataSource: context.dataSource }));
+    app.decorate('services', parts.services!);
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.
     await app.register(bazaarRoutes);

@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, publishMarketEvents, streamHubFromConfig, type AppContext } from './app.ts';
-import { MarketEvents } from './market/events.ts';
+import { buildApp, type AppContext } from './app.ts';
+import { compose } from './compose.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { describeConfig, redact, skyblockYearMs, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -20,10 +20,8 @@ import { Leadership } from './leadership.ts';
 import { simulatorOptionsFromEnv, startSimulator, type SimulatorHandle } from './simulator/index.ts';
 import { createMetrics } from './metrics.ts';
 import { Store } from './store/index.ts';
-import { marketFromConfig } from './market/index.ts';
 import { VERSION } from './version.ts';
 import { keepTickObjectShape } from './tick-shape.ts';
-import { processSpine } from './spine/process.ts';
 
 /** In DATA_DIR while the demo's history loads; found at start, the history was cut off and loads again. */
 export const DEMO_HISTORY_MARKER = 'demo-history.loading';
@@ -177,20 +175,19 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     ...(demoBackfill ? { loading: `the demo's ${describeSpan(backfillMs)} of simulated history is being stored` } : {}),
   };
   const serveApi = config.role === 'all' || config.role === 'api';
-  // The spine: this process's store publishes its committed changes (relayed to Redis when
-  // configured); the views follow it here, or follow Redis in role api (which does not write).
-  const spine = processSpine(config, store, logger, ingests);
+  // The parts of this role, from the composition root (compose.ts): the spine (this process's store
+  // publishes its committed changes, relayed to Redis when configured; the views follow it here, or
+  // follow Redis in role api, which does not write); the market (views and engines, game data read
+  // once) and the services where the data routes are served; the live feeds' hub (over Redis when
+  // several processes share it), fed by the market's events where this process ingests (started once elected).
+  const parts = compose({ config, store, clock, logger, registry: metrics.registry, dataSource, serveApi, ingests, publishesChanges: ingests });
+  const spine = parts.spine!;
+  const { market, streamHub, marketEvents } = parts;
   context.spine = spine;
-  // The market (views and engines, game data read once) only where the data routes are served.
-  const market = serveApi ? marketFromConfig({ store, clock, logger, config, changes: spine.source }) : undefined;
   if (market) context.market = market;
-  // The live feeds: the hub numbers and fans out events (over Redis when several processes share
-  // it); the market's events feed it where this process ingests (started once elected).
-  const streamHub = serveApi || ingests ? streamHubFromConfig(config, clock, logger, metrics.registry) : undefined;
-  const marketEvents = ingests && streamHub ? new MarketEvents(store, clock, { logger: logger.child({ component: 'market-events' }), ...(market ? { view: market.activeAuctions } : {}) }) : undefined;
   if (streamHub) context.streamHub = streamHub;
   context.marketEvents = marketEvents ?? null;
-  if (marketEvents && streamHub) publishMarketEvents(marketEvents, streamHub, logger);
+  if (parts.services) context.services = parts.services;
   if (streamHub && serveApi) await streamHub.start();
   const app = await buildApp(context, { apiRoutes: serveApi });
 

@@ -8,7 +8,7 @@ import { soldAuctionWire } from '../domain/auction-wire.ts';
 import { priceOf } from '../domain/filters.ts';
 import { CATEGORIES, REFORGES, TIERS } from '../domain/wire-enums.ts';
 import { isoTime } from '../http/schemas.ts';
-import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord, ItemSaleRow } from '../domain/auction-records.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const DateTime = Type.String({ format: 'date-time' });

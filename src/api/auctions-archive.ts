@@ -12,7 +12,7 @@ import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS } from '../domain/archive-export.ts';
 import { ARCHIVE_SCAN_LIMIT } from '../services/auction-archive.ts';
-import type { ExportJob } from '../store/repositories/export-jobs.ts';
+import type { ExportJob } from '../domain/export-jobs.ts';
 import { auctionPreviews } from './auction-shapes.ts';
 import { takesItemFilters } from '../http/openapi.ts';
 import { ItemTagParams, parseItemTag } from '../http/params.ts';

@@ -11,8 +11,8 @@ import { allowedWebhook, csvLine } from '../domain/webhooks.ts';
 import { EXPORT_COLUMNS, INVENTORY_COLUMNS, SOCIAL_COLUMNS, type ExportColumn } from '../domain/archive-export.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
-import type { ExportJob } from '../store/repositories/export-jobs.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
+import type { ExportJob } from '../domain/export-jobs.ts';
 
 /** Ends a job that was aborted or deleted while it ran. */
 class ExportAborted extends Error {}

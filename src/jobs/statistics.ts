@@ -6,13 +6,18 @@
  * Nothing to do on SQLite.
  */
 import type { Logger } from '../logger.ts';
-import type { Store } from '../store/index.ts';
+import type { StatisticsRepository } from '../store/repositories/statistics.ts';
+
+/** What the job reads and runs: the planner's settings and ANALYZE. */
+export interface PlannerStatistics {
+  readonly statistics: Pick<StatisticsRepository, 'settings' | 'refresh'>;
+}
 
 export class StatisticsJob {
   private warned = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: PlannerStatistics,
     private readonly logger: Logger,
   ) {}
 

@@ -15,7 +15,7 @@ import type { Logger } from '../logger.ts';
 import type { FilterPredicate, FilterSubject } from '../domain/filters.ts';
 import { priceOf } from '../domain/filters.ts';
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
 import type { AuctionRow } from '../store/repositories/flip-inputs.ts';
 import type { ChangedListing, MarketChange } from '../domain/market-change.ts';
 import type { ChangeSource } from '../spine/index.ts';

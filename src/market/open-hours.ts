@@ -15,7 +15,9 @@
  * auction's final bid, and only its time can differ between them.
  */
 import type { Store } from '../store/index.ts';
-import type { AuctionRecord, LeanSale, SoldFingerprint } from '../store/repositories/auction-queries.ts';
+import type { SoldFingerprint } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
+import type { LeanSale } from '../store/repositories/auction-queries.ts';
 import type { StoredCell } from '../store/repositories/price-rollups.ts';
 import { ALL_VARIANTS, bucketOf, figuresOf, HOUR_MS, priceVariantKey, totalsOf, type PriceCell, type PricedSale } from '../domain/prices.ts';
 import { digestOfSorted } from '../domain/sales-rollup.ts';

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { AdminError, parseId } from '../auth-admin.ts';
 import { compactPlayerUuid, PLAYER_NAME } from '../domain/player-data.ts';
 import type { Store } from '../store/index.ts';
-import type { AccountLink } from '../store/repositories/mod-links.ts';
+import type { AccountLink } from '../domain/account-links.ts';
 
 function describe(link: AccountLink): string {
   return `account ${link.accountId} ↔ player ${link.playerUuid}${link.playerName ? ` '${link.playerName}'` : ''} (${link.method}, ${new Date(link.linkedAt).toISOString()})`;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { AccountIdentity } from '../http/access.ts';
 import type { Store } from '../store/index.ts';
-import type { AccountLink } from '../store/repositories/mod-links.ts';
+import type { AccountLink } from '../domain/account-links.ts';
 import { decodeAuctionItem, ItemDecodeError } from '../domain/nbt.ts';
 import { lowballView, offerAuctionJson, offerFilters } from '../domain/lowball.ts';
 import { compactPlayerUuid, normalizeTimes, type ExtractedState } from '../domain/player-data.ts';

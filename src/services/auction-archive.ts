@@ -3,12 +3,15 @@
  * CSV exports of it (run by jobs/archive-export.ts), and partners' per-tag item values of an
  * hour. Transport-free: an unknown tag throws UnknownTagError and a bad filter FilterError.
  */
+import type { SellerNames } from './auction-filters.ts';
 import { sleepOn, type Clock } from '../clock.ts';
 import { upperMedian } from '../domain/analysis.ts';
 import type { Market } from '../market/index.ts';
-import type { Store } from '../store/index.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
-import type { ExportJob, NewExportJob } from '../store/repositories/export-jobs.ts';
+import type { AuctionQueryRepository } from '../store/repositories/auction-queries.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
+import type { NewExportJob, ExportJobRepository } from '../store/repositories/export-jobs.ts';
+import type { ExportJob } from '../domain/export-jobs.ts';
 import { compileAuctionFilters, type KnownTags } from './auction-filters.ts';
 import { soldSubject, withSellerNames, type Previews } from './auctions.ts';
 
@@ -18,10 +21,17 @@ export const ARCHIVE_DELAY_MS = 2000;
 export const ARCHIVE_SCAN_LIMIT = 100_000;
 const HOUR = 3_600_000;
 
+/** What the archive reads and queues: sold auctions, export jobs, seller names (and the filters'). */
+export type ArchiveStore = SellerNames & {
+  readonly auctionQueries: Pick<AuctionQueryRepository, 'soldChunks' | 'salePricesBetween'>;
+  readonly exportJobs: Pick<ExportJobRepository, 'abort' | 'countQueued' | 'create' | 'delete' | 'forAccount' | 'get'>;
+  readonly playerNames: Pick<PlayerNameRepository, 'namesOf'>;
+};
+
 export interface AuctionArchiveDeps {
-  store: Store;
+  store: ArchiveStore;
   clock: Clock;
-  market: Pick<Market, 'activeAuctions'>;
+  market: { readonly activeAuctions: Pick<Market['activeAuctions'], 'ready' | 'lowestBin' | 'activeOf'> };
   knownTags: KnownTags;
   config: { exportLeaseSeconds: number };
 }

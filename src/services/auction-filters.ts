@@ -5,10 +5,21 @@
  */
 import { compileFiltersResolving, type CompiledFilter } from '../domain/filters.ts';
 import { UnknownTagError } from '../domain/tags.ts';
-import type { Store } from '../store/index.ts';
+import type { AuctionQueryRepository } from '../store/repositories/auction-queries.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
 import type { ActiveAuctionsView } from '../market/active-auctions.ts';
 
-export function compileAuctionFilters(store: Store, filters: Record<string, string>): Promise<CompiledFilter> {
+/** What compiling filters reads: player names, for `Seller`. */
+export interface SellerNames {
+  readonly playerNames: Pick<PlayerNameRepository, 'findByName'>;
+}
+
+/** What KnownTags reads: whether a tag was ever sold. */
+export interface TagHistory {
+  readonly auctionQueries: Pick<AuctionQueryRepository, 'tagExists'>;
+}
+
+export function compileAuctionFilters(store: SellerNames, filters: Record<string, string>): Promise<CompiledFilter> {
   return compileFiltersResolving(filters, async (name) => (await store.playerNames.findByName(name))?.playerUuid);
 }
 
@@ -20,8 +31,8 @@ export class KnownTags {
   private readonly seen = new Set<string>();
 
   constructor(
-    private readonly store: Store,
-    private readonly view: ActiveAuctionsView,
+    private readonly store: TagHistory,
+    private readonly view: Pick<ActiveAuctionsView, 'hasTag'>,
   ) {}
 
   async has(tag: string): Promise<boolean> {

@@ -5,14 +5,17 @@
  * records or established wire shapes (domain/auction-wire.ts); an unknown tag throws
  * UnknownTagError and a bad filter FilterError.
  */
+import type { SellerNames, TagHistory } from './auction-filters.ts';
 import type { Clock } from '../clock.ts';
 import { colorSaveAuctionWire, nbtDataOf, saveAuctionWire, type BidFacts, type SaveAuctionWire } from '../domain/auction-wire.ts';
 import type { CompiledFilter, FilterSubject } from '../domain/filters.ts';
 import { enchantmentBookTag } from '../domain/tags.ts';
 import type { ActiveListing } from '../market/active-auctions.ts';
 import type { Market } from '../market/index.ts';
-import type { Store } from '../store/index.ts';
-import type { AuctionRecord, ItemSaleRow } from '../store/repositories/auction-queries.ts';
+import type { AuctionQueryRepository } from '../store/repositories/auction-queries.ts';
+import type { BazaarRepository } from '../store/repositories/bazaar.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
+import type { AuctionRecord, ItemSaleRow } from '../domain/auction-records.ts';
 import type { BidsTable } from '../store/schema.ts';
 import { compileAuctionFilters, KnownTags } from './auction-filters.ts';
 import { priceVariantKey } from '../domain/prices.ts';
@@ -32,9 +35,20 @@ const RECENT_SCAN_LIMIT = 5000;
 
 export type ActiveOrder = 'LOWEST_PRICE' | 'HIGHEST_PRICE' | 'ENDING_SOON';
 
+/** What AuctionService reads: sold and active auctions' details, bids and sales, bazaar prices (item values), seller names. */
+export type AuctionsStore = SellerNames & TagHistory & {
+  readonly auctionQueries: Pick<AuctionQueryRepository, 'bidsFor' | 'detail' | 'itemNbtOf' | 'medianPrices' | 'saleCounts' | 'salesByItemUid' | 'salesOfItem' | 'soldChunks' | 'soldPage'>;
+  readonly bazaar: Pick<BazaarRepository, 'latestBuyPrices'>;
+  readonly playerNames: Pick<PlayerNameRepository, 'namesOf'>;
+};
+
 export interface AuctionServiceDeps {
-  store: Store;
-  market: Pick<Market, 'activeAuctions' | 'auctionNbt'>;
+  store: AuctionsStore;
+  /** the market's pieces it reads: the active listings, item NBT */
+  market: {
+    readonly activeAuctions: Pick<Market['activeAuctions'], 'ready' | 'isReady' | 'version' | 'hasTag' | 'lowestBin' | 'filterAll' | 'activeOf' | 'random' | 'hasItemUid' | 'lowSupply'>;
+    readonly auctionNbt: Pick<Market['auctionNbt'], 'of'>;
+  };
   clock: Clock;
 }
 
@@ -65,8 +79,13 @@ export function bidFacts(b: BidsTable): BidFacts {
   return { bidder: b.bidder, profileId: b.profile_id, amount: Number(b.amount), at: Number(b.placed_at) };
 }
 
+/** What withSellerNames reads: the names skymarket has seen of players. */
+export interface KnownNames {
+  readonly playerNames: Pick<PlayerNameRepository, 'namesOf'>;
+}
+
 /** Records with the names skymarket has seen of their sellers. */
-export async function withSellerNames(store: Store, records: AuctionRecord[]): Promise<Previews> {
+export async function withSellerNames(store: KnownNames, records: AuctionRecord[]): Promise<Previews> {
   const names = records.length ? await store.playerNames.namesOf(records.map((r) => r.seller)) : new Map<string, string>();
   return { records, names };
 }
@@ -74,7 +93,7 @@ export async function withSellerNames(store: Store, records: AuctionRecord[]): P
 export class AuctionService {
   /** tags ever seen (active, sold, in the catalog); shared by the auction use cases */
   readonly knownTags: KnownTags;
-  private readonly store: Store;
+  private readonly store: AuctionsStore;
   private readonly market: AuctionServiceDeps['market'];
   private readonly clock: Clock;
 

@@ -5,12 +5,16 @@
  * (stored only when they change) are carried forward row by row when requested.
  */
 import { Readable } from 'node:stream';
-import type { Store } from '../store/index.ts';
 import { decodeBook } from '../domain/bazaar-book.ts';
 import { bucketStart, rawHorizon, RESOLUTION_MS } from '../domain/bazaar-history.ts';
-import { EXPORT_BOOK_COLUMN } from '../store/repositories/bazaar-history.ts';
+import { EXPORT_BOOK_COLUMN, type BazaarHistoryRepository } from '../store/repositories/bazaar-history.ts';
 import { RowColumns } from '../domain/bazaar-chunk.ts';
 import { JsonBytes, writeSnapshotRows } from '../domain/bazaar-export-json.ts';
+
+/** What the export reads: the product's history, page by page, and its order books. */
+export interface BazaarExportReads {
+  readonly bazaarHistory: Pick<BazaarHistoryRepository, 'oldestSnapshotOf' | 'bookAt' | 'exportColumns' | 'exportPage' | 'resolveExportBooks'>;
+}
 
 export interface ExportOptions {
   productId: string;
@@ -43,7 +47,7 @@ function bookMembers(data: Uint8Array | undefined | null): string {
 }
 
 /** The export's JSON in chunks of one page each: `[`, rows separated by commas, `]` (UTF-8). */
-export async function* exportJson(store: Store, options: ExportOptions): AsyncGenerator<Buffer> {
+export async function* exportJson(store: BazaarExportReads, options: ExportOptions): AsyncGenerator<Buffer> {
   const repo = store.bazaarHistory;
   // Rows with both books are ~10× larger: smaller pages keep the stream's memory similar.
   const pageSize = options.pageSize ?? (options.fullOrderBook ? 1000 : 5000);
@@ -123,6 +127,6 @@ export async function* exportJson(store: Store, options: ExportOptions): AsyncGe
 }
 
 /** The export as a byte stream that reads the next page only when the consumer wants more. */
-export function exportStream(store: Store, options: ExportOptions): Readable {
+export function exportStream(store: BazaarExportReads, options: ExportOptions): Readable {
   return Readable.from(exportJson(store, options), { objectMode: false, highWaterMark: 64 * 1024 });
 }

@@ -3,11 +3,16 @@
  * then the not-yet-rolled tail aggregated on the fly from finer data (5-minute rows and
  * 20-second snapshots), so every resolution is current to the latest snapshot.
  */
-import type { Store } from '../store/index.ts';
+import type { BazaarHistoryRepository } from '../store/repositories/bazaar-history.ts';
 import { aggregate, bucketStart, RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
 
+/** What reading history reads: snapshots, rollups and how far the rollup jobs got. */
+export interface BazaarHistoryReads {
+  readonly bazaarHistory: Pick<BazaarHistoryRepository, 'snapshots' | 'doneUntil' | 'rollups'>;
+}
+
 /** Points of `productId` at `resolution` for the buckets starting in [from, to), oldest first. */
-export async function readHistory(store: Store, productId: string, resolution: Resolution, from: number, to: number): Promise<HistoryPoint[]> {
+export async function readHistory(store: BazaarHistoryReads, productId: string, resolution: Resolution, from: number, to: number): Promise<HistoryPoint[]> {
   const repo = store.bazaarHistory;
   if (to <= from) return [];
   if (resolution === '20s') return repo.snapshots(productId, from, to);

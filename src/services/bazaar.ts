@@ -3,12 +3,15 @@
  * (with both order books while they are kept) and its export. Every answer says when the product
  * was never seen, so each face can answer that its own way.
  */
+import type { BazaarHistoryReads } from './bazaar-history.ts';
+import type { BazaarExportReads } from './bazaar-export.ts';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import { RESOLUTION_MS, type HistoryPoint, type Resolution } from '../domain/bazaar-history.ts';
 import { graphResultWire, quickStatusWire, type GraphResultWire, type StorageQuickStatusWire } from '../domain/bazaar-wire.ts';
 import type { Clock } from '../clock.ts';
 import type { BazaarFeed } from '../market/bazaar-feed.ts';
-import type { Store } from '../store/index.ts';
+import type { BazaarRepository } from '../store/repositories/bazaar.ts';
+import type { BazaarHistoryRepository } from '../store/repositories/bazaar-history.ts';
 import type { BazaarSnapshotsTable } from '../store/schema.ts';
 import { exportJson, type ExportOptions } from './bazaar-export.ts';
 import { readHistory } from './bazaar-history.ts';
@@ -59,9 +62,15 @@ export type HistoryStatus = Array<{ resolution: Resolution; oldest: number; newe
 
 export type BazaarMiss = { miss: 'unknown_product' } | { miss: 'no_snapshot' };
 
+/** What BazaarService reads: snapshots, history and the export's pages. */
+export type BazaarStore = BazaarHistoryReads & BazaarExportReads & {
+  readonly bazaar: Pick<BazaarRepository, 'snapshotAt'>;
+  readonly bazaarHistory: Pick<BazaarHistoryRepository, 'productExists' | 'oldestSnapshotOf' | 'rollupSpan' | 'rollupAt'>;
+};
+
 export class BazaarService {
   constructor(
-    private readonly store: Store,
+    private readonly store: BazaarStore,
     private readonly clock: Clock,
     /** where the bazaar feed stands (the spine's projection); without it no current answer is kept */
     private readonly feed?: BazaarFeed,

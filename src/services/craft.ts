@@ -12,8 +12,7 @@ import type { PriceSource } from '../domain/craft/prices.ts';
 import { filterByProgress, type PlayerProgress, type ProfitableCraft } from '../domain/craft/profit.ts';
 import type { GameData } from '../gamedata/types.ts';
 import type { CraftMarket } from '../market/craft.ts';
-import type { Store } from '../store/index.ts';
-import { FetchedProfileProgress, UploadedProgress } from './player-progress.ts';
+import { FetchedProfileProgress, UploadedProgress, type ProfileRequests, type UploadedStates } from './player-progress.ts';
 
 /** Why an item has no answer: never seen, or seen but without a crafting, forge or shop recipe. */
 export type CraftMiss = { miss: 'unknown_item' } | { miss: 'no_recipe' };
@@ -33,7 +32,8 @@ export interface RecipeAnswer {
 export type ProfitAnswer = { filter: string; crafts: ProfitableCraft[] } | { filter: string; unfiltered: { readonly profits: readonly ProfitableCraft[] } };
 
 export interface CraftServiceOptions {
-  store: Store;
+  /** what the players' progress is read from: mod uploads and fetched profiles */
+  store: UploadedStates & ProfileRequests;
   clock: Clock;
   game: GameData;
   craft: CraftMarket;

@@ -5,8 +5,7 @@
  * the pages' banner and footer and the data page all ask here, so they say the same.
  */
 import type { Clock } from '../clock.ts';
-import type { Store } from '../store/index.ts';
-import type { FeedState } from '../store/repositories/feeds.ts';
+import type { FeedState, FeedRepository } from '../store/repositories/feeds.ts';
 
 export type DataSource = 'upstream' | 'simulator';
 
@@ -15,12 +14,17 @@ export function servedSource(configured: DataSource, feeds: ReadonlyArray<Pick<F
   return configured === 'simulator' || feeds.some((f) => f.source === 'simulator') ? 'simulator' : 'upstream';
 }
 
+/** What DataSourceService reads: the stored feeds (which source each came from). */
+export interface FeedStates {
+  readonly feeds: Pick<FeedRepository, 'all'>;
+}
+
 /** servedSource over the stored feeds, read at most every `maxAgeMs` (pages ask on every render). */
 export class DataSourceService {
   private known: { at: number; source: DataSource } | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: FeedStates,
     private readonly clock: Clock,
     private readonly configured: DataSource,
     private readonly maxAgeMs = 10_000,

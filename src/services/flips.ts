@@ -20,12 +20,15 @@ export interface FlipFeed<T> {
 /** The bazaar-driven feeds, by name. */
 export type BazaarFeed = Exclude<keyof BazaarFlipResults, 'computedAt' | 'snapshotAt'>;
 
+/** What the feeds read of the flip engine (market/flips.ts): its latest results, and a refresh. */
+export type FlipResults = Pick<FlipEngine, 'lastUpdate' | 'bazaar' | 'residual' | 'attributeVariants' | 'auctions' | 'crafted' | 'refresh'>;
+
 export class FlipsService {
   /** Kat's upgrade table in the established shape, built once from the game data */
   private readonly katTable: KatUpgradeCost[];
 
   constructor(
-    private readonly engine: FlipEngine,
+    private readonly engine: FlipResults,
     game: Pick<GameData, 'katUpgrades'>,
   ) {
     this.katTable = game.katUpgrades.map(katUpgradeCost);

@@ -5,8 +5,8 @@
  * still arriving.
  */
 import type { Clock } from '../clock.ts';
-import type { Store } from '../store/index.ts';
-import type { FeedName, FeedState } from '../store/repositories/feeds.ts';
+import type { Dialect } from '../store/db.ts';
+import type { FeedName, FeedRepository, FeedState } from '../store/repositories/feeds.ts';
 import { servedSource, type DataSource } from './data-source.ts';
 
 /** Feeds that must have stored data before the service reports ready. */
@@ -44,13 +44,20 @@ export interface HealthReport {
   dataSource: DataSource;
   /** where this process ingests from and each feed's polls; undefined where it does not ingest */
   upstream: { url: string; polls: Record<string, FeedPollStatus> } | undefined;
-  database: Store['dialect'];
+  database: Dialect;
   now: number;
+}
+
+/** What health reads from the store: whether it answers, its dialect, the stored feeds. */
+export interface HealthStore {
+  readonly dialect: Dialect;
+  ping(): Promise<void>;
+  readonly feeds: Pick<FeedRepository, 'all'>;
 }
 
 export class HealthService {
   constructor(
-    private readonly store: Store,
+    private readonly store: HealthStore,
     private readonly clock: Clock,
     private readonly process: ProcessState,
   ) {}

@@ -9,7 +9,7 @@ import { itemFlagsText, type CatalogEntry } from '../domain/item-catalog.ts';
 import { isPetTag } from '../domain/item-names.ts';
 import { itemCategoryName, tierName } from '../domain/wire-enums.ts';
 import type { ItemCatalog } from '../market/item-catalog.ts';
-import type { Store } from '../store/index.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
 
 /** SearchResultItem: one hit of a search. */
 export interface SearchResultItem {
@@ -48,10 +48,15 @@ export const MAX_NAME_LOOKUPS = 1000;
 export const MAX_ITEM_SEARCH_RESULTS = 30;
 export const MAX_SEARCH_RESULTS = 50;
 
+/** What ItemsService reads from the store: player names by prefix (search). */
+export interface PlayerNamePrefixes {
+  readonly playerNames: Pick<PlayerNameRepository, 'withPrefix'>;
+}
+
 export class ItemsService {
   constructor(
     private readonly catalog: ItemCatalog,
-    private readonly store: Store,
+    private readonly store: PlayerNamePrefixes,
     /** the active listings of a tag (the market's active-auctions view) */
     private readonly listingsOf: (tag: string) => readonly FilterSubject[],
   ) {}

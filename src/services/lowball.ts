@@ -3,8 +3,9 @@
  * Pages run newest first by creation time; expired offers (7 days) are never returned.
  */
 import type { Clock } from '../clock.ts';
-import type { Store } from '../store/index.ts';
-import type { LowballOffer } from '../store/repositories/lowball.ts';
+import type { ItemRepository } from '../store/repositories/items.ts';
+import type { ModLinkRepository } from '../store/repositories/mod-links.ts';
+import type { LowballOffer, LowballRepository } from '../store/repositories/lowball.ts';
 
 /** A page: offers created before `before` (epoch ms), at most `limit`. */
 export interface LowballPage {
@@ -12,9 +13,16 @@ export interface LowballPage {
   limit: number;
 }
 
+/** What LowballService reads and deletes: offers, the item catalog (unknown items) and account links. */
+export interface LowballStore {
+  readonly lowball: Pick<LowballRepository, 'byAccount' | 'byTag' | 'deleteOwn' | 'hasOffers'>;
+  readonly items: Pick<ItemRepository, 'count' | 'get'>;
+  readonly modLinks: Pick<ModLinkRepository, 'linkOf'>;
+}
+
 export class LowballService {
   constructor(
-    private readonly store: Store,
+    private readonly store: LowballStore,
     private readonly clock: Clock,
   ) {}
 

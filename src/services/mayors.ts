@@ -5,15 +5,19 @@
 import type { Clock } from '../clock.ts';
 import { electionPeriod, type ElectionPeriod } from '../domain/elections.ts';
 import { termEnd, termStart, termYearAt } from '../domain/skyblock-calendar.ts';
-import type { ElectionRecord } from '../store/repositories/elections.ts';
-import type { Store } from '../store/index.ts';
+import type { ElectionRecord, ElectionRepository } from '../store/repositories/elections.ts';
 
 /** At most this many periods per answer: about seven real years of terms. */
 export const MAX_PERIODS = 500;
 
+/** What the mayors read: the stored elections. */
+export interface MayorsStore {
+  readonly elections: Pick<ElectionRepository, 'byYear' | 'inYears'>;
+}
+
 export class MayorsService {
   constructor(
-    private readonly store: Store,
+    private readonly store: MayorsStore,
     private readonly clock: Clock,
     /** the SkyBlock year's length (the demo compresses it) */
     private readonly yearMs: number,

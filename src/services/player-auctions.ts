@@ -2,11 +2,14 @@
  * A player's auctions and bids, in the established service's AuctionResult / BidResult shapes,
  * ten to a page, newest end first, with the auction filters; a player's name; players by name.
  */
+import type { SellerNames } from './auction-filters.ts';
 import type { CompiledFilter, FilterSubject } from '../domain/filters.ts';
 import { compileAuctionFilters } from './auction-filters.ts';
 import { soldSubject } from './auctions.ts';
-import type { Store } from '../store/index.ts';
-import type { AuctionRecord } from '../store/repositories/auction-queries.ts';
+import type { PlayerAuctionRepository } from '../store/repositories/player-auctions.ts';
+import type { ModLinkRepository } from '../store/repositories/mod-links.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
 
 export const PLAYER_PAGE_SIZE = 10;
 /** At most this many sales in a player's export (the newest). */
@@ -54,8 +57,15 @@ function resultOf(r: AuctionRecord): AuctionResult {
   };
 }
 
+/** What PlayerAuctionsService reads: a player's auctions and bids, account links, player names (and the filters' seller names). */
+export type PlayerAuctionsStore = SellerNames & {
+  readonly playerAuctions: Pick<PlayerAuctionRepository, 'bySeller' | 'bidOn'>;
+  readonly modLinks: Pick<ModLinkRepository, 'linkOf'>;
+  readonly playerNames: Pick<PlayerNameRepository, 'namesOf' | 'withPrefix'>;
+};
+
 export class PlayerAuctionsService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: PlayerAuctionsStore) {}
 
   /** The auction filters of a request, compiled (a seller's name resolved through the names seen). */
   compileFilters(filters: Record<string, string>): Promise<CompiledFilter> {

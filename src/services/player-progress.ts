@@ -8,12 +8,17 @@ import type { Clock } from '../clock.ts';
 import { compactPlayerUuid } from '../domain/player-data.ts';
 import { pickProfile, progressFromUploadedState, progressOfMember, type PlayerProgressSource, type ProgressLookup } from '../domain/craft/progress.ts';
 import type { GameData } from '../gamedata/types.ts';
-import type { Store } from '../store/index.ts';
-import type { RequestOutcome } from '../store/repositories/profile-requests.ts';
+import type { PlayerRepository } from '../store/repositories/players.ts';
+import type { ProfileRequestRepository, RequestOutcome } from '../store/repositories/profile-requests.ts';
+
+/** What UploadedProgress reads: the state the player's mod uploaded. */
+export interface UploadedStates {
+  readonly players: Pick<PlayerRepository, 'state'>;
+}
 
 export class UploadedProgress implements PlayerProgressSource {
   constructor(
-    private readonly store: Store,
+    private readonly store: UploadedStates,
     private readonly game: GameData,
   ) {}
 
@@ -48,10 +53,15 @@ export const MAX_QUEUED_PROFILES_PER_CLIENT = 10;
 /** The reason an unfiltered answer gives while the player's profile is being fetched. */
 export const FETCHING = 'fetching the player profile from upstream; retry in a few seconds';
 
+/** What FetchedProfileProgress reads and queues: the fetched profiles and their fetch requests. */
+export interface ProfileRequests {
+  readonly profileRequests: Pick<ProfileRequestRepository, 'get' | 'request'>;
+}
+
 /** Progress from the player's profiles as the ingest poller stored them, queuing a fetch when they are missing or old. */
 export class FetchedProfileProgress implements PlayerProgressSource {
   constructor(
-    private readonly store: Store,
+    private readonly store: ProfileRequests,
     private readonly game: GameData,
     private readonly clock: Clock,
   ) {}

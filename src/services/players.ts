@@ -5,11 +5,15 @@
  */
 import { extractedView } from '../domain/player-data.ts';
 import type { PlayerKeyIdentity } from '../domain/identities.ts';
-import type { Store } from '../store/index.ts';
-import type { StoredFlip } from '../store/repositories/players.ts';
+import type { StoredFlip, PlayerRepository } from '../store/repositories/players.ts';
+
+/** What PlayersService reads: the players' uploaded state, orders and flips. */
+export interface PlayersStore {
+  readonly players: Pick<PlayerRepository, 'state' | 'orders' | 'flips'>;
+}
 
 export class PlayersService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: PlayersStore) {}
 
   /** Every extracted field, defaults where nothing usable was uploaded. */
   async extracted(key: PlayerKeyIdentity): Promise<Record<string, unknown>> {

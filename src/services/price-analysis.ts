@@ -3,10 +3,12 @@
  * one deadline and added to the analysis chunk by chunk, so other requests run between chunks
  * and a hung query cannot hold the request past the deadline.
  */
+import type { SellerNames } from './auction-filters.ts';
 import type { Clock } from '../clock.ts';
 import { analysisIgnoresFilters, SalesAnalysis, type AnalysisResult } from '../domain/analysis.ts';
-import type { Store } from '../store/index.ts';
-import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
+import type { AuctionQueryRepository } from '../store/repositories/auction-queries.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
+import type { LeanSale } from '../store/repositories/auction-queries.ts';
 import { compileAuctionFilters, type KnownTags } from './auction-filters.ts';
 import { soldSubject } from './auctions.ts';
 import { DeadlineExceeded, withDeadline } from './deadline.ts';
@@ -16,8 +18,13 @@ export const ANALYSIS_MAX_SALES = 50_000;
 /** The analysis gives up after this long (the reference's 20 s database timeout): DeadlineExceeded. */
 export const ANALYSIS_TIMEOUT_MS = 20_000;
 
+/** What the analysis reads: sold auctions in chunks (and the filters' seller names). */
+export type PriceAnalysisStore = SellerNames & {
+  readonly auctionQueries: Pick<AuctionQueryRepository, 'soldChunks' | 'soldLeanChunks'>;
+};
+
 export interface PriceAnalysisDeps {
-  store: Store;
+  store: PriceAnalysisStore;
   clock: Clock;
   knownTags: KnownTags;
 }

@@ -4,9 +4,10 @@
  * feed's own figures) and `GET /api/prices/change` (the established `DropStatistic` per tag:
  * now, the last 24 hours and the last 30 days).
  */
+import type { BazaarHistoryReads } from './bazaar-history.ts';
 import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
-import type { Store } from '../store/index.ts';
+import type { BazaarRepository } from '../store/repositories/bazaar.ts';
 import { DAY_MS, type PricePoint } from '../domain/prices.ts';
 import { UnknownTagError } from '../domain/tags.ts';
 import { readHistory } from './bazaar-history.ts';
@@ -46,12 +47,17 @@ interface SpreadRow {
   itemName: string;
 }
 
+/** What PriceChangeService reads: the bazaar's current snapshot and its history. */
+export type PriceChangesStore = BazaarHistoryReads & {
+  readonly bazaar: Pick<BazaarRepository, 'snapshotAt'>;
+};
+
 export class PriceChangeService {
   constructor(
     private readonly deps: {
-      store: Store;
+      store: PriceChangesStore;
       clock: Clock;
-      market: Pick<Market, 'activeAuctions'>;
+      market: { readonly activeAuctions: Pick<Market['activeAuctions'], 'ready' | 'lowestBin'> };
       prices: PriceService;
       flips: FlipsService;
     },

@@ -10,12 +10,18 @@
  * read through the same index, newest first in keyset chunks, under FILTERED_DEADLINE_MS; when the
  * deadline cuts the read the answer says from when on it is complete (`cut`).
  */
+import type { SellerNames } from './auction-filters.ts';
+import type { BazaarHistoryReads } from './bazaar-history.ts';
 import type { Clock } from '../clock.ts';
 import type { Market } from '../market/index.ts';
 import { OPEN_HOURS_MAX_SPAN, pricedLean, pricedRecord } from '../market/open-hours.ts';
-import type { Store } from '../store/index.ts';
-import type { AuctionRecord, LeanSale } from '../store/repositories/auction-queries.ts';
-import type { StoredCell } from '../store/repositories/price-rollups.ts';
+import type { AuctionQueryRepository } from '../store/repositories/auction-queries.ts';
+import type { BazaarRepository } from '../store/repositories/bazaar.ts';
+import type { BazaarHistoryRepository } from '../store/repositories/bazaar-history.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
+import type { AuctionRecord } from '../domain/auction-records.ts';
+import type { LeanSale } from '../store/repositories/auction-queries.ts';
+import type { StoredCell, PriceRollupRepository } from '../store/repositories/price-rollups.ts';
 import { decodeBook, type BookLevel } from '../domain/bazaar-book.ts';
 import type { FilterPredicate } from '../domain/filters.ts';
 import { neuIdCandidates } from '../domain/item-names.ts';
@@ -52,10 +58,20 @@ export const MAX_CURRENT_COUNT = 1_000_000;
 /** The year's statistics: how many recent sales `recentSamples` holds. */
 const RECENT_SAMPLES = 10;
 
+/** What PriceService reads: price rollups, the sales after them, bazaar prices and history, seller names (and the filters'). */
+export type PricesStore = SellerNames & BazaarHistoryReads & {
+  readonly auctionQueries: Pick<AuctionQueryRepository, 'soldChunks' | 'soldLeanChunks'>;
+  readonly bazaar: Pick<BazaarRepository, 'snapshotAt'>;
+  readonly bazaarHistory: Pick<BazaarHistoryRepository, 'productExists'>;
+  readonly playerNames: Pick<PlayerNameRepository, 'namesOf'>;
+  readonly priceRollups: Pick<PriceRollupRepository, 'state' | 'days' | 'hours' | 'binDays' | 'binHours'>;
+};
+
 export interface PriceServiceDeps {
-  store: Store;
+  store: PricesStore;
   clock: Clock;
-  market: Pick<Market, 'activeAuctions' | 'openHours'>;
+  /** the market's pieces it reads (the active listings of a tag, the open hours' price cells) */
+  market: { readonly activeAuctions: Pick<Market['activeAuctions'], 'ready' | 'lowestBin' | 'activeOf'>; readonly openHours: Pick<Market['openHours'], 'cells'> };
   knownTags: KnownTags;
   /** how long a filtered read of raw sales may take (default FILTERED_DEADLINE_MS) */
   filteredDeadlineMs?: number;
@@ -122,7 +138,7 @@ export interface PriceStatistics {
 }
 
 export class PriceService {
-  private readonly store: Store;
+  private readonly store: PricesStore;
   private readonly clock: Clock;
   private readonly market: PriceServiceDeps['market'];
   private readonly knownTags: KnownTags;

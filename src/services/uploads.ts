@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { gzip } from 'node:zlib';
 import type { Clock } from '../clock.ts';
 import type { ProxyKind } from '../domain/uploads.ts';
-import type { Store } from '../store/index.ts';
+import type { DataUploadRepository } from '../store/repositories/data-uploads.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
 
 const gzipAsync = promisify(gzip);
 
@@ -31,9 +32,15 @@ export interface PlayerHint {
   item2: number;
 }
 
+/** What UploadsService writes and reads: uploads, and the player names the hints answer from. */
+export interface UploadsStore {
+  readonly dataUploads: Pick<DataUploadRepository, 'add'>;
+  readonly playerNames: Pick<PlayerNameRepository, 'findByName' | 'touch' | 'activeAuctionCount'>;
+}
+
 export class UploadsService {
   constructor(
-    private readonly store: Store,
+    private readonly store: UploadsStore,
     private readonly clock: Clock,
   ) {}
 

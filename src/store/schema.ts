@@ -26,7 +26,8 @@ export interface ItemsTable {
   updated_at: number;
 }
 
-export type AuctionState = 'active' | 'sold' | 'expired';
+export type { AuctionState } from '../domain/auction-records.ts';
+import type { AuctionState } from '../domain/auction-records.ts';
 
 export interface AuctionsTable {
   /** auction uuid, 32 hex without dashes */
@@ -331,7 +332,8 @@ export interface DataUploadsTable {
   received_at: number;
 }
 
-export type ExportStatus = 'Pending' | 'InProgress' | 'Done' | 'Failed' | 'Aborted';
+export type { ExportStatus } from '../domain/export-jobs.ts';
+import type { ExportStatus } from '../domain/export-jobs.ts';
 
 export interface ExportJobsTable {
   /** assigned by the database */

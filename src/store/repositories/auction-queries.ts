@@ -6,24 +6,11 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Dialect } from '../db.ts';
 import { coopOf, itemNbtOf, withSaleBid } from '../auction-encoding.ts';
-import type { AuctionFacts } from '../../domain/auction-wire.ts';
+import type { AuctionRecord, ItemSaleRow } from '../../domain/auction-records.ts';
 import type { AnalysisSale } from '../../domain/analysis.ts';
 import type { AuctionsTable, BidsTable, Database } from '../schema.ts';
 
-/**
- * An auction row with its JSON columns parsed and booleans normalized; item bytes left out. The
- * facts an auction's wire shapes are built from (domain/auction-wire.ts), plus its storage state.
- */
-export interface AuctionRecord extends AuctionFacts {
-  uuid: string;
-  seller: string;
-  coop: string[];
-  enchantments: Record<string, number>;
-  flatNbt: Record<string, string>;
-  state: AuctionsTable['state'];
-  lastUpdated: number;
-  buyer: string | null;
-}
+export type { AuctionRecord, ItemSaleRow } from '../../domain/auction-records.ts';
 
 export const RECORD_COLUMNS = [
   'uuid',
@@ -108,17 +95,6 @@ export function toRecord(r: RecordRow): AuctionRecord {
     buyer: r.buyer,
     soldAt: r.sold_at === null ? null : Number(r.sold_at),
   };
-}
-
-/** One sale of a physical item (duplicate detection). */
-export interface ItemSaleRow {
-  uuid: string;
-  tag: string;
-  itemUid: string | null;
-  seller: string;
-  buyer: string | null;
-  price: number;
-  at: number;
 }
 
 /**

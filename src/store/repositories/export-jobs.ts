@@ -1,22 +1,9 @@
 /** Archive export jobs: created by the API, claimed and finished by the export worker. */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, ExportJobsTable, ExportStatus } from '../schema.ts';
+import type { ExportJob } from '../../domain/export-jobs.ts';
 
-export interface ExportJob {
-  id: number;
-  accountId: number;
-  itemTag: string;
-  flags: string;
-  filters: Record<string, string>;
-  columns: string[];
-  webhookUrl: string;
-  status: ExportStatus;
-  requestedAt: number;
-  startedAt: number | null;
-  completedAt: number | null;
-  rowCount: number | null;
-  error: string | null;
-}
+export type { ExportJob } from '../../domain/export-jobs.ts';
 
 export interface NewExportJob {
   accountId: number;

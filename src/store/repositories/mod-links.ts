@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import type { AccountLink } from '../../domain/account-links.ts';
 
 /** A linking challenge is open this long. */
 export const LINK_CHALLENGE_TTL_MS = 30 * 60_000;
@@ -17,13 +18,7 @@ export interface LinkChallenge {
   expiresAt: number;
 }
 
-export interface AccountLink {
-  accountId: number;
-  playerUuid: string;
-  playerName: string | null;
-  linkedAt: number;
-  method: 'bid' | 'operator';
-}
+export type { AccountLink } from '../../domain/account-links.ts';
 
 /** A bid as ingestion stores it (only the fields linking needs). */
 export interface SeenBid {

@@ -55,7 +55,7 @@ describe('rules of the house', () => {
     'src/domain/prices.ts': 'export const median = (xs: number[]) => xs[0];\n',
     'src/store/index.ts': "import { median } from '../domain/prices.ts';\nexport const read = () => median([1]);\n",
     'src/services/prices.ts': "import { read } from '../store/index.ts';\nexport const price = () => read();\n",
-    'src/api/prices.ts': "import { price } from '../services/prices.ts';\nimport type { read } from '../store/index.ts';\nimport { shape } from './shapes.ts';\nexport const route = (): ReturnType<typeof read> => shape(price());\n",
+    'src/api/prices.ts': "import { price } from '../services/prices.ts';\nimport type { median } from '../domain/prices.ts';\nimport { shape } from './shapes.ts';\nexport const route = (): ReturnType<typeof median> => shape(price());\n",
     'src/api/shapes.ts': 'export const shape = (n: number) => n;\n',
   };
 
@@ -64,6 +64,8 @@ describe('rules of the house', () => {
     ['domain-is-pure', { 'src/domain/a.ts': "import type { B } from '../store/b.ts';\nexport type A = B;\n", 'src/store/b.ts': 'export type B = number;\n' }],
     ['domain-no-io', { 'src/domain/a.ts': "import { readFileSync } from 'node:fs';\nexport const a = readFileSync;\n" }],
     ['faces-over-services', { 'src/api/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
+    ['faces-without-store', { 'src/api/a.ts': "import type { B } from '../store/b.ts';\nexport type A = B;\n", 'src/store/b.ts': 'export type B = number;\n' }],
+    ['faces-without-store', { 'src/web/a.ts': "import type { B } from '../store/repositories/b.ts';\nexport type A = B;\n", 'src/store/repositories/b.ts': 'export type B = number;\n' }],
     ['faces-not-on-each-other', { 'src/api/a.ts': "import { b } from '../web/b.ts';\nexport const a = b;\n", 'src/web/b.ts': 'export const b = 1;\n' }],
     ['faces-not-on-each-other', { 'src/stream/a.ts': "import { b } from '../api/b.ts';\nexport const a = b;\n", 'src/api/b.ts': 'export const b = 1;\n' }],
     ['faces-over-services', { 'src/web/a.ts': "import { b } from '../store/b.ts';\nexport const a = b;\n", 'src/store/b.ts': 'export const b = 1;\n' }],
