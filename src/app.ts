@@ -39,6 +39,7 @@ import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
 import { modSocketRoutes } from './mod/socket.ts';
 import { flipRoutes } from './api/flips.ts';
+import { notificationRoutes } from './api/notifications.ts';
 import { webRoutes } from './web/pages.ts';
 import { streamRoutes } from './stream/routes.ts';
 import websocket from '@fastify/websocket';
@@ -238,6 +239,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(playerAuctionRoutes);
     await app.register(mayorRoutes);
     await app.register(bulkPriceRoutes);
+    await app.register(notificationRoutes);
     // The pages (web/): server-rendered HTML over the same services.
     await app.register(webRoutes);
   }
