@@ -255,7 +255,7 @@ export async function notificationRoutes(app: FastifyInstance) {
     },
     async (request) => {
       const b = request.body;
-      return listenerWire(await refused(() => alerts.createListener(request.account!, { topicId: b.topicId, price: b.price, type: b.type, filter: b.filter ?? null })));
+      return listenerWire(await refused(() => alerts.createListener(request.account!, { topicId: b.topicId, price: b.price, type: b.type, filter: b.filter ? b.filter : null })));
     },
   );
 
