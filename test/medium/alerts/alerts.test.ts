@@ -97,7 +97,7 @@ describeEachBackend('alerts end to end', (fixture) => {
     assert.equal(b.statusCode, 200, b.body);
     const l = await api('POST', '/api/notifications/listeners', { topicId: 'TERMINATOR', price: 500_000, type: 1 | 16, filter: null });
     assert.equal(l.statusCode, 200, l.body);
-    assert.deepEqual({ ...l.json(), id: 0, userId: 0 }, { id: 0, topicId: 'TERMINATOR', price: 500_000, type: 17, userId: 0, filter: null });
+    assert.deepEqual({ ...(l.json() as object), id: 0, userId: 0 }, { id: 0, topicId: 'TERMINATOR', price: 500_000, type: 17, userId: 0, filter: null });
     assert.equal((await api('GET', '/api/notifications/listeners')).json().length, 1);
     assert.equal((await api('GET', '/api/notifications/alerts')).json().length, 3);
   });
