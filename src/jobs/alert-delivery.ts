@@ -76,8 +76,8 @@ export class AlertDeliveryWorker {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
-  /** when each delivery's request left the process (ms, the clock's), for the latency bench */
-  onSent?: (delivery: AlertDelivery, at: number) => void;
+  /** called as each delivery's request leaves the process (the latency bench) */
+  onSent?: (delivery: AlertDelivery) => void;
 
   constructor(private readonly options: AlertDeliveryOptions) {
     this.dispatcher = new Agent({
@@ -189,7 +189,7 @@ export class AlertDeliveryWorker {
     } else {
       throw new Permanent(`target type ${target.type} is not delivered by skymarket`);
     }
-    this.onSent?.(d as AlertDelivery, Date.now());
+    this.onSent?.(d as AlertDelivery);
     let res: Awaited<ReturnType<typeof fetch>>;
     try {
       res = await fetch(url, { method: 'POST', body: payload, headers, redirect: 'manual', dispatcher: this.dispatcher, signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000) });
