@@ -18,6 +18,7 @@ import { listing } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 import { discordStub, signedReceiver, type Receiver } from '../../helpers/alert-receivers.ts';
 import { waitUntil } from '../../helpers/wait.ts';
+import { alertAdd, alertList, alertTargetAdd } from '../../../src/alerts-admin.ts';
 
 describeEachBackend('alerts end to end', (fixture) => {
   let t: TestApp;
@@ -213,5 +214,18 @@ describeEachBackend('alerts end to end', (fixture) => {
     assert.deepEqual((await api('GET', '/api/notifications/subscriptions')).json(), [{ sourceType: 'Subscription', id: r.json().id, sourceSubIdRegex: String(ids['listing']), targets: [{ id: ids['hook'], name: 'signed', priority: 1, isDisabled: false }] }]);
     assert.equal((await api('DELETE', '/api/notifications/subscriptions', { id: r.json().id })).statusCode, 200);
     assert.deepEqual((await api('GET', '/api/notifications/subscriptions')).json(), []);
+  });
+
+  it('the CLI creates targets and alerts for an account, through the same checks', async () => {
+    const { account } = await t.store.accounts.create({ tier: 'starter_premium', now: t.clock.now() });
+    const config = { exportWebhookHosts: [discord.origin], alertWebhookPrivateOk: false };
+    const made = await alertTargetAdd(t.store, config, String(account.id), { type: 'discord', url: discord.url }, t.clock.now());
+    assert.match(made[0]!, /created target \d+/);
+    await assert.rejects(alertTargetAdd(t.store, config, String(account.id), { type: 'webhook', url: 'https://10.0.0.1/hook' }, t.clock.now()), /private/);
+    await alertAdd(t.store, config, String(account.id), { spec: '{"kind":"lowest_bin","tag":"HYPERION","direction":"below","threshold":500000}' }, t.clock.now());
+    await assert.rejects(alertAdd(t.store, config, String(account.id), { spec: '{"kind":"listing","tag":"X","filters":{"NoSuchFilter":"1"}}' }, t.clock.now()), /NoSuchFilter/);
+    const listed = await alertList(t.store, String(account.id));
+    assert.equal(listed.length, 2);
+    assert.match(listed[1]!, /lowest_bin/);
   });
 });
