@@ -355,6 +355,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await streamHub?.close();
         await spine.close();
         await jobs?.stop();
+        await jobs?.alertDelivery.close();
         await simulator?.close();
         await store.close();
         logger.info('skymarket stopped');
