@@ -81,6 +81,7 @@ export class AlertEvaluator {
   private accounts = new Map<number, AccountState>();
   private version: string | undefined;
   private checkedAt = Number.NEGATIVE_INFINITY;
+  private loadedAt = Number.NEGATIVE_INFINITY;
   private queue: Promise<void> = Promise.resolve();
   private detach: (() => void) | undefined;
   private readonly counters: { alerts?: Counter<'outcome'> } = {};
@@ -124,7 +125,10 @@ export class AlertEvaluator {
     this.checkedAt = now;
     const { alerts, accounts } = this.options.store;
     const version = await alerts.version();
-    if (!force && version === this.version) return;
+    // The fingerprint sees rows added and removed; a target changed in place (its `when`, failing or not) is
+    // picked up by a full reload at least once a minute.
+    if (!force && version === this.version && now - this.loadedAt < 60_000) return;
+    this.loadedAt = now;
     const [subs, targets, routes] = await Promise.all([alerts.allSubscriptions(), alerts.allTargets(), alerts.routes()]);
     const states = new Map<number, AccountState>();
     for (const sub of subs) {
