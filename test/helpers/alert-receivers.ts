@@ -29,11 +29,14 @@ export interface Receiver {
   failWith: number | undefined;
   /** the target's secret (set once the target is created) */
   secret: string | undefined;
+  /** while it answers true, requests are processed but never answered (a receiver that stops mid-answer) */
+  holdWhile?: () => boolean;
   close(): Promise<void>;
 }
 
 async function listen(handle: (r: Received, receiver: Receiver) => number): Promise<Receiver> {
   const receiver = { requests: [], accepted: [], duplicates: 0, badSignatures: 0, failWith: undefined, secret: undefined } as unknown as Receiver;
+  const held: Array<{ destroy(): void }> = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -47,7 +50,12 @@ async function listen(handle: (r: Received, receiver: Receiver) => number): Prom
       }
       const r: Received = { path: req.url ?? '', headers: req.headers, body, json };
       receiver.requests.push(r);
-      res.statusCode = receiver.failWith ?? handle(r, receiver);
+      const status = receiver.failWith ?? handle(r, receiver);
+      if (receiver.holdWhile?.()) {
+        held.push(res);
+        return;
+      }
+      res.statusCode = status;
       res.end();
     });
   });
@@ -55,7 +63,12 @@ async function listen(handle: (r: Received, receiver: Receiver) => number): Prom
   const { port } = server.address() as AddressInfo;
   receiver.origin = `http://127.0.0.1:${port}`;
   receiver.url = receiver.origin;
-  receiver.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return receiver;
 }
 
