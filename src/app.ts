@@ -42,6 +42,7 @@ import { playerRoutes } from './api/player.ts';
 import { valuationRoutes } from './api/valuation.ts';
 import { modSocketRoutes } from './mod/socket.ts';
 import { flipRoutes } from './api/flips.ts';
+import { notificationRoutes } from './api/notifications.ts';
 import { webRoutes } from './web/pages.ts';
 import { streamRoutes } from './stream/routes.ts';
 import websocket from '@fastify/websocket';
@@ -241,6 +242,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(playerAuctionRoutes);
     await app.register(mayorRoutes);
     await app.register(bulkPriceRoutes);
+    await app.register(notificationRoutes);
     // The pages (web/): server-rendered HTML over the same services.
     await app.register(webRoutes);
   }

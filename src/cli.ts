@@ -1,5 +1,5 @@
 /**
- * The `skymarket` command: serve | migrate | simulate | accounts | keys | partners (more arrive with their areas).
+ * The `skymarket` command: serve | migrate | simulate | accounts | keys | partners | alerts (more arrive with their areas).
  * Flags override environment variables; see docs/configuration.md for every setting.
  */
 import { once } from 'node:events';
@@ -14,6 +14,7 @@ import { simulatorOptionsFromEnv } from './simulator/config.ts';
 import { VERSION } from './version.ts';
 import { registerAuthCommands } from './auth-admin.ts';
 import { registerModCommands } from './mod/admin.ts';
+import { registerAlertCommands } from './alerts-admin.ts';
 import { systemClock } from './clock.ts';
 import type { Store } from './store/index.ts';
 
@@ -154,6 +155,7 @@ async function withStore(flags: CommonFlags, action: (store: Store, now: number)
 
 registerAuthCommands(program, withStorageFlags, (flags, action) => withStore(flags as CommonFlags, action));
 registerModCommands(program, withStorageFlags, (flags, action) => withStore(flags as CommonFlags, action));
+registerAlertCommands(program, withStorageFlags, (flags, action) => withStore(flags as CommonFlags, action), () => loadConfig(process.env));
 
 program
   .command('simulate')

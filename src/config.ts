@@ -119,6 +119,10 @@ export interface Config {
   exportLeaseSeconds: number;
   /** the terms of the data this deployment serves, set by its operator (the software itself is MIT) */
   dataTerms: string;
+  /** the site's public address, for links in alerts (docs/alerts.md); unset: alerts carry no link */
+  alertLinkBase: string | undefined;
+  /** test seam: alert webhooks may be http and reach private addresses (a local receiver); never in production */
+  alertWebhookPrivateOk: boolean;
 }
 
 /** Vendor headers a proxy in front may set to the client's address. */
@@ -189,6 +193,8 @@ export const ENV_NAMES = {
   metricsToken: 'METRICS_TOKEN',
   exportLeaseSeconds: 'EXPORT_LEASE_SECONDS',
   dataTerms: 'DATA_TERMS',
+  alertLinkBase: 'ALERT_LINK_BASE',
+  alertWebhookPrivateOk: 'ALERT_WEBHOOK_PRIVATE_OK',
 } as const satisfies Record<Exclude<keyof Config, 'simulator'>, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -286,6 +292,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     metricsToken: parseMetricsToken(raw('metricsToken')),
     exportLeaseSeconds: parseInteger(ENV_NAMES.exportLeaseSeconds, raw('exportLeaseSeconds'), 300, 10, 86_400),
     dataTerms: parseDataTerms(raw('dataTerms')),
+    alertLinkBase: parseUrl(ENV_NAMES.alertLinkBase, raw('alertLinkBase'), ['http:', 'https:']),
+    alertWebhookPrivateOk: parseBoolean(ENV_NAMES.alertWebhookPrivateOk, raw('alertWebhookPrivateOk'), false),
     ...(parseBoolean(ENV_NAMES.demo, raw('demo'), false) ? { simulator: parseSimulator(env) } : {}),
   };  // An API process does not write the store: it follows the writer's changes through Redis (spine/).
   if (config.role === 'api' && !config.redisUrl) throw new ConfigError(ENV_NAMES.redisUrl, 'role api follows the ingest process\'s market changes through Redis: set REDIS_URL (docs/deployment.md)');

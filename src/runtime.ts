@@ -14,6 +14,7 @@ import { describeConfig, redact, skyblockYearMs, type Config } from './config.ts
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
 import { Jobs } from './jobs/index.ts';
+import { AlertEvaluator } from './jobs/alert-evaluator.ts';
 import { storeBins, viewBins } from './jobs/price-rollups.ts';
 import { hourOf, SALES_WINDOW_MS } from './domain/sales-rollup.ts';
 import { Leadership } from './leadership.ts';
@@ -208,8 +209,23 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   // view where this process holds one (role all), else from the store (role jobs).
   const jobs =
     config.role === 'all' || config.role === 'jobs'
-      ? new Jobs({ store, clock, logger, exportWebhookHosts: config.exportWebhookHosts, exportLeaseMs: config.exportLeaseSeconds * 1000, activeBins: market ? viewBins(market.activeAuctions) : storeBins(store) })
+      ? new Jobs({
+          store,
+          clock,
+          logger,
+          exportWebhookHosts: config.exportWebhookHosts,
+          exportLeaseMs: config.exportLeaseSeconds * 1000,
+          activeBins: market ? viewBins(market.activeAuctions) : storeBins(store),
+          alertWebhookPrivateOk: config.alertWebhookPrivateOk,
+          registry: metrics.registry,
+        })
       : undefined;
+  // Alerts are evaluated where the market is written (docs/alerts.md): on the live feed's events of
+  // each committed change, in order; the jobs leader delivers them (nudged at once in role all).
+  const alertEvaluator = marketEvents
+    ? new AlertEvaluator({ store, clock, logger: logger.child({ component: 'alerts' }), linkBase: config.alertLinkBase ?? '', registry: metrics.registry, onEnqueued: () => jobs?.alertDelivery.nudge() })
+    : undefined;
+  if (marketEvents) alertEvaluator?.attach(marketEvents.emitter);
   let ingestion: Ingestion | undefined;
   let ingestLeader: Leadership | undefined;
   let jobsLeader: Leadership | undefined;
@@ -332,9 +348,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await jobsLeader?.stop();
         await ingestion?.stop();
         marketEvents?.stop();
+        await alertEvaluator?.stop();
         await streamHub?.close();
         await spine.close();
         await jobs?.stop();
+        await jobs?.alertDelivery.close();
         await simulator?.close();
         await store.close();
         logger.info('skymarket stopped');

@@ -14,6 +14,8 @@ import { ArchiveExportWorker } from './archive-export.ts';
 import { StatisticsJob } from './statistics.ts';
 import { PRICE_ROLLUP_INTERVAL_MS, PriceRollupJob, type ActiveBinSource } from './price-rollups.ts';
 import { SalesRollupJob } from './sales-rollups.ts';
+import { AlertDeliveryWorker } from './alert-delivery.ts';
+import type { Registry } from 'prom-client';
 
 export interface JobsOptions {
   store: Store;
@@ -34,7 +36,13 @@ export interface JobsOptions {
   activeBins?: ActiveBinSource;
   /** price and sales rollups and the lowest-BIN record, ms between runs (default 60 s) */
   rollupIntervalMs?: number;
+  /** ALERT_WEBHOOK_PRIVATE_OK: the alert webhooks' test seam (docs/alerts.md) */
+  alertWebhookPrivateOk?: boolean;
+  registry?: Registry;
 }
+
+/** Delivered and failed alert deliveries are kept this long (the owner's view of what was sent). */
+export const ALERT_DELIVERY_RETENTION_MS = 7 * 24 * 3_600_000;
 
 interface Scheduled {
   name: string;
@@ -50,6 +58,8 @@ export class Jobs {
   readonly statistics: StatisticsJob;
   readonly priceRollups: PriceRollupJob;
   readonly salesRollups: SalesRollupJob;
+  /** sends the alert outbox (docs/alerts.md): in the jobs leader only */
+  readonly alertDelivery: AlertDeliveryWorker;
   private readonly scheduled: Scheduled[];
   private readonly logger: Logger;
   private readonly store: Store;
@@ -70,6 +80,14 @@ export class Jobs {
     this.statistics = new StatisticsJob(options.store, this.logger);
     this.priceRollups = new PriceRollupJob(options.store, options.clock, options.activeBins, this.logger.child({ job: 'price-rollups' }));
     this.salesRollups = new SalesRollupJob(options.store, options.clock, this.logger.child({ job: 'sales-rollups' }));
+    this.alertDelivery = new AlertDeliveryWorker({
+      store: options.store,
+      clock: options.clock,
+      logger: this.logger.child({ job: 'alert-delivery' }),
+      discordHosts: options.exportWebhookHosts ?? [],
+      allowPrivate: options.alertWebhookPrivateOk ?? false,
+      ...(options.registry ? { registry: options.registry } : {}),
+    });
     const rollupMs = options.rollupIntervalMs ?? PRICE_ROLLUP_INTERVAL_MS;
     this.scheduled = [
       { name: 'price-rollups', intervalMs: rollupMs, run: () => this.priceRollups.tick() },
@@ -78,6 +96,7 @@ export class Jobs {
       { name: 'mod-retention', intervalMs: 10 * 60_000, run: () => runModRetention(options.store, options.clock.now()) },
       { name: 'archive-export', intervalMs: options.archiveExportIntervalMs ?? 2000, run: () => this.archiveExport.runOnce() },
       { name: 'statistics', intervalMs: 10 * 60_000, run: () => this.statistics.runOnce() },
+      { name: 'alert-retention', intervalMs: 60 * 60_000, run: () => options.store.alerts.prune(options.clock.now() - ALERT_DELIVERY_RETENTION_MS) },
     ];
   }
 
@@ -87,6 +106,7 @@ export class Jobs {
     this.started = true;
     this.priceRollups.resume();
     for (const job of this.scheduled) this.tick(job);
+    this.alertDelivery.start();
   }
 
   private tick(job: Scheduled): void {
@@ -125,6 +145,7 @@ export class Jobs {
   async stop(): Promise<void> {
     this.stopped = true;
     const rolling = this.priceRollups.stop();
+    await this.alertDelivery.stop();
     for (const job of this.scheduled) {
       clearTimeout(job.timer);
       await job.running;

@@ -16,6 +16,7 @@ import { PlayerAuctionsService } from './player-auctions.ts';
 import { AuctionService } from './auctions.ts';
 import { PriceAnalysisService } from './price-analysis.ts';
 import { AuctionArchive } from './auction-archive.ts';
+import { AlertsService } from './alerts.ts';
 import { PriceService } from './prices.ts';
 import { compileAuctionFilters } from './auction-filters.ts';
 import { StreamFeed, type StreamHub } from './stream.ts';
@@ -49,6 +50,8 @@ export interface Services {
   readonly priceChanges: PriceChangeService;
   /** what an exact item or listing is worth: comparables, parts, value (docs/valuation.md) */
   readonly valuation: ValuationService;
+  /** alert targets, subscriptions, listeners and deliveries of an account (docs/alerts.md) */
+  readonly alerts: AlertsService;
 }
 
 export interface ServiceOptions {
@@ -58,7 +61,7 @@ export interface ServiceOptions {
   /** whether ingestion fetches players' profiles for the craft filter (it needs UPSTREAM_API_KEY) */
   fetchProfiles: boolean;
   /** how long an archive export job holds its lease */
-  config: { exportLeaseSeconds: number };
+  config: { exportLeaseSeconds: number; exportWebhookHosts: readonly string[]; alertWebhookPrivateOk: boolean };
   /** the process's live-feed hub */
   streamHub: StreamHub;
   /** the SkyBlock year's length: 124 h, or the demo simulator's compressed year */
@@ -90,5 +93,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     dataSource: new DataSourceService(store, clock, dataSource),
     priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
     valuation: new ValuationService(market, clock),
+    // The valuation is built apart (issue 47 leaves underpriced alerts unwired until it lands).
+    alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw), valuation: false }),
   };
 }

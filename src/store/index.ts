@@ -30,6 +30,7 @@ import { PriceRollupRepository } from './repositories/price-rollups.ts';
 import { SaleRollupRepository } from './repositories/sale-rollups.ts';
 import { PlayerAuctionRepository } from './repositories/player-auctions.ts';
 import { StatisticsRepository } from './repositories/statistics.ts';
+import { AlertRepository } from './repositories/alerts.ts';
 
 export type { Dialect } from './db.ts';
 import { SessionLock } from './session-lock.ts';
@@ -72,6 +73,8 @@ export class Store {
   readonly playerAuctions: PlayerAuctionRepository;
   /** planner statistics (PostgreSQL): analyze after bulk loads, find stale tables */
   readonly statistics: StatisticsRepository;
+  /** alert targets, subscriptions, routes and the delivery outbox (issue 47) */
+  readonly alerts: AlertRepository;
 
   private constructor(
     private readonly handle: DatabaseHandle,
@@ -101,6 +104,7 @@ export class Store {
     this.saleRollups = new SaleRollupRepository(handle.db, handle.dialect);
     this.priceRollups = new PriceRollupRepository(handle.db, handle.dialect);
     this.playerAuctions = new PlayerAuctionRepository(handle.db);
+    this.alerts = new AlertRepository(handle.db);
   }
 
   /** Opens the database and brings its schema up to date. */

@@ -439,7 +439,61 @@ export interface PriceRollupStateTable {
   days_to: number;
 }
 
+export interface AlertTargetsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** the established TargetType integer (domain/alerts/targets.ts) */
+  type: number;
+  target: string;
+  name: string | null;
+  notify_when: number;
+  secret: string | null;
+  use_count: Generated<number>;
+  failing_since: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
+export interface AlertSubscriptionsTable {
+  id: Generated<number>;
+  account_id: number;
+  spec: string;
+  min_interval_ms: number;
+  target_ids: string | null;
+  listener: string | null;
+  created_at: number;
+}
+
+export interface AlertRoutesTable {
+  id: Generated<number>;
+  account_id: number;
+  source_type: string;
+  source_regex: string | null;
+  targets: string;
+}
+
+export type AlertDeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface AlertDeliveriesTable {
+  id: Generated<number>;
+  alert_key: string;
+  target_id: number;
+  account_id: number;
+  subscription_id: number | null;
+  body: string;
+  status: AlertDeliveryStatus;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  created_at: number;
+  delivered_at: number | null;
+  last_error: string | null;
+}
+
 export interface Database {
+  alert_targets: AlertTargetsTable;
+  alert_subscriptions: AlertSubscriptionsTable;
+  alert_routes: AlertRoutesTable;
+  alert_deliveries: AlertDeliveriesTable;
   feeds: FeedsTable;
   items: ItemsTable;
   auctions: AuctionsTable;

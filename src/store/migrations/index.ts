@@ -24,6 +24,7 @@ import { m017PriceRollups } from './017-price-rollups.ts';
 import { m018ItemUidSales } from './018-item-uid-sales.ts';
 import { m019AuctionPartitions } from './019-auction-partitions.ts';
 import { m020ProfileRequestClient } from './020-profile-request-client.ts';
+import { m021Alerts } from './021-alerts.ts';
 
 export type DialectMigration = (dialect: Dialect) => Migration;
 
@@ -46,6 +47,7 @@ const ordered: Array<[string, DialectMigration]> = [
   ['018-item-uid-sales', m018ItemUidSales],
   ['019-auction-partitions', m019AuctionPartitions],
   ['020-profile-request-client', m020ProfileRequestClient],
+  ['021-alerts', m021Alerts],
 ];
 
 /** The migration that creates a database's first tables: it runs only on an empty database. */

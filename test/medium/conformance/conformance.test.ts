@@ -349,6 +349,21 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     await check(`/api/mayor/${periods.at(-1)!.year}`, 'ElectionPeriod');
   });
 
+  it('notifications: targets, listeners and subscriptions in the established shapes', async () => {
+    const headers = { ...auth['premium_plus']!, 'content-type': 'application/json' };
+    const post = async (url: string, body: unknown, type: string) => {
+      const res = await t.app.inject({ method: 'POST', url, headers, payload: JSON.stringify(body) });
+      conforms(ok(res, `POST ${url}`), type, `POST ${url}`);
+      return res.json() as { id: number };
+    };
+    const target = await post('/api/notifications/targets', { type: 3, target: 'https://discord.com/api/webhooks/1/conformance', when: 2, name: 'conformance' }, 'NotificationTarget');
+    await post('/api/notifications/listeners', { topicId: 'HYPERION', price: 800_000_000, type: 1 | 16, filter: '{"ultimate_wise":"5"}' }, 'Listener');
+    await post('/api/notifications/subscriptions', { sourceType: 'Subscription', sourceSubIdRegex: null, targets: [{ id: target.id, name: 'conformance', priority: 0, isDisabled: false }] }, 'PublicSubscription');
+    await check('/api/notifications/targets', 'NotificationTarget', { list: true, headers: auth['premium_plus']! });
+    await check('/api/notifications/listeners', 'Listener', { list: true, headers: auth['premium_plus']! });
+    await check('/api/notifications/subscriptions', 'PublicSubscription', { list: true, headers: auth['premium_plus']! });
+  });
+
   it('covers every endpoint of the spec', () => {
     const spec = [
       '/api/auction/random', '/api/auctions/active/filter', '/api/auctions/supply/low',
