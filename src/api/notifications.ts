@@ -11,7 +11,7 @@ import { ALERT_KINDS } from '../domain/alerts/spec.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import { AlertRefusal } from '../services/alerts.ts';
-import type { AlertDelivery, AlertRoute, AlertTarget, StoredSubscription } from '../store/repositories/alerts.ts';
+import type { AlertDelivery, AlertRoute, AlertTarget, StoredSubscription } from '../domain/alerts/records.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 

@@ -20,7 +20,7 @@ import { discordMessage, IDEMPOTENCY_HEADER, nextAttemptAt, signature, SIGNATURE
 import { allowedWebhook } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
-import type { AlertDelivery, AlertTarget } from '../store/repositories/alerts.ts';
+import type { AlertDelivery, AlertTarget } from '../domain/alerts/records.ts';
 
 export interface AlertDeliveryOptions {
   store: Pick<Store, 'alerts'>;

@@ -18,7 +18,7 @@ import type { DraftEvent } from '../domain/stream-events.ts';
 import { effectiveTier, type Tier } from '../domain/tiers.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
-import type { AlertRoute, AlertTarget, NewDelivery, StoredSubscription } from '../store/repositories/alerts.ts';
+import type { AlertRoute, AlertTarget, NewDelivery, StoredSubscription } from '../domain/alerts/records.ts';
 
 const HOUR = 3_600_000;
 

@@ -12,7 +12,7 @@ import { ALERT_LIMITS, NOTIFY_WHEN, TARGET_TYPES, targetProblem } from '../domai
 import type { AccountIdentity } from '../domain/identities.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/index.ts';
-import type { AlertDelivery, AlertRoute, AlertTarget, StoredSubscription, TargetLinkRow } from '../store/repositories/alerts.ts';
+import type { AlertDelivery, AlertRoute, AlertTarget, StoredSubscription, TargetLinkRow } from '../domain/alerts/records.ts';
 
 export class AlertRefusal extends Error {
   constructor(

@@ -472,7 +472,8 @@ export interface AlertRoutesTable {
   targets: string;
 }
 
-export type AlertDeliveryStatus = 'pending' | 'delivered' | 'failed';
+import type { AlertDeliveryStatus } from '../domain/alerts/records.ts';
+export type { AlertDeliveryStatus };
 
 export interface AlertDeliveriesTable {
   id: Generated<number>;

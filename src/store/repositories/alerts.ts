@@ -6,66 +6,10 @@
  */
 import type { Kysely } from 'kysely';
 import type { AlertSpec, AlertSubscription } from '../../domain/alerts/spec.ts';
-import type { AlertDeliveriesTable, AlertDeliveryStatus, AlertTargetsTable, Database } from '../schema.ts';
+import type { AlertDeliveriesTable, AlertTargetsTable, Database } from '../schema.ts';
 
-export interface AlertTarget {
-  id: number;
-  accountId: number;
-  type: number;
-  target: string;
-  name: string | null;
-  when: number;
-  secret: string | null;
-  useCount: number;
-  failingSince: number | null;
-  lastError: string | null;
-  createdAt: number;
-}
-
-export interface StoredSubscription extends AlertSubscription {
-  /** explicit targets; null: the routes, else every ALWAYS target */
-  targetIds: number[] | null;
-  listener: Record<string, unknown> | null;
-  createdAt: number;
-}
-
-export interface TargetLinkRow {
-  id: number;
-  name: string | null;
-  priority: number;
-  isDisabled: boolean;
-}
-
-export interface AlertRoute {
-  id: number;
-  accountId: number;
-  sourceType: string;
-  sourceRegex: string | null;
-  targets: TargetLinkRow[];
-}
-
-export interface AlertDelivery {
-  id: number;
-  alertKey: string;
-  targetId: number;
-  accountId: number;
-  subscriptionId: number | null;
-  body: string;
-  status: AlertDeliveryStatus;
-  attempts: number;
-  nextAttemptAt: number;
-  createdAt: number;
-  deliveredAt: number | null;
-  lastError: string | null;
-}
-
-export interface NewDelivery {
-  alertKey: string;
-  targetId: number;
-  accountId: number;
-  subscriptionId: number | null;
-  body: string;
-}
+export type { AlertDelivery, AlertRoute, AlertTarget, NewDelivery, StoredSubscription, TargetLinkRow } from '../../domain/alerts/records.ts';
+import type { AlertDelivery, AlertRoute, AlertTarget, NewDelivery, StoredSubscription, TargetLinkRow } from '../../domain/alerts/records.ts';
 
 type TargetRow = Omit<AlertTargetsTable, 'id' | 'use_count'> & { id: number; use_count: number };
 type DeliveryRow = Omit<AlertDeliveriesTable, 'id' | 'attempts'> & { id: number; attempts: number };

@@ -42,9 +42,9 @@ describe('BazaarService (unit, over a fake bazaar)', () => {
   });
 
   it('the current snapshot answer is the established JSON of the newest snapshot at the clock\'s now', async () => {
-    const body = await service(T0 + 30_000).snapshotNow('WHEAT');
-    assert.ok(Buffer.isBuffer(body));
-    const json = JSON.parse(body.toString('utf8'));
+    const answer = await service(T0 + 30_000).snapshotNow('WHEAT');
+    assert.ok('value' in answer, 'a current answer');
+    const json = JSON.parse(JSON.stringify(answer.value));
     assert.deepEqual([json.productId, json.buyPrice, json.sellPrice, json.timeStamp], ['WHEAT', 7, 4, new Date(T0 + 20_000).toISOString()]);
     assert.deepEqual(await service().snapshotNow('NOPE'), { miss: 'unknown_product' });
   });
