@@ -131,9 +131,10 @@ describeEachBackend('alerts end to end', (fixture) => {
     await waitUntil(() => discord.accepted.length >= 2 && hook.accepted.length >= 3, 10_000, 'listener and bazaar alerts');
     assert.ok(hook.accepted.some((r) => r.json['tag'] === 'ENCHANTED_DIAMOND' && r.json['price'] === 210));
     assert.ok(discord.accepted.some((r) => String((r.json['embeds'] as Array<{ title: string }>)[0]!.title).includes('400,000')));
-    const deliveries = (await api('GET', '/api/notifications/deliveries')).json() as Array<{ status: string }>;
-    assert.equal(deliveries.length, 5);
-    assert.ok(deliveries.every((x) => x.status === 'delivered'));
+    // A receiver has the request before the worker has recorded its answer: wait for the record.
+    const deliveries = async () => (await api('GET', '/api/notifications/deliveries')).json() as Array<{ status: string }>;
+    await until(async () => (await deliveries()).every((x) => x.status === 'delivered'), 'every delivery recorded as delivered');
+    assert.equal((await deliveries()).length, 5);
   });
 
   it('retries with backoff, then marks the target failing with the reason; a later success clears it', async () => {
