@@ -69,7 +69,7 @@ async function fetchPage(base: string, i: number): Promise<Page> {
   }
 }
 
-async function fetchPages(base: string): Promise<Page[]> {
+export async function fetchPages(base: string): Promise<Page[]> {
   const first = await fetchPage(base, 0);
   const pages: Page[] = [first];
   let next = 1;
@@ -96,7 +96,7 @@ function decode(itemBytes: string): { tag: string | null; uid: string | null; nb
  * with the secondary indexes skymarket keeps on active listings (tag and price, end, seller, item
  * uid) instead of the one on tag. Returns the auctions handled.
  */
-async function naive(base: string, dir: string | undefined, ourIndexes = false): Promise<number> {
+export async function naive(base: string, dir: string | undefined, ourIndexes = false): Promise<number> {
   const pages = await fetchPages(base);
   const rows: unknown[][] = [];
   for (const page of pages) {
@@ -148,7 +148,7 @@ async function ours(base: string, dir: string): Promise<number> {
   }
 }
 
-async function timed(fn: (dir: string) => Promise<number>): Promise<{ ms: number; cpuMs: number; n: number }> {
+export async function timed(fn: (dir: string) => Promise<number>): Promise<{ ms: number; cpuMs: number; n: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-bench-floor-'));
   try {
     const c = process.cpuUsage();

@@ -72,7 +72,7 @@ interface Demo {
  * Spawns `node <args>` and resolves with its URL once it logs `<what> listening on <url>`
  * (rejects after 2 minutes or when it exits first, with the end of its output).
  */
-async function spawnListening(what: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; spawnedAt: number; timeline: Timeline }> {
+export async function spawnListening(what: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; spawnedAt: number; timeline: Timeline }> {
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const timeline = new Timeline(child, spawnedAt);
@@ -150,7 +150,7 @@ class Timeline {
 }
 
 /** Starts `skymarket simulate` and resolves with its URL once listening. */
-function startSimulatorProcess(auctions: number): Promise<{ url: string; child: ChildProcess }> {
+export function startSimulatorProcess(auctions: number): Promise<{ url: string; child: ChildProcess }> {
   return spawnListening('simulator', [BIN, 'simulate', '--port', '0', '--host', '127.0.0.1'], { ...process.env, SIM_AUCTIONS: String(auctions), LOG_LEVEL: 'info' });
 }
 
@@ -193,7 +193,7 @@ async function startDemo(auctions: number, backfill: string, inProcess: boolean,
 }
 
 /** SIGTERM, then SIGKILL after 20 s; resolves when the process has exited. */
-async function stopProcess(proc: ChildProcess): Promise<void> {
+export async function stopProcess(proc: ChildProcess): Promise<void> {
   if (proc.exitCode !== null || proc.signalCode !== null) return;
   const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
@@ -218,7 +218,7 @@ async function storeHistory(dir: string, sales: number, databaseUrl: string): Pr
 }
 
 /** Peak and current resident set of a process, MB (Linux /proc). */
-function memoryOf(pid: number): { peak: number; current: number } | undefined {
+export function memoryOf(pid: number): { peak: number; current: number } | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
@@ -229,7 +229,7 @@ function memoryOf(pid: number): { peak: number; current: number } | undefined {
 }
 
 /** The service's Prometheus text ('' when it does not answer). */
-async function metricsText(base: string): Promise<string> {
+export async function metricsText(base: string): Promise<string> {
   const res = await request(`${base}/metrics`).catch(() => undefined);
   return res ? await res.body.text() : '';
 }
@@ -243,7 +243,7 @@ async function gcMs(base: string): Promise<number> {
 }
 
 /** CPU time (user + system) a process has used so far, ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMsOf(pid: number): number {
+export function cpuMsOf(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
   // after the command name: state is field 3, utime field 14, stime field 15 (1-based, man 5 proc)
   return (Number(fields[11]) + Number(fields[12])) * 10;
@@ -270,7 +270,7 @@ async function getJson<T>(url: string, ip: string): Promise<{ status: number; bo
 }
 
 /** Waits until the demo has ingested most of the simulated auctions. */
-async function waitReady(base: string, auctions: number): Promise<number> {
+export async function waitReady(base: string, auctions: number): Promise<number> {
   const started = Date.now();
   for (;;) {
     const health = await getJson<{ status: string; feeds?: Record<string, { records: number }> }>(`${base}/api/health`, '192.0.2.1').catch(() => undefined);

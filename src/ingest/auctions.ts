@@ -73,6 +73,15 @@ export class AuctionIngester {
   private lastGeneration = 0;
   /** page 0's body buffer while polling for a new generation */
   private probe = new BodyBuffer();
+  /**
+   * Records decoded by a crawl abandoned for a newer generation, by uuid: the next attempt takes
+   * those whose last_updated did not move instead of decoding them again. Without it a cold sweep
+   * slower than upstream's generation interval (a loaded machine) decoded everything again on
+   * every restart and never finished. Emptied once a generation is applied.
+   */
+  private carried = new Map<string, PreparedAuction & { kind: 'new' | 'changed' }>();
+  /** records taken from an abandoned crawl instead of decoded again (tests, logs) */
+  carriedOver = 0;
   private readonly pool: DecodePool | undefined;
 
   constructor(
@@ -103,7 +112,12 @@ export class AuctionIngester {
     const skips = new SkipLog(this.ctx, 'auctions');
     // Each page is validated and its new or changed auctions decoded as soon as it arrives,
     // overlapping the CPU work with the wait for the other pages.
-    const crawl = await this.crawl((page, attempt) => this.preparePage(page, active, skips, attempt));
+    const crawl = await this.crawl(
+      (page, attempt) => this.preparePage(page, active, skips, attempt),
+      (pages) => {
+        for (const page of pages) for (const entry of page?.changed ?? []) if (entry.kind !== 'undecodable') this.carried.set(entry.uuid, entry);
+      },
+    );
     if (crawl === 'unchanged') {
       this.ctx.metrics.cycles.inc({ feed: 'auctions', outcome: 'unchanged' });
       return 'unchanged';
@@ -182,6 +196,7 @@ export class AuctionIngester {
     }
     for (const d of departed) active.delete(d.uuid);
     this.lastGeneration = crawl.lastUpdated;
+    this.carried.clear();
 
     const { metrics } = this.ctx;
     metrics.records.inc({ feed: 'auctions', outcome: 'stored' }, listings.length);
@@ -216,49 +231,54 @@ export class AuctionIngester {
 
   private async crawl<T>(
     prepare: (page: ScannedPage, attempt: number) => Promise<T>,
+    /** the pages an attempt prepared before a newer generation made it restart (holes: pages never prepared) */
+    abandoned: (pages: ReadonlyArray<T | undefined>) => void,
   ): Promise<{ lastUpdated: number; attempt: number; pages: T[] } | 'unchanged'> {
     for (let restart = 0; restart < CRAWL_RESTARTS; restart++) {
       const probe = this.probe;
       const first = await this.fetchPage(0, undefined, probe);
       if (first.lastUpdated <= this.lastGeneration) return 'unchanged';
-      // Pages of an abandoned attempt may still be in preparation: each marks with its own number,
-      // and reads its own body buffers, which a later attempt never reuses. Page 0's buffer goes
-      // with this attempt; the next probe gets a new one.
+      // Each attempt marks with its own number and reads its own body buffers, which a later
+      // attempt never reuses. Page 0's buffer goes with this attempt; the next probe gets a new one.
       this.probe = new BodyBuffer();
       const attempt = ++this.attempts;
       const pageBytes = Math.ceil(probe.length * 1.25);
-      try {
-        // A few workers each fetch a page and prepare it before fetching the next. Fetching
-        // every page at once let bodies pile up faster than they were decoded: on a cold
-        // sweep all ~90 MB of page bodies were alive together.
-        const pages = new Array<T>(first.totalPages);
-        let next = 1;
-        let failed = false;
-        const worker = async (): Promise<void> => {
-          // One body buffer per worker, reused for each of its pages once the page is prepared.
-          const body = new BodyBuffer(pageBytes);
-          while (!failed && next < first.totalPages) {
-            const page = next++;
-            try {
-              pages[page] = await prepare(await this.fetchPage(page, first.lastUpdated, body), attempt);
-            } catch (err) {
-              failed = true;
-              throw err;
-            }
+      // A few workers each fetch a page and prepare it before fetching the next. Fetching
+      // every page at once let bodies pile up faster than they were decoded: on a cold
+      // sweep all ~90 MB of page bodies were alive together.
+      const pages = new Array<T>(first.totalPages);
+      let next = 1;
+      let failed = false;
+      const worker = async (): Promise<void> => {
+        // One body buffer per worker, reused for each of its pages once the page is prepared.
+        const body = new BodyBuffer(pageBytes);
+        while (!failed && next < first.totalPages) {
+          const page = next++;
+          try {
+            pages[page] = await prepare(await this.fetchPage(page, first.lastUpdated, body), attempt);
+          } catch (err) {
+            failed = true;
+            throw err;
           }
-        };
-        await Promise.all([
-          prepare(first, attempt).then((p) => (pages[0] = p)),
-          ...Array.from({ length: Math.min(PAGES_IN_FLIGHT, Math.max(0, first.totalPages - 1)) }, worker),
-        ]);
-        return { lastUpdated: first.lastUpdated, attempt, pages };
-      } catch (err) {
-        if (err instanceof NewerGeneration) {
-          this.ctx.logger.info({ restart }, 'a newer auctions generation appeared mid-crawl; restarting');
+        }
+      };
+      // Every page in preparation settles before the attempt ends (a failure stops the workers
+      // after their current page): an abandoned attempt's pages are then complete, and kept.
+      const settled = await Promise.allSettled([
+        prepare(first, attempt).then((p) => (pages[0] = p)),
+        ...Array.from({ length: Math.min(PAGES_IN_FLIGHT, Math.max(0, first.totalPages - 1)) }, worker),
+      ]);
+      const failure = settled.find((r) => r.status === 'rejected');
+      if (failure) {
+        const newer = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected' && r.reason instanceof NewerGeneration);
+        if (newer) {
+          abandoned(pages);
+          this.ctx.logger.info({ restart, carried: this.carried.size }, 'a newer auctions generation appeared mid-crawl; restarting (records decoded so far are kept)');
           continue;
         }
-        throw err;
+        throw failure.reason;
       }
+      return { lastUpdated: first.lastUpdated, attempt, pages };
     }
     throw new Error(`auctions generation kept changing during ${CRAWL_RESTARTS} crawls`);
   }
@@ -279,8 +299,15 @@ export class AuctionIngester {
     for (const scanned of page.auctions) {
       const hint = scanned.lastUpdated ?? scanned.start;
       const known = scanned.uuid !== null && hint !== null ? active.get(scanned.uuid) : undefined;
-      if (known && known.lastUpdated === hint) markUnchanged(known);
-      else changed.push(scanned);
+      if (known && known.lastUpdated === hint) {
+        markUnchanged(known);
+        continue;
+      }
+      const carried = scanned.uuid !== null && hint !== null ? this.carried.get(scanned.uuid) : undefined;
+      if (carried && carried.lastUpdated === hint) {
+        out.push(carried);
+        this.carriedOver++;
+      } else changed.push(scanned);
     }
     for (const record of await this.prepareRecords(changed)) {
       if (record.kind === 'invalid') {

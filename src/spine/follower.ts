@@ -68,6 +68,8 @@ export class Follower {
   private started: Promise<void> | undefined;
   /** set while the transport is away: a resync follows once it is back */
   private away = false;
+  /** a hole found while a load was under way: that load may have read the head before it, so another follows */
+  private holeDuringLoad: HoleReason | undefined;
 
   constructor(private readonly options: FollowerOptions) {
     this.state = options.followers.add(options.name);
@@ -129,7 +131,12 @@ export class Follower {
 
   /** Reloads from the store (hole found): counted and logged once per resync. */
   private resync(reason: HoleReason, seen?: number): Promise<void> {
-    if (this.loading) return this.loading; // the load under way reads the store after the hole
+    if (this.loading) {
+      // The load under way may have read the head before the hole (a stream that restarted empty
+      // numbers from 1 again, below that head): load once more after it.
+      this.holeDuringLoad = reason;
+      return this.loading;
+    }
     this.state.resyncs[reason] = (this.state.resyncs[reason] ?? 0) + 1;
     this.options.logger?.warn(
       { follower: this.state.name, reason, applied: this.state.seq, seen },
@@ -159,6 +166,9 @@ export class Follower {
     } finally {
       this.loading = undefined;
     }
+    const hole = this.holeDuringLoad;
+    this.holeDuringLoad = undefined;
+    if (hole !== undefined) return this.resync(hole);
     if (!this.away) this.clearBehind();
     const pending = this.buffered;
     this.buffered = [];

@@ -199,6 +199,25 @@ describeEachBackend('auctions ingestion', (fixture) => {
     assert.equal((await fixture().store.feeds.get('auctions'))?.lastUpdated, base + 60_000);
   });
 
+  it('keeps what a crawl abandoned for a newer generation decoded: the restart decodes only what changed', async () => {
+    const base = pages[0]!.lastUpdated + 15 * 60_000;
+    // Every auction changed (a bid): each is decoded, none is unchanged from the store.
+    const bumped = pages.map((p) => ({ ...p, auctions: p.auctions.map((a) => ({ ...a, last_updated: a.last_updated + 7 })) }));
+    const gen = (t: number) => bumped.map((p) => ({ ...p, lastUpdated: t }));
+    const [a0] = gen(base);
+    const [b0, b1] = gen(base + 60_000);
+    // Page 0 of generation a is decoded, then page 1 is already of b: the crawl restarts on b,
+    // whose page 0 holds the same auctions with the same last_updated.
+    upstream.on(pagePath(0), { body: a0 }, { body: b0 }).on(pagePath(1), { body: b1 });
+    const ingester = new AuctionIngester(ctx);
+    const result = applied(await ingester.pollOnce());
+    assert.equal(result.lastUpdated, base + 60_000);
+    assert.equal(ingester.carriedOver, a0!.auctions.length, "page 0's records were taken from the abandoned crawl, not decoded again");
+    assert.equal(result.updated + result.inserted, b0!.auctions.length + b1!.auctions.length, 'every auction stored');
+    const sample = b0!.auctions[0]!;
+    assert.equal(Number((await fixture().store.auctions.get(sample.uuid))?.last_updated), sample.last_updated);
+  });
+
   it('counts, logs and skips invalid records and corrupt NBT without losing the rest', async () => {
     const t = pages[0]!.lastUpdated + 20 * 60_000;
     const bad = structuredClone(pages);

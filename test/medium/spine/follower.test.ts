@@ -151,6 +151,53 @@ describe('a follower of the spine', () => {
   });
 });
 
+describe('a hole found while a load is under way', () => {
+  it('loads again after it: a stream that restarted empty during a resync numbers from 1, below the head that load read', async () => {
+    // A transport whose head and numbering the test sets, as a Redis that restarts without its data.
+    let head = 0;
+    let handler: ((e: SpineEvent) => void) | undefined;
+    const source: ChangeSource = {
+      head: async () => head,
+      subscribe(_from, h) {
+        handler = h;
+        return () => undefined;
+      },
+    };
+    const send = (seq: number, body: MarketChangeBody) => handler!({ type: 'change', change: { ...body, seq } as MarketChange });
+    const store = { lastUpdated: 10 };
+    const { state, projection: p } = projection(store);
+    const followers = new Followers();
+    const follower = new Follower({ name: 'items', source, projection: p, followers, now: () => 0 });
+    await follower.start();
+    head = 1;
+    send(1, resource(11));
+    assert.equal(follower.state.seq, 1);
+
+    // A resync starts (the writer lost a change) and reads head 2; its load is slow.
+    let release!: () => void;
+    state.gate = new Promise((r) => (release = r));
+    head = 2;
+    store.lastUpdated = 12;
+    send(2, { kind: 'lost', count: 1 });
+    await until(() => state.loads === 2);
+    // Meanwhile Redis goes away and comes back empty: the stream numbers from 1 again.
+    handler!({ type: 'unavailable', error: 'connection refused' });
+    handler!({ type: 'restored', reason: 'restarted' });
+    head = 0;
+    state.gate = undefined;
+    release();
+    await until(() => state.loads === 3 && followers.behind().length === 0);
+    assert.equal(follower.state.seq, 0, 'the second load read the restarted stream\'s head');
+    assert.deepEqual(follower.state.resyncs, { 'writer-lost': 1, restarted: 1 });
+
+    // The restarted stream's first change is applied, not taken for one already in the state.
+    store.lastUpdated = 30;
+    send(1, resource(30));
+    assert.equal(state.lastUpdated, 30);
+    assert.equal(follower.state.seq, 1);
+  });
+});
+
 describe('health while a view is behind', () => {
   it('/api/health\'s report warns while a follower knows it is behind, and stops once it has caught up', async () => {
     const dir = tempDir('spine-health');
