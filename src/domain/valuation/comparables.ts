@@ -262,7 +262,8 @@ export function comparablesEstimate(
     p25,
     p75: prices.length > 0 ? quantile(prices, 0.75) : null,
     count: prices.length,
-    matchedOn: dims.map((d) => DIMENSIONS[d]!),
+    // A pet's level band is matched always; an item that is not a pet has none to name.
+    matchedOn: dims.filter((d) => !(DIMENSIONS[d] === 'pet_level' && keys[d] === '')).map((d) => DIMENSIONS[d]!),
     widenedBy,
     decidedFromSales: opts.dims.fromSales,
     cheapestBin: cheapest === null ? null : { uuid: cheapest.uuid, price: cheapest.price },

@@ -133,6 +133,7 @@ describe('comparables', () => {
     assert.deepEqual(c.cheapestBin, { uuid: 'a', price: 1_250 });
     assert.equal(c.fastSell, Math.round(Math.min(c.p25!, 1_249)));
     assert.ok(c.medianKey.includes('recombobulated=R'));
+    assert.ok(c.matchedOn.includes('tier') && !c.matchedOn.includes('pet_level'), 'a weapon names no pet level among what it matched on');
     // Only 3 recombobulated sales in the window: the match drops dimensions until 5 match.
     const few = sales.filter((s, i) => i < 8 || i >= 13);
     const w = comparablesEstimate('HYPERION', keys, few, [], { now: NOW, windowMs: 7 * DAY, dims });
