@@ -107,5 +107,7 @@ export function compose(input: CompositionInput): Composition {
           dataSource: input.dataSource,
         })
       : undefined);
+  // Underpriced listings are valued where the market's events and the valuation meet (role all).
+  if (ownEvents && marketEvents && services && !given.services) services.underpriced.attach(marketEvents.emitter);
   return { store, clock, spine, market, streamHub, marketEvents, services, owned: { spine: ownSpine, market: ownMarket, streamHub: ownHub, marketEvents: ownEvents } };
 }

@@ -1,0 +1,162 @@
+/**
+ * Underpriced listings, live (issue 43, docs/flips.md): every new BIN listing of a committed
+ * auctions generation is valued as it arrives (the valuation service, at most MAX_VALUED_PER_BATCH
+ * per generation, so one generation's work is bounded) and kept in the ranked list when the rule
+ * (domain/flips/underpriced.ts) holds; listings that sell or end leave it. It follows the market's
+ * events in the process that has both them and the valuation (role all).
+ *
+ * It is also the alert evaluator's value source (domain/alerts `ValueSource`): `prepare(batch)`
+ * values the batch once (the same promise for the list and the evaluator), after which `valueOf`
+ * answers synchronously from that batch's values.
+ */
+import type { EventEmitter } from 'node:events';
+import type { ValueSource } from '../domain/alerts/index.ts';
+import { underpricedVerdict, UnderpricedList, type UnderpricedListing, type UnderpricedRule, type ValuedListing } from '../domain/flips/underpriced.ts';
+import type { DraftEvent } from '../domain/stream-events.ts';
+import type { ValuationService } from './valuation.ts';
+
+/** Most new listings valued per generation (the rest are counted as skipped). */
+export const MAX_VALUED_PER_BATCH = 2_000;
+
+export interface UnderpricedTotals {
+  valued: number;
+  kept: number;
+  /** over MAX_VALUED_PER_BATCH, or no longer active when valued */
+  skipped: number;
+  failed: number;
+  left: number;
+}
+
+export class UnderpricedService implements ValueSource {
+  private readonly list = new UnderpricedList();
+  private readonly prepared = new WeakMap<readonly DraftEvent[], Promise<void>>();
+  /** the values of the latest batches' listings, oldest first (the evaluator reads its batch's right after `prepare`) */
+  private readonly values = new Map<string, ValuedListing>();
+  private detach: (() => void) | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  /** when the list last took a generation (null: none yet) */
+  computedAt: number | null = null;
+  readonly totals: UnderpricedTotals = { valued: 0, kept: 0, skipped: 0, failed: 0, left: 0 };
+
+  constructor(
+    private readonly valuation: Pick<ValuationService, 'valueListing'>,
+    readonly rule: UnderpricedRule,
+  ) {}
+
+  /** Follows the market's events (market/events.ts): each batch in order. */
+  attach(emitter: EventEmitter<{ batch: [DraftEvent[]] }>): void {
+    const onBatch = (batch: DraftEvent[]) => {
+      this.queue = this.queue.then(() => this.prepare(batch));
+    };
+    emitter.on('batch', onBatch);
+    this.detach = () => emitter.off('batch', onBatch);
+  }
+
+  stop(): Promise<void> {
+    this.detach?.();
+    this.detach = undefined;
+    return this.queue;
+  }
+
+  /** Resolves once every batch received so far was taken. */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
+  /** Takes one batch (once, whoever asks first): values its new BIN listings, keeps the underpriced, drops those that left. */
+  prepare(batch: readonly DraftEvent[]): Promise<void> {
+    let done = this.prepared.get(batch);
+    if (!done) {
+      done = this.take(batch);
+      this.prepared.set(batch, done);
+    }
+    return done;
+  }
+
+  /** The stack's value of a listing of the batch prepared last, when it rests on enough comparables. */
+  valueOf(subject: { uuid: string }): number | undefined {
+    const v = this.values.get(subject.uuid);
+    return v && v.value !== null && v.value > 0 && v.comparables >= this.rule.minComparables ? v.value : undefined;
+  }
+
+  /** The kept listings, highest expected profit first, optionally of one tag and above a profit. */
+  ranked(query: { tag?: string; minProfit?: number; limit: number }): UnderpricedListing[] {
+    const out: UnderpricedListing[] = [];
+    for (const l of this.list.ranked()) {
+      if (out.length >= query.limit) break;
+      if (query.minProfit !== undefined && l.profit < query.minProfit) break;
+      if (query.tag !== undefined && l.tag !== query.tag) continue;
+      out.push(l);
+    }
+    return out;
+  }
+
+  get size(): number {
+    return this.list.size;
+  }
+
+  private async take(batch: readonly DraftEvent[]): Promise<void> {
+    let budget = MAX_VALUED_PER_BATCH;
+    for (const event of batch) {
+      switch (event.topic) {
+        case 'auction.new': {
+          if (!event.bin) break;
+          if (budget <= 0) {
+            this.totals.skipped++;
+            break;
+          }
+          budget--;
+          let lv;
+          try {
+            lv = await this.valuation.valueListing(event.uuid);
+          } catch {
+            // Untrusted item data: one listing that cannot be valued is counted and skipped.
+            this.totals.failed++;
+            break;
+          }
+          if (!lv) {
+            this.totals.skipped++;
+            break;
+          }
+          this.totals.valued++;
+          const c = lv.valued.valuation.comparables;
+          const valued: ValuedListing = {
+            uuid: event.uuid,
+            tag: event.tag,
+            itemName: event.item.itemName,
+            count: event.item.count,
+            price: event.price,
+            value: lv.value,
+            confidence: lv.valued.valuation.combined.confidence,
+            feeRate: lv.feeRate,
+            comparables: c.count,
+            medianKey: c.medianKey,
+            at: event.time,
+          };
+          this.remember(valued);
+          const kept = underpricedVerdict(valued, this.rule);
+          if (kept) {
+            this.list.add(kept);
+            this.totals.kept++;
+          }
+          break;
+        }
+        case 'auction.sold':
+        case 'auction.ended':
+          if (this.list.remove(event.uuid)) this.totals.left++;
+          break;
+        case 'generation':
+          this.computedAt = event.time;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  private remember(v: ValuedListing): void {
+    this.values.set(v.uuid, v);
+    // A few generations' worth: enough for the evaluator, which reads a batch right after it was taken.
+    if (this.values.size > 4 * MAX_VALUED_PER_BATCH) this.values.delete(this.values.keys().next().value!);
+  }
+}
