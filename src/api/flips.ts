@@ -485,14 +485,11 @@ export async function flips(app: FastifyInstance) {
       schema: {
         tags: TAGS,
         summary: 'Underpriced listings: new BIN listings priced at least UNDERPRICED_MIN_SHARE below their value after auction fees, by expected profit',
-        querystring: Type.Object(
-          {
-            limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
-            tag: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_:;.+-]{1,64}$', description: 'only listings of this item tag' })),
-            minProfit: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: 'least expected profit in coins' })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+          tag: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_:;.+-]{1,64}$', description: 'only listings of this item tag' })),
+          minProfit: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: 'least expected profit in coins' })),
+        }),
         response: { 200: list(UnderpricedAuction), ...problemResponses(400) },
       },
       config: { cache: 'no-store' },
