@@ -99,6 +99,6 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     valuation,
     underpriced: new UnderpricedService(valuation, { minShare: config.underpricedMinShare, minComparables: config.underpricedMinComparables }),
     // Underpriced alerts are evaluated against the underpriced service's values (runtime.ts).
-    alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw), valuation: true }),
+    alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw) }),
   };
 }
