@@ -13,7 +13,9 @@ import type { EventEmitter } from 'node:events';
 import type { ValueSource } from '../domain/alerts/index.ts';
 import { underpricedVerdict, UnderpricedList, type UnderpricedListing, type UnderpricedRule, type ValuedListing } from '../domain/flips/underpriced.ts';
 import type { DraftEvent } from '../domain/stream-events.ts';
-import type { ValuationService } from './valuation.ts';
+import type { ListingValue, ValuationService } from './valuation.ts';
+
+type AuctionNew = Extract<DraftEvent, { topic: 'auction.new' }>;
 
 /** Most new listings valued per generation (the rest are counted as skipped). */
 export const MAX_VALUED_PER_BATCH = 2_000;
@@ -39,7 +41,7 @@ export class UnderpricedService implements ValueSource {
   readonly totals: UnderpricedTotals = { valued: 0, kept: 0, skipped: 0, failed: 0, left: 0 };
 
   constructor(
-    private readonly valuation: Pick<ValuationService, 'valueListing'>,
+    private readonly valuation: Pick<ValuationService, 'valueListings'>,
     readonly rule: UnderpricedRule,
   ) {}
 
@@ -96,61 +98,65 @@ export class UnderpricedService implements ValueSource {
   }
 
   private async take(batch: readonly DraftEvent[]): Promise<void> {
-    let budget = MAX_VALUED_PER_BATCH;
+    const fresh: AuctionNew[] = [];
     for (const event of batch) {
-      switch (event.topic) {
-        case 'auction.new': {
-          if (!event.bin) break;
-          if (budget <= 0) {
-            this.totals.skipped++;
-            break;
-          }
-          budget--;
-          let lv;
-          try {
-            lv = await this.valuation.valueListing(event.uuid);
-          } catch {
-            // Untrusted item data: one listing that cannot be valued is counted and skipped.
-            this.totals.failed++;
-            break;
-          }
-          if (!lv) {
-            this.totals.skipped++;
-            break;
-          }
-          this.totals.valued++;
-          const c = lv.valued.valuation.comparables;
-          const valued: ValuedListing = {
-            uuid: event.uuid,
-            tag: event.tag,
-            itemName: event.item.itemName,
-            count: event.item.count,
-            price: event.price,
-            value: lv.value,
-            confidence: lv.valued.valuation.combined.confidence,
-            feeRate: lv.feeRate,
-            comparables: c.count,
-            medianKey: c.medianKey,
-            at: event.time,
-          };
-          this.remember(valued);
-          const kept = underpricedVerdict(valued, this.rule);
-          if (kept) {
-            this.list.add(kept);
-            this.totals.kept++;
-          }
-          break;
-        }
-        case 'auction.sold':
-        case 'auction.ended':
-          if (this.list.remove(event.uuid)) this.totals.left++;
-          break;
-        case 'generation':
-          this.computedAt = event.time;
-          break;
-        default:
-          break;
+      if (event.topic !== 'auction.new' || !event.bin) continue;
+      if (fresh.length >= MAX_VALUED_PER_BATCH) this.totals.skipped++;
+      else fresh.push(event);
+    }
+    const values = fresh.length > 0 ? await this.valuesOf(fresh) : [];
+    fresh.forEach((event, i) => {
+      const lv = values[i];
+      if (lv === null) return; // counted as failed
+      if (!lv) {
+        this.totals.skipped++;
+        return;
       }
+      this.totals.valued++;
+      const c = lv.valued.valuation.comparables;
+      const valued: ValuedListing = {
+        uuid: event.uuid,
+        tag: event.tag,
+        itemName: event.item.itemName,
+        count: event.item.count,
+        price: event.price,
+        value: lv.value,
+        confidence: lv.valued.valuation.combined.confidence,
+        feeRate: lv.feeRate,
+        comparables: c.count,
+        medianKey: c.medianKey,
+        at: event.time,
+      };
+      this.remember(valued);
+      const kept = underpricedVerdict(valued, this.rule);
+      if (kept) {
+        this.list.add(kept);
+        this.totals.kept++;
+      }
+    });
+    // Listings that left, in the batch's order after its new ones (a listing never leaves in the batch that lists it).
+    for (const event of batch) {
+      if (event.topic === 'auction.sold' || event.topic === 'auction.ended') {
+        if (this.list.remove(event.uuid)) this.totals.left++;
+      } else if (event.topic === 'generation') this.computedAt = event.time;
+    }
+  }
+
+  /** The listings' values in one pass; if that fails (untrusted item data), one by one, a failing listing null (counted, skipped). */
+  private async valuesOf(events: readonly AuctionNew[]): Promise<Array<ListingValue | undefined | null>> {
+    try {
+      return await this.valuation.valueListings(events.map((e) => e.uuid));
+    } catch {
+      const out: Array<ListingValue | undefined | null> = [];
+      for (const e of events) {
+        try {
+          out.push((await this.valuation.valueListings([e.uuid]))[0]);
+        } catch {
+          this.totals.failed++;
+          out.push(null);
+        }
+      }
+      return out;
     }
   }
 

@@ -16,7 +16,10 @@ function fakeValuation(values: Record<string, [number | null, number]>) {
   const asked: string[] = [];
   return {
     asked,
-    async valueListing(uuid: string): Promise<ListingValue | undefined> {
+    async valueListings(uuids: readonly string[]): Promise<Array<ListingValue | undefined>> {
+      return uuids.map((uuid) => this.one(uuid));
+    },
+    one(uuid: string): ListingValue | undefined {
       asked.push(uuid);
       const v = values[uuid];
       if (!v) return undefined;
@@ -41,7 +44,8 @@ test('values new BIN listings once per batch, ranks the underpriced, and drops t
   // The evaluator asks for the same batch: valued once.
   await service.prepare(batch);
   await service.idle();
-  assert.deepEqual(valuation.asked, ['cheap', 'cheaper', 'fair', 'thin', 'gone', 'broken']);
+  // One pass over the batch failed on 'broken' and was retried one by one.
+  assert.deepEqual(valuation.asked, ['cheap', 'cheaper', 'fair', 'thin', 'gone', 'broken', 'cheap', 'cheaper', 'fair', 'thin', 'gone', 'broken']);
   assert.deepEqual(service.ranked({ limit: 10 }).map((l) => [l.uuid, l.profit]), [['cheaper', 1_360_000], ['cheap', 480_000]]);
   assert.deepEqual(service.totals, { valued: 4, kept: 2, skipped: 1, failed: 1, left: 0 });
   assert.equal(service.computedAt, 6_000);
