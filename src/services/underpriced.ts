@@ -47,9 +47,7 @@ export class UnderpricedService implements ValueSource {
 
   /** Follows the market's events (market/events.ts): each batch in order. */
   attach(emitter: EventEmitter<{ batch: [DraftEvent[]] }>): void {
-    const onBatch = (batch: DraftEvent[]) => {
-      this.queue = this.queue.then(() => this.prepare(batch));
-    };
+    const onBatch = (batch: DraftEvent[]) => void this.prepare(batch);
     emitter.on('batch', onBatch);
     this.detach = () => emitter.off('batch', onBatch);
   }
@@ -65,11 +63,17 @@ export class UnderpricedService implements ValueSource {
     return this.queue;
   }
 
-  /** Takes one batch (once, whoever asks first): values its new BIN listings, keeps the underpriced, drops those that left. */
+  /**
+   * Takes one batch (once, whoever asks first): values its new BIN listings, keeps the underpriced,
+   * drops those that left. Batches are taken one at a time in the order first asked (the follower
+   * asks as each is emitted), so a listing never leaves before it was kept.
+   */
   prepare(batch: readonly DraftEvent[]): Promise<void> {
     let done = this.prepared.get(batch);
     if (!done) {
-      done = this.take(batch);
+      done = this.queue.then(() => this.take(batch));
+      // A failed batch is lost, not the ones after it (take counts its own failures; this is a guard).
+      this.queue = done.catch(() => undefined);
       this.prepared.set(batch, done);
     }
     return done;

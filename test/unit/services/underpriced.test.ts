@@ -76,3 +76,17 @@ test('an underpriced alert fires from the values prepared for its batch', async 
   const drafts = index.evaluate(batch, { now: 2, values: service });
   assert.deepEqual(drafts.map((d) => [d.auctionUuid, d.reference]), [['cheap', 1_000_000]]);
 });
+
+test('batches are taken in order: a listing sold in the next batch never stays listed', async () => {
+  const service = new UnderpricedService(fakeValuation({ cheap: [1_000_000, 10] }), { minShare: 0.1, minComparables: 3 });
+  const emitter = new EventEmitter<{ batch: [DraftEvent[]] }>();
+  service.attach(emitter);
+  const sold = [{ topic: 'auction.sold', time: 7_000, uuid: 'cheap', tag: 'HYPERION', variant: null, price: 500_000, bin: true, buyer: 'b', seller: 's' } as unknown as DraftEvent];
+  emitter.emit('batch', [listed('cheap', 500_000)]);
+  emitter.emit('batch', sold);
+  // The evaluator asking for the second batch first does not take it out of turn.
+  await service.prepare(sold);
+  await service.idle();
+  assert.deepEqual(service.ranked({ limit: 10 }), []);
+  assert.deepEqual([service.totals.kept, service.totals.left], [1, 1]);
+});
