@@ -39,6 +39,8 @@ export class UnderpricedService implements ValueSource {
   /** when the list last took a generation (null: none yet) */
   computedAt: number | null = null;
   readonly totals: UnderpricedTotals = { valued: 0, kept: 0, skipped: 0, failed: 0, left: 0 };
+  /** told each batch's kept listings as `auction.underpriced` events (compose.ts publishes them on the live feed) */
+  onKept: ((events: DraftEvent[]) => void) | undefined;
 
   constructor(
     private readonly valuation: Pick<ValuationService, 'valueListings'>,
@@ -109,6 +111,7 @@ export class UnderpricedService implements ValueSource {
       else fresh.push(event);
     }
     const values = fresh.length > 0 ? await this.valuesOf(fresh) : [];
+    const keptEvents: DraftEvent[] = [];
     fresh.forEach((event, i) => {
       const lv = values[i];
       if (lv === null) return; // counted as failed
@@ -136,8 +139,10 @@ export class UnderpricedService implements ValueSource {
       if (kept) {
         this.list.add(kept);
         this.totals.kept++;
+        keptEvents.push({ ...event, topic: 'auction.underpriced', value: kept.value, valueAfterFees: kept.valueAfterFees, profit: kept.profit, percentBelow: Math.round(kept.shareBelow * 1000) / 10, confidence: kept.confidence, comparables: kept.comparables, medianKey: kept.medianKey });
       }
     });
+    if (keptEvents.length > 0) this.onKept?.(keptEvents);
     // Listings that left, in the batch's order after its new ones (a listing never leaves in the batch that lists it).
     for (const event of batch) {
       if (event.topic === 'auction.sold' || event.topic === 'auction.ended') {

@@ -39,6 +39,8 @@ test('values new BIN listings once per batch, ranks the underpriced, and drops t
   const service = new UnderpricedService(valuation, { minShare: 0.1, minComparables: 3 });
   const emitter = new EventEmitter<{ batch: [DraftEvent[]] }>();
   service.attach(emitter);
+  const told: DraftEvent[] = [];
+  service.onKept = (events) => told.push(...events);
   const batch = [listed('cheap', 500_000), listed('cheaper', 600_000), listed('fair', 950_000), listed('thin', 100_000), listed('auction', 1, false), listed('gone', 1), listed('broken', 1), generation];
   emitter.emit('batch', batch);
   // The evaluator asks for the same batch: valued once.
@@ -49,6 +51,8 @@ test('values new BIN listings once per batch, ranks the underpriced, and drops t
   assert.deepEqual(service.ranked({ limit: 10 }).map((l) => [l.uuid, l.profit]), [['cheaper', 1_360_000], ['cheap', 480_000]]);
   assert.deepEqual(service.totals, { valued: 4, kept: 2, skipped: 1, failed: 1, left: 0 });
   assert.equal(service.computedAt, 6_000);
+  // The kept listings as live-feed events, with the listing's facts and its value.
+  assert.deepEqual(told.map((e) => e.topic === 'auction.underpriced' && [e.uuid, e.price, e.value, e.profit, e.percentBelow, e.medianKey]), [['cheap', 500_000, 1_000_000, 480_000, 49, 'K-cheap'], ['cheaper', 600_000, 2_000_000, 1_360_000, 69.4, 'K-cheaper']]);
   assert.deepEqual(service.ranked({ limit: 10, minProfit: 500_000 }).map((l) => l.uuid), ['cheaper']);
   assert.deepEqual(service.ranked({ limit: 1 }).map((l) => l.uuid), ['cheaper']);
   assert.deepEqual(service.ranked({ limit: 10, tag: 'OTHER' }), []);
