@@ -9,11 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { DraftEvent } from '../../../src/domain/stream-events.ts';
+import { parseEventId, type DraftEvent } from '../../../src/domain/stream-events.ts';
 import type { UpstreamAuction } from '../../../src/ingest/upstream.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 import { fillFromSimulator, type SimMarket } from '../../helpers/sim-market.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 interface Row {
   uuid: string;
@@ -73,7 +74,16 @@ describeEachBackend('underpriced listings', (fixture) => {
     const event = (x: (typeof valued)[number], price: number): DraftEvent =>
       ({ topic: 'auction.new', time: t.clock.now(), uuid: x.a.uuid, tag: 'X', variant: null, bin: true, startingBid: price, highestBid: 0, seller: x.a.auctioneer, start: x.a.start, end: x.a.end, price, item: { itemName: x.a.item_name, count: 1, tier: null, reforge: null, itemUid: null, itemCreatedAt: null, enchantments: {}, flatNbt: {} } }) as unknown as DraftEvent;
     const cheapPrice = Math.floor(cheap.value / 2);
+    const hub = t.context.streamHub!;
+    const lastBefore = hub.lastId();
     await services.underpriced.prepare([event(cheap, cheapPrice), event(dear, Math.ceil(dear.value * 1.2)), { topic: 'generation', time: t.clock.now(), feed: 'auctions', lastUpdated: t.clock.now(), counts: {} }]);
+
+    // The kept listing is told on the live feed as `auction.underpriced`.
+    await waitUntil(() => hub.lastId() !== lastBefore, 10_000, 'the auction.underpriced batch');
+    const resumed = hub.resume(parseEventId(lastBefore!)!);
+    assert.equal(resumed.gap, false);
+    const told = resumed.gap ? [] : resumed.batches.flatMap((b) => b.events.map((e) => e.event())).filter((e) => e.topic === 'auction.underpriced');
+    assert.deepEqual(told.map((e) => e.topic === 'auction.underpriced' && [e.uuid, e.price]), [[cheap.a.uuid, cheapPrice]]);
 
     const res = await get('/api/flip/auctions');
     assert.equal(res.statusCode, 200, res.body.slice(0, 300));
