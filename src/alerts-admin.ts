@@ -17,7 +17,7 @@ async function serviceFor(store: Store, config: Pick<Config, 'exportWebhookHosts
   const id = parseId(accountId, 'account');
   const account = await store.accounts.get(id);
   if (!account || account.revokedAt !== null) throw new AdminError(`no active account ${id}`);
-  const service = new AlertsService({ store, clock: { now: () => now }, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, valuation: false });
+  const service = new AlertsService({ store, clock: { now: () => now }, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk });
   const identity = { id, name: account.name, tier: effectiveTier(account.tier, account.tierExpiresAt, now), tierExpiresAt: account.tierExpiresAt };
   return { service, identity };
 }

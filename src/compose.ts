@@ -107,5 +107,11 @@ export function compose(input: CompositionInput): Composition {
           dataSource: input.dataSource,
         })
       : undefined);
+  // Underpriced listings are valued where the market's events and the valuation meet (role all).
+  // Its kept listings go on the live feed as `auction.underpriced` (a lost batch is a gap, as for the market's events).
+  if (ownEvents && marketEvents && services && !given.services) {
+    services.underpriced.attach(marketEvents.emitter);
+    if (streamHub) services.underpriced.onKept = (events) => void streamHub.publish(events).catch(() => undefined);
+  }
   return { store, clock, spine, market, streamHub, marketEvents, services, owned: { spine: ownSpine, market: ownMarket, streamHub: ownHub, marketEvents: ownEvents } };
 }

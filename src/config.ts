@@ -123,6 +123,10 @@ export interface Config {
   alertLinkBase: string | undefined;
   /** test seam: alert webhooks may be http and reach private addresses (a local receiver); never in production */
   alertWebhookPrivateOk: boolean;
+  /** an underpriced listing (docs/flips.md) is priced at least this share below its value after fees */
+  underpricedMinShare: number;
+  /** and its value rests on at least this many comparable sales */
+  underpricedMinComparables: number;
 }
 
 /** Vendor headers a proxy in front may set to the client's address. */
@@ -195,6 +199,8 @@ export const ENV_NAMES = {
   dataTerms: 'DATA_TERMS',
   alertLinkBase: 'ALERT_LINK_BASE',
   alertWebhookPrivateOk: 'ALERT_WEBHOOK_PRIVATE_OK',
+  underpricedMinShare: 'UNDERPRICED_MIN_SHARE',
+  underpricedMinComparables: 'UNDERPRICED_MIN_COMPARABLES',
 } as const satisfies Record<Exclude<keyof Config, 'simulator'>, string>;
 
 /** Poll interval variables, per feed, with their defaults in seconds. */
@@ -294,6 +300,8 @@ export function loadConfig(env: Env = process.env, overrides: ConfigOverrides = 
     dataTerms: parseDataTerms(raw('dataTerms')),
     alertLinkBase: parseUrl(ENV_NAMES.alertLinkBase, raw('alertLinkBase'), ['http:', 'https:']),
     alertWebhookPrivateOk: parseBoolean(ENV_NAMES.alertWebhookPrivateOk, raw('alertWebhookPrivateOk'), false),
+    underpricedMinShare: parseShare(ENV_NAMES.underpricedMinShare, raw('underpricedMinShare'), 0.1),
+    underpricedMinComparables: parseInteger(ENV_NAMES.underpricedMinComparables, raw('underpricedMinComparables'), 3, 1, 1000),
     ...(parseBoolean(ENV_NAMES.demo, raw('demo'), false) ? { simulator: parseSimulator(env) } : {}),
   };  // An API process does not write the store: it follows the writer's changes through Redis (spine/).
   if (config.role === 'api' && !config.redisUrl) throw new ConfigError(ENV_NAMES.redisUrl, 'role api follows the ingest process\'s market changes through Redis: set REDIS_URL (docs/deployment.md)');
@@ -388,6 +396,14 @@ function parseRedisPrefix(value: string | undefined): string {
     throw new ConfigError(ENV_NAMES.redisPrefix, `expected 1-64 letters, digits or ':_.-', got '${value}'`);
   }
   return value;
+}
+
+/** A share from 0.01 to 0.9 (a fraction, e.g. 0.1 for 10 %). */
+function parseShare(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || !(n >= 0.01 && n <= 0.9)) throw new ConfigError(name, `expected a share from 0.01 to 0.9, got '${value}'`);
+  return n;
 }
 
 function parseInteger(name: string, value: string | undefined, fallback: number, min: number, max: number): number {

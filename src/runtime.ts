@@ -223,7 +223,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   // Alerts are evaluated where the market is written (docs/alerts.md): on the live feed's events of
   // each committed change, in order; the jobs leader delivers them (nudged at once in role all).
   const alertEvaluator = marketEvents
-    ? new AlertEvaluator({ store, clock, logger: logger.child({ component: 'alerts' }), linkBase: config.alertLinkBase ?? '', registry: metrics.registry, onEnqueued: () => jobs?.alertDelivery.nudge() })
+    ? new AlertEvaluator({ store, clock, logger: logger.child({ component: 'alerts' }), linkBase: config.alertLinkBase ?? '', ...(parts.services ? { values: parts.services.underpriced } : {}), registry: metrics.registry, onEnqueued: () => jobs?.alertDelivery.nudge() })
     : undefined;
   if (marketEvents) alertEvaluator?.attach(marketEvents.emitter);
   let ingestion: Ingestion | undefined;

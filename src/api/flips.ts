@@ -202,6 +202,22 @@ export const FORGE_FILTER_HEADER = 'x-forge-filter';
 
 const SORTS = ['profit', 'price', 'volume', 'vol', 'age'] as const;
 
+const UnderpricedAuction = Type.Object({
+  uuid: Type.String({ description: 'the auction' }),
+  tag: Str,
+  itemName: Str,
+  count: Int,
+  price: Type.Number({ description: 'what the listing asks, for the whole stack' }),
+  value: Type.Number({ description: 'the stack\'s value (docs/valuation.md)' }),
+  valueAfterFees: Type.Number({ description: 'the value less the auction fees of reselling at it' }),
+  profit: Type.Number({ description: 'expected profit: valueAfterFees − price (the ranking)' }),
+  percentBelow: Type.Number({ description: 'how far the price is below valueAfterFees, in %' }),
+  confidence: Type.Number({ description: 'the value\'s confidence, 0–1' }),
+  comparables: Type.Integer({ description: 'comparable sales behind the value' }),
+  medianKey: Type.String({ description: 'the comparables\' key' }),
+  listedAt: Time,
+});
+
 function list(schema: TSchema): TSchema {
   return Type.Array(schema);
 }
@@ -458,6 +474,47 @@ export async function flips(app: FastifyInstance) {
       const sort: AttributeSort = request.query.sort === 'vol' ? 'volume' : request.query.sort;
       // Sorted per request (a new array each time): serialised per request.
       return computed(reply, service.attribute(sort));
+    },
+  );
+
+  // Underpriced listings, live (issue 43): the new BIN listings priced below their value after fees.
+  const underpriced = app.services.underpriced;
+  app.get<{ Querystring: { limit: number; tag?: string; minProfit?: number } }>(
+    '/api/flip/auctions',
+    {
+      schema: {
+        tags: TAGS,
+        summary: 'Underpriced listings: new BIN listings priced at least UNDERPRICED_MIN_SHARE below their value after auction fees, by expected profit',
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
+          tag: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_:;.+-]{1,64}$', description: 'only listings of this item tag' })),
+          minProfit: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12, description: 'least expected profit in coins' })),
+        }),
+        response: { 200: list(UnderpricedAuction), ...problemResponses(400) },
+      },
+      config: { cache: 'no-store' },
+    },
+    (request, reply) => {
+      const { limit, tag, minProfit } = request.query;
+      const rows = underpriced.ranked({ limit, ...(tag !== undefined ? { tag: tag.toUpperCase() } : {}), ...(minProfit !== undefined ? { minProfit } : {}) });
+      return computed(reply, {
+        computedAt: underpriced.computedAt,
+        flips: rows.map((l) => ({
+          uuid: l.uuid,
+          tag: l.tag,
+          itemName: l.itemName,
+          count: l.count,
+          price: l.price,
+          value: Math.round(l.value),
+          valueAfterFees: Math.round(l.valueAfterFees),
+          profit: Math.round(l.profit),
+          percentBelow: Math.round(l.shareBelow * 1000) / 10,
+          confidence: Math.round(l.confidence * 1000) / 1000,
+          comparables: l.comparables,
+          medianKey: l.medianKey,
+          listedAt: isoTime(l.at),
+        })),
+      });
     },
   );
 }

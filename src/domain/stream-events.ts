@@ -7,7 +7,7 @@ import type { BookLevel } from './bazaar-book.ts';
 import { petLevelOf, type FilterPredicate, type FilterSubject } from './filters.ts';
 import type { Tier } from './tiers.ts';
 
-export const TOPICS = ['auction.new', 'auction.sold', 'auction.ended', 'lbin.changed', 'bazaar.changed', 'generation'] as const;
+export const TOPICS = ['auction.new', 'auction.sold', 'auction.ended', 'lbin.changed', 'bazaar.changed', 'generation', 'auction.underpriced'] as const;
 export type Topic = (typeof TOPICS)[number];
 
 export function isTopic(value: string): value is Topic {
@@ -45,6 +45,23 @@ export interface AuctionFacts {
 export interface AuctionNewPayload extends AuctionFacts {
   /** what the listing asks now: the highest bid, else the starting bid */
   price: number;
+}
+
+/** A new BIN listing the underpriced list kept (docs/flips.md): the listing and its value. */
+export interface AuctionUnderpricedPayload extends AuctionNewPayload {
+  /** the stack's value */
+  value: number;
+  /** the value less the auction fees of reselling at it */
+  valueAfterFees: number;
+  /** valueAfterFees − price */
+  profit: number;
+  /** how far the price is below valueAfterFees, in % */
+  percentBelow: number;
+  /** 0–1 */
+  confidence: number;
+  /** comparable sales behind the value */
+  comparables: number;
+  medianKey: string;
 }
 
 export interface AuctionSoldPayload {
@@ -118,6 +135,7 @@ export interface PayloadOf {
   'lbin.changed': LbinChangedPayload;
   'bazaar.changed': BazaarChangedPayload;
   generation: GenerationPayload;
+  'auction.underpriced': AuctionUnderpricedPayload;
 }
 
 /** An event before the feed numbers it: topic, time (epoch ms) and the topic's payload. */
@@ -184,6 +202,7 @@ export function keyOf(event: DraftEvent): EventKey {
   switch (event.topic) {
     case 'auction.new':
     case 'auction.ended':
+    case 'auction.underpriced':
       return { topic: event.topic, tag: event.tag, price: event.price };
     case 'auction.sold':
       return { topic: event.topic, tag: event.tag, price: event.price };
@@ -215,6 +234,7 @@ export function subjectOf(event: DraftEvent): FilterSubject | null {
   switch (event.topic) {
     case 'auction.new':
     case 'auction.ended':
+    case 'auction.underpriced':
       return { ...event.item, tag: event.tag, bin: event.bin, startingBid: event.startingBid, highestBid: event.highestBid, seller: event.seller, start: event.start, end: event.end, sold: false };
     case 'auction.sold':
       if (!event.item || event.tag === null) return null;

@@ -162,6 +162,7 @@ export class AlertEvaluator {
     this.totals.batches++;
     this.medians.observe?.(batch);
     if (this.index.size === 0) return [];
+    await this.options.values?.prepare?.(batch);
     const now = this.options.clock.now();
     const counts: EvaluationCounts = { checked: 0, matched: 0, rateLimited: 0 };
     const drafts = this.index.evaluate(batch, { now, medians: this.medians, ...(this.options.values ? { values: this.options.values } : {}) }, counts);

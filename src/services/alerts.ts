@@ -50,8 +50,6 @@ export interface AlertsServiceOptions {
   allowPrivate: boolean;
   /** tag or alias → canonical tag (the catalog), undefined for an unknown one */
   resolveTag?: (raw: string) => string | undefined;
-  /** whether the valuation is wired (underpriced alerts); false: refused */
-  valuation: boolean;
 }
 
 export class AlertsService {
@@ -123,7 +121,6 @@ export class AlertsService {
   }
 
   private resolve(spec: AlertSpec): AlertSpec {
-    if (spec.kind === 'underpriced' && !this.o.valuation) throw new AlertRefusal(400, 'valuation_unavailable', 'Underpriced alerts need the valuation, which this skymarket does not run yet.');
     if ('tag' in spec && this.o.resolveTag) return { ...spec, tag: this.o.resolveTag(spec.tag) ?? spec.tag };
     return spec;
   }

@@ -25,6 +25,7 @@ import { MayorsService } from './mayors.ts';
 import { DataSourceService, type DataSource } from './data-source.ts';
 import { PriceChangeService } from './price-changes.ts';
 import { ValuationService } from './valuation.ts';
+import { UnderpricedService } from './underpriced.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -50,6 +51,8 @@ export interface Services {
   readonly priceChanges: PriceChangeService;
   /** what an exact item or listing is worth: comparables, parts, value (docs/valuation.md) */
   readonly valuation: ValuationService;
+  /** new BIN listings priced below their value, ranked (docs/flips.md); followed where the market's events are (compose.ts) */
+  readonly underpriced: UnderpricedService;
   /** alert targets, subscriptions, listeners and deliveries of an account (docs/alerts.md) */
   readonly alerts: AlertsService;
 }
@@ -61,7 +64,7 @@ export interface ServiceOptions {
   /** whether ingestion fetches players' profiles for the craft filter (it needs UPSTREAM_API_KEY) */
   fetchProfiles: boolean;
   /** how long an archive export job holds its lease */
-  config: { exportLeaseSeconds: number; exportWebhookHosts: readonly string[]; alertWebhookPrivateOk: boolean };
+  config: { exportLeaseSeconds: number; exportWebhookHosts: readonly string[]; alertWebhookPrivateOk: boolean; underpricedMinShare: number; underpricedMinComparables: number };
   /** the process's live-feed hub */
   streamHub: StreamHub;
   /** the SkyBlock year's length: 124 h, or the demo simulator's compressed year */
@@ -74,6 +77,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
   const auctions = new AuctionService({ store, market, clock });
   const prices = new PriceService({ store, clock, market, knownTags: auctions.knownTags });
   const flips = new FlipsService(market.flips, market.game);
+  const valuation = new ValuationService(market, clock);
   return {
     auctions,
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
@@ -92,8 +96,9 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     bulkPrices: new BulkPricesService(market.bulkPrices),
     dataSource: new DataSourceService(store, clock, dataSource),
     priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
-    valuation: new ValuationService(market, clock),
-    // The valuation is built apart (issue 47 leaves underpriced alerts unwired until it lands).
-    alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw), valuation: false }),
+    valuation,
+    underpriced: new UnderpricedService(valuation, { minShare: config.underpricedMinShare, minComparables: config.underpricedMinComparables }),
+    // Underpriced alerts are evaluated against the underpriced service's values (runtime.ts).
+    alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw) }),
   };
 }

@@ -88,10 +88,36 @@ export class ValuationService {
 
   /** An active listing against its value; undefined when no active listing has this uuid. */
   async valueListing(uuid: string): Promise<ListingValue | undefined> {
+    return (await this.valueListings([uuid]))[0];
+  }
+
+  /**
+   * Active listings against their values, in order (undefined: no active listing has that uuid),
+   * the price source read once and each tag's comparables once: a generation's new listings.
+   */
+  async valueListings(uuids: readonly string[]): Promise<Array<ListingValue | undefined>> {
     await this.market.activeAuctions.ready();
-    const l = this.market.activeAuctions.get(uuid);
-    if (!l) return undefined;
-    const valued = await this.valueItem(l, l.category);
+    const source = await this.priceSource();
+    const entries = new Map<string, TagMarketEntry>();
+    const out: Array<ListingValue | undefined> = [];
+    for (const uuid of uuids) {
+      const l = this.market.activeAuctions.get(uuid);
+      if (!l) {
+        out.push(undefined);
+        continue;
+      }
+      const key = `${l.tag}\u0000${l.category ?? ''}`;
+      let entry = entries.get(key);
+      if (!entry) {
+        entry = await this.market.valuation.forTag(l.tag, l.category);
+        entries.set(key, entry);
+      }
+      out.push(this.listingValue(uuid, l, this.valueWith(l, 0, entry, source, l.category)));
+    }
+    return out;
+  }
+
+  private listingValue(uuid: string, l: { highestBid: number; startingBid: number; count: number }, valued: ValuedItem): ListingValue {
     const price = l.highestBid > 0 ? l.highestBid : l.startingBid;
     const perItem = valued.valuation.combined.value;
     const value = perItem === null ? null : perItem * l.count;

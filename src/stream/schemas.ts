@@ -72,6 +72,20 @@ export const StreamEventSchema: TSchema = Type.Union(
       },
       { title: 'auction.sold' },
     ),
+    Type.Object(
+      {
+        ...common('auction.underpriced'),
+        ...auctionFacts,
+        value: Type.Number({ description: "the stack's value (docs/valuation.md)" }),
+        valueAfterFees: Type.Number(),
+        profit: Type.Number({ description: 'valueAfterFees − price' }),
+        percentBelow: Type.Number(),
+        confidence: Type.Number(),
+        comparables: Type.Integer(),
+        medianKey: Type.String(),
+      },
+      { title: 'auction.underpriced' },
+    ),
     Type.Object({ ...common('auction.ended'), ...auctionFacts, reason: Type.Union([Type.Literal('expired'), Type.Literal('cancelled')]) }, { title: 'auction.ended' }),
     Type.Object(
       {

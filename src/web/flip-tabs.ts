@@ -6,6 +6,7 @@
  * (pets) to /item/TAG.
  */
 import type { FlipsService } from '../services/flips.ts';
+import type { UnderpricedService } from '../services/underpriced.ts';
 
 export type CellKind = 'coins' | 'number' | 'percent' | 'text';
 export interface Column {
@@ -31,7 +32,7 @@ interface Tab {
   note: string;
   /** the cells: these fields of the flip's `values` */
   columns: Column[];
-  feed(service: FlipsService): { computedAt: number | null; flips: readonly unknown[] };
+  feed(service: FlipsService, underpriced: Pick<UnderpricedService, 'ranked' | 'computedAt'>): { computedAt: number | null; flips: readonly unknown[] };
   /** the item a flip's row links to (a bazaar product unless `bazaar` is false), and the object its columns are read from */
   subject(flip: Record<string, any>): { tag: string; name: string; values: Record<string, any>; bazaar?: boolean };
 }
@@ -113,6 +114,14 @@ export const FLIP_TABS = {
       bazaar: false,
       values: { ...f, rarities: `${tierWord(f.coreData.baseRarity)} → ${tierWord(f.targetRarity)}`, hours: f.coreData.hours },
     }),
+  },
+  underpriced: {
+    label: 'Underpriced',
+    api: '/api/flip/auctions',
+    note: 'New BIN listings priced well below their value after auction fees, with enough comparable sales behind the value, by expected profit. They leave when they sell or end.',
+    columns: [c('price', 'Price'), c('value', 'Value'), c('profit', 'Profit'), c('shareBelow', 'Below value', 'percent'), wide(c('confidence', 'Confidence', 'percent')), wide(c('comparables', 'Comparables', 'number'))],
+    feed: (_s, u) => ({ computedAt: u.computedAt, flips: u.ranked({ limit: 200 }) }),
+    subject: (f) => ({ tag: f.tag, name: f.itemName, bazaar: false, values: f }),
   },
 } satisfies Record<string, Tab>;
 

@@ -212,12 +212,12 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.get('/flips', { schema: hide, config: { cache: 10 } }, (request, reply) =>
     page(request, reply, async () => {
       const tabs = Object.entries(FLIP_TABS).map(([id, tab]) => {
-        const feed = tab.feed(services.flips);
+        const feed = tab.feed(services.flips, services.underpriced);
         return { id, label: tab.label, api: tab.api, note: tab.note, columns: tab.columns, rows: flipRows(id as keyof typeof FLIP_TABS, feed.flips).slice(0, 200), computedAt: feed.computedAt };
       });
       return {
         template: 'flips',
-        meta: { title: 'Flips · skymarket', description: `Bazaar, NPC, book, fusion, copper, forge and Kat flips, updated with every market snapshot.`, path: '/flips', nav: 'flips' },
+        meta: { title: 'Flips · skymarket', description: `Bazaar, NPC, book, fusion, copper, forge, Kat and underpriced-listing flips, updated with every market snapshot.`, path: '/flips', nav: 'flips' },
         data: { tabs },
       };
     }),

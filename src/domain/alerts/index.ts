@@ -28,8 +28,10 @@ export interface AlertDraft {
   reference: number | null;
 }
 
-/** Where a listing's value comes from (the valuation service, wired when it exists). */
+/** Where a listing's value comes from (services/underpriced.ts over the valuation). */
 export interface ValueSource {
+  /** values a batch's listings before `valueOf` is asked about them (the valuation is asynchronous, the evaluation is not) */
+  prepare?(events: readonly DraftEvent[]): Promise<void>;
   /** the item's estimated value, undefined when there is none */
   valueOf(subject: FilterSubject & { uuid: string }): number | undefined;
 }

@@ -194,7 +194,8 @@ describeEachBackend('alerts end to end', (fixture) => {
     await problem(await api('POST', '/api/notifications/alerts', { spec: { kind: 'listing', tag: 'X', filters: { Reforge: 'x'.repeat(5000) } } }), 400, 'too_large');
     await problem(await api('POST', '/api/notifications/alerts', { spec: { kind: 'listing', tag: 'X', filters: Object.fromEntries(Array.from({ length: 41 }, (_, i) => [`f${i}`, '1'])) } }), 400);
     await problem(await api('POST', '/api/notifications/alerts', { spec: { kind: 'listing', tag: 'X', filters: { NoSuchFilter: '1' } } }), 400);
-    await problem(await api('POST', '/api/notifications/alerts', { spec: { kind: 'underpriced', tag: 'HYPERION', percent: 20 } }), 400, 'valuation_unavailable');
+    // Underpriced alerts are accepted now that the valuation is wired (issue 43); a bad percent is still refused.
+    await problem(await api('POST', '/api/notifications/alerts', { spec: { kind: 'underpriced', tag: 'HYPERION', percent: 0 } }), 400);
     await problem(await api('POST', '/api/notifications/alerts', { spec: { kind: 'listing', tag: 'X' }, targets: [999_999] }), 400, 'target_not_found');
     await problem(await api('POST', '/api/notifications/listeners', { topicId: 'HYPERION', price: 1, type: 4 }), 400, 'invalid_alert');
     await problem(await api('POST', '/api/notifications/subscriptions', { sourceType: 'Subscription', sourceSubIdRegex: '(a+)+$', targets: [] }), 400, 'invalid_subscription');

@@ -209,7 +209,7 @@ describe('flip endpoints on simulator data', () => {
   it('every flip route is in the OpenAPI document with a tag and summary', async () => {
     const doc = (await get('/api/openapi.json')).json() as { paths: Record<string, { get?: { tags?: string[]; summary?: string } }> };
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/api/flip/'));
-    assert.equal(paths.length, 13, paths.join(', '));
+    assert.equal(paths.length, 14, paths.join(', '));
     for (const p of paths) assert.ok(doc.paths[p]!.get?.tags?.includes('flips') && doc.paths[p]!.get?.summary, p);
   });
 });

@@ -244,7 +244,11 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const res = await get('/flips');
     assert.equal(res.statusCode, 200);
     assertShell(res.body, '/flips');
-    for (const tab of ['spread', 'residual', 'npc', 'books', 'fusion', 'copper', 'forge', 'kat']) assert.match(res.body, new RegExp(`id="tab-${tab}"`));
+    for (const tab of ['spread', 'residual', 'npc', 'books', 'fusion', 'copper', 'forge', 'kat', 'underpriced']) assert.match(res.body, new RegExp(`id="tab-${tab}"`));
+    // The underpriced tab lists what GET /api/flip/auctions lists, linked to the item pages.
+    const first = s.t.app.services.underpriced.ranked({ limit: 1 })[0];
+    assert.ok(first, 'the simulated generations list underpriced BINs');
+    assert.ok(res.body.includes(`href="/item/${encodeURIComponent(first.tag)}"`), 'the most profitable underpriced listing is linked');
     for (const hidden of ['/api/flip/mayor', '/api/flip/attribute', '/api/flip/fusion/multistep']) assert.ok(!res.body.includes(hidden), hidden);
     assert.match(res.body, /<td data-v="[^"]*"><a href="\/bazaar\/[A-Z_0-9:]+">/);
     const data = await get('/data');
