@@ -25,6 +25,7 @@ import { MayorsService } from './mayors.ts';
 import { DataSourceService, type DataSource } from './data-source.ts';
 import { PriceChangeService } from './price-changes.ts';
 import { ValuationService } from './valuation.ts';
+import { NetworthService } from './networth.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -50,6 +51,8 @@ export interface Services {
   readonly priceChanges: PriceChangeService;
   /** what an exact item or listing is worth: comparables, parts, value (docs/valuation.md) */
   readonly valuation: ValuationService;
+  /** what a player or profile is worth, per member and container (docs/valuation.md) */
+  readonly networth: NetworthService;
   /** alert targets, subscriptions, listeners and deliveries of an account (docs/alerts.md) */
   readonly alerts: AlertsService;
 }
@@ -74,6 +77,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
   const auctions = new AuctionService({ store, market, clock });
   const prices = new PriceService({ store, clock, market, knownTags: auctions.knownTags });
   const flips = new FlipsService(market.flips, market.game);
+  const valuation = new ValuationService(market, clock);
   return {
     auctions,
     analysis: new PriceAnalysisService({ store, clock, knownTags: auctions.knownTags }),
@@ -92,7 +96,8 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     bulkPrices: new BulkPricesService(market.bulkPrices),
     dataSource: new DataSourceService(store, clock, dataSource),
     priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
-    valuation: new ValuationService(market, clock),
+    valuation,
+    networth: new NetworthService(valuation, store, clock),
     // The valuation is built apart (issue 47 leaves underpriced alerts unwired until it lands).
     alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw), valuation: false }),
   };
