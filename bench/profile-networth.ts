@@ -6,7 +6,7 @@
  * Measured: `GET /api/player/{uuid}/networth` in process (inject), CPU per request (median), against
  * the floor of valuing the same items in one `POST /api/item/value` in the same run.
  *
- * Standalone: `node --import tsx bench/networth.ts [--quick]`
+ * Standalone: `node --import tsx bench/profile-networth.ts [--quick]`
  */
 import { gzipSync } from 'node:zlib';
 import { pathToFileURL } from 'node:url';
