@@ -39,8 +39,8 @@ export interface MemberInventory {
 
 export interface MemberHoldings {
   inventories: MemberInventory[];
-  /** raw pets as upstream lists them (`pets_data.pets`) */
-  pets: unknown[];
+  /** pets as upstream lists them (`pets_data.pets`), reduced to the valued scalar fields; null for an entry that is no object */
+  pets: Array<Record<string, unknown> | null>;
   /** coins in the purse */
   purse: number;
   /** containers past the size bound, not read */
@@ -53,6 +53,17 @@ const coins = (v: unknown): number => (typeof v === 'number' && Number.isFinite(
 /** `{type, data}` as its data; null when it holds no string. */
 function dataOf(elem: unknown): string | null {
   return isRecord(elem) && typeof elem['data'] === 'string' ? elem['data'] : null;
+}
+
+/** The fields a pet is valued by, scalars only (nested values from untrusted input never reach the NBT reader); null for a non-object. */
+function petFields(raw: unknown): Record<string, unknown> | null {
+  if (!isRecord(raw)) return null;
+  const kept: Record<string, unknown> = {};
+  for (const k of ['type', 'tier', 'exp', 'heldItem', 'candyUsed', 'skin']) {
+    const v = raw[k];
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || v === null) kept[k] = v;
+  }
+  return kept;
 }
 
 /** A member's containers, pets and purse, bounded in size; anything malformed is skipped or read as unreadable, never thrown. */
@@ -82,7 +93,7 @@ export function holdingsOfMember(member: unknown): MemberHoldings {
   }
   const petsData = isRecord(member['pets_data']) ? member['pets_data']['pets'] : member['pets'];
   if (Array.isArray(petsData)) {
-    out.pets = petsData.slice(0, MAX_MEMBER_PETS);
+    out.pets = petsData.slice(0, MAX_MEMBER_PETS).map(petFields);
     out.skipped += Math.max(0, petsData.length - MAX_MEMBER_PETS);
   }
   const currencies = isRecord(member['currencies']) ? member['currencies'] : member;
@@ -112,12 +123,7 @@ export function trimMemberHoldings(member: unknown): Record<string, unknown> {
   }
   if (Object.keys(bagContents).length > 0) inventory['bag_contents'] = bagContents;
   if (Object.keys(backpacks).length > 0) inventory['backpack_contents'] = backpacks;
-  const pets = h.pets.filter(isRecord).map((p) => {
-    const kept: Record<string, unknown> = {};
-    for (const k of ['type', 'tier', 'exp', 'heldItem', 'candyUsed', 'skin']) if (p[k] !== undefined) kept[k] = p[k];
-    return kept;
-  });
-  return { inventory, pets_data: { pets }, currencies: { coin_purse: h.purse } };
+  return { inventory, pets_data: { pets: h.pets }, currencies: { coin_purse: h.purse } };
 }
 
 /** One member's networth by category; `fullValue` is their sum. */

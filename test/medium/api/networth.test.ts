@@ -150,5 +150,10 @@ describeEachBackend('networth endpoints', (fixture) => {
     const res = await t.app.inject({ method: 'POST', url: '/api/networth', payload: junk });
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.json().fullValue, 0);
+    // Nesting far past any NBT depth inside a pet or a container: valued 0 (or refused as a body), never a 5xx.
+    const deep = `${'['.repeat(100_000)}1${']'.repeat(100_000)}`;
+    const nested = `{"members":{"${PLAYER}":{"pets_data":{"pets":[{"type":"BEE","tier":"RARE","exp":${deep}}]},"inventory":{"inv_contents":${deep}}}}}`;
+    const deepRes = await t.app.inject({ method: 'POST', url: '/api/networth', payload: nested, headers: { 'content-type': 'application/json' } });
+    assert.ok(deepRes.statusCode === 200 || deepRes.statusCode === 400, `${deepRes.statusCode}: ${deepRes.body.slice(0, 200)}`);
   });
 });

@@ -61,6 +61,8 @@ describe('networth holdings', () => {
       assert.equal(h.purse, 0);
       assert.ok(h.inventories.every((i) => i.data === null));
     }
+    const nested = holdingsOfMember({ pets_data: { pets: [{ type: 'BEE', exp: { a: [[[1]]] }, tier: 'RARE' }, 'x'] } });
+    assert.deepEqual(nested.pets, [{ type: 'BEE', tier: 'RARE' }, null], 'only scalar pet fields are kept');
     assert.equal(bankOfProfile({ banking: { balance: 5e6 } }), 5e6);
     assert.equal(bankOfProfile({ banking: { balance: Number.NaN } }), 0);
     assert.equal(bankOfProfile(null), 0);
