@@ -40,6 +40,7 @@ import { dataRoutes } from './api/data.ts';
 import { lowballRoutes } from './api/lowball.ts';
 import { playerRoutes } from './api/player.ts';
 import { valuationRoutes } from './api/valuation.ts';
+import { networthRoutes } from './api/networth.ts';
 import { modSocketRoutes } from './mod/socket.ts';
 import { flipRoutes } from './api/flips.ts';
 import { notificationRoutes } from './api/notifications.ts';
@@ -232,6 +233,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     await app.register(dataRoutes);
     await app.register(playerRoutes);
     await app.register(valuationRoutes);
+    await app.register(networthRoutes);
     // One WebSocket server for the mod channel and the feeds (a second registration would answer every upgrade twice).
     await app.register(websocket, { options: { maxPayload: MOD_LIMITS.frameBytes, perMessageDeflate: false }, errorHandler: websocketErrorHandler });
     await app.register(modSocketRoutes);

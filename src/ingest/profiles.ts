@@ -1,8 +1,8 @@
 /**
  * Player profiles queued by requests (the craft profit list's `?player=`, see
- * services/player-progress.ts): each poll takes the oldest queued players from the store, fetches
+ * services/player-progress.ts, and `GET /api/player/{uuid}/networth`, services/networth.ts): each poll takes the oldest queued players from the store, fetches
  * their profiles from `/v2/skyblock/profiles?uuid=` (needs UPSTREAM_API_KEY) and stores them,
- * trimmed to what the progress filter reads, or the failure in words. Runs with the other
+ * trimmed to what the progress filter and networth read, or the failure in words. Runs with the other
  * pollers, only in the process that leads ingestion; requests never wait for it.
  */
 import { trimProfiles } from '../domain/craft/progress.ts';

@@ -26,6 +26,7 @@ import { DataSourceService, type DataSource } from './data-source.ts';
 import { PriceChangeService } from './price-changes.ts';
 import { ValuationService } from './valuation.ts';
 import { UnderpricedService } from './underpriced.ts';
+import { NetworthService } from './networth.ts';
 
 export interface Services {
   readonly auctions: AuctionService;
@@ -53,6 +54,8 @@ export interface Services {
   readonly valuation: ValuationService;
   /** new BIN listings priced below their value, ranked (docs/flips.md); followed where the market's events are (compose.ts) */
   readonly underpriced: UnderpricedService;
+  /** what a player or profile is worth, per member and container (docs/valuation.md) */
+  readonly networth: NetworthService;
   /** alert targets, subscriptions, listeners and deliveries of an account (docs/alerts.md) */
   readonly alerts: AlertsService;
 }
@@ -97,6 +100,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     dataSource: new DataSourceService(store, clock, dataSource),
     priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
     valuation,
+    networth: new NetworthService(valuation, store, clock),
     underpriced: new UnderpricedService(valuation, { minShare: config.underpricedMinShare, minComparables: config.underpricedMinComparables }),
     // Underpriced alerts are evaluated against the underpriced service's values (runtime.ts).
     alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw) }),

@@ -3,6 +3,7 @@
  * Hypixel SkyBlock profile (`/v2/skyblock/profiles`), for filtering the craft profit list.
  * Pure: the caller fetches the profile.
  */
+import { bankOfProfile, trimMemberHoldings } from '../valuation/networth.ts';
 import type { GameData } from '../../gamedata/types.ts';
 import type { PlayerProgress } from './profit.ts';
 import { compactPlayerUuid } from '../player-data.ts';
@@ -36,8 +37,9 @@ export function pickProfile(profiles: unknown, wanted: string | undefined): Prof
 /**
  * The player's profiles as `progressOfMember` and `pickProfile` read them, nothing else: the
  * profile's id, name and selection, and of the player's own membership only the unlocked
- * collection tiers, skill experience, claimed slayer levels and HotM experience. What is stored
- * per player stays small whatever upstream sends (inventories, other members).
+ * collection tiers, skill experience, claimed slayer levels and HotM experience, plus what networth
+ * values (its containers, pets, purse, bounded; and the profile's bank). What is stored per player
+ * stays bounded whatever upstream sends (other members are dropped).
  */
 export function trimProfiles(profiles: unknown, uuid: string): ProfileLike[] {
   if (!Array.isArray(profiles)) return [];
@@ -58,12 +60,15 @@ export function trimProfiles(profiles: unknown, uuid: string): ProfileLike[] {
         slayer: { slayer_bosses: slayerBosses },
       };
       if (isRecord(member.mining_core) && typeof member.mining_core.experience === 'number') trimmed.mining_core = { experience: member.mining_core.experience };
+      // Networth reads the member's containers, pets and purse (bounded: domain/valuation/networth.ts).
+      Object.assign(trimmed, trimMemberHoldings(member));
       members[uuid] = trimmed;
     }
     out.push({
       ...(typeof p.profile_id === 'string' ? { profile_id: p.profile_id } : {}),
       ...(typeof p.cute_name === 'string' ? { cute_name: p.cute_name } : {}),
       ...(typeof p.selected === 'boolean' ? { selected: p.selected } : {}),
+      ...(bankOfProfile(p) > 0 ? { banking: { balance: bankOfProfile(p) } } : {}),
       members,
     });
   }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { levelFromXp, pickProfile, progressOfMember, trimProfiles } from '../../../src/domain/craft/progress.ts';
+import { MAX_MEMBER_INVENTORY_CHARS } from '../../../src/domain/valuation/networth.ts';
 import { loadNeuRepository } from '../../../src/gamedata/neu.ts';
 import { Ingestion } from '../../../src/ingest/index.ts';
 import { PROFILE_RETENTION_MS, ProfileIngester } from '../../../src/ingest/profiles.ts';
@@ -68,15 +69,18 @@ describe('player progress from a profile (pure)', () => {
       assert.equal(progress.skills!.farming, 2);
       assert.equal(progress.skills!.hotm, 3);
       assert.equal(progressOfMember(pickProfile(body.profiles, undefined)!, OTHER, game), undefined);
-      // What the store keeps: the same progress from a fraction of the profile.
+      // What the store keeps: the same progress from a fraction of the profile (networth's containers
+      // are kept up to their bound; other members and oversized containers are not).
       const noisy = profiles(5);
       const banana = noisy.profiles[1]!.members as Record<string, Record<string, unknown>>;
-      banana[UUID]!.inventory = { inv_contents: { data: 'x'.repeat(10_000) } };
-      banana[OTHER] = { player_data: { unlocked_coll_tiers: ['WHEAT_9'] } };
+      banana[UUID]!.inventory = { inv_contents: { data: 'x'.repeat(10_000) }, ender_chest_contents: { data: 'y'.repeat(MAX_MEMBER_INVENTORY_CHARS) } };
+      banana[OTHER] = { player_data: { unlocked_coll_tiers: ['WHEAT_9'] }, inventory: { inv_contents: { data: 'z'.repeat(10_000) } } };
       const trimmed = trimProfiles(noisy.profiles, UUID);
       assert.deepEqual(progressOfMember(pickProfile(trimmed, undefined)!, UUID, game), progress);
       assert.equal(pickProfile(trimmed, 'apple')!.cute_name, 'Apple');
-      assert.ok(JSON.stringify(trimmed).length < 1000, JSON.stringify(trimmed));
+      const kept = JSON.stringify(trimmed);
+      assert.ok(kept.includes('x'.repeat(10_000)), 'the player\'s inventory is kept for networth');
+      assert.ok(kept.length < 12_000, 'the other member and the container past the bound are not kept');
       assert.deepEqual(trimProfiles(null, UUID), []);
     } finally {
       dir.remove();

@@ -207,6 +207,25 @@ describeEachBackend('conformance on simulator data', (fixture) => {
     checked.set('/api/mod/pricing/breakdown', breakdown.length);
   });
 
+  it('networth: a posted Profile answers a NetworthBreakDown', async () => {
+    const page = (await (await fetch(`${sim.sim.url}/v2/skyblock/auctions?page=0`)).json()) as { auctions: UpstreamAuction[] };
+    const members = Object.fromEntries(
+      [0, 1].map((n) => [
+        randomUUID().replaceAll('-', ''),
+        {
+          inventory: { inv_contents: { type: 0, data: page.auctions[n]!.item_bytes }, wardrobe_equipped_slot: -1, backpack_contents: { '0': { type: 0, data: page.auctions[n + 2]!.item_bytes } } },
+          pets_data: { pets: [{ type: 'BEE', tier: 'RARE', exp: 100, active: false, candyUsed: 0, total_exp_gained: 100 }] },
+          currencies: { coin_purse: 1000 * (n + 1), motes_purse: 0 },
+        },
+      ]),
+    );
+    const profile = { profile_id: randomUUID(), members, cute_name: 'Mango', selected: true, game_mode: null, banking: { balance: 5000 }, created_at: null };
+    const body = ok(await t.app.inject({ method: 'POST', url: '/api/networth', payload: profile }), 'networth') as { fullValue: number };
+    conforms(body, 'NetworthBreakDown', 'networth');
+    assert.ok(body.fullValue >= 8000, 'purses and bank at least');
+    checked.set('/api/networth', 1);
+  });
+
   it('bazaar: histories, snapshot and the export archive', async () => {
     const product = Object.keys(sim.sim.market.bazaar().products)[0]!;
     for (const window of ['hour', 'day', 'week']) await check(`/api/bazaar/${product}/history/${window}`, 'GraphResult', { list: true });
