@@ -393,6 +393,8 @@ function coopOf(coop: string[]): string[] {
 }
 
 function enchantmentsOf(e: Record<string, number>): Record<string, number> {
+  // Frozen: already shared by the store's change (store/repositories/auction-queries.ts changedRecordOf).
+  if (Object.isFrozen(e)) return isEmpty(e) ? EMPTY_MAP : e;
   return isEmpty(e) ? EMPTY_MAP : share(`e${JSON.stringify(e)}`, e);
 }
 

@@ -69,6 +69,11 @@ export function cursorOf(r: AuctionRecord): SoldCursor {
 }
 
 export function toRecord(r: RecordRow): AuctionRecord {
+  return recordOf(r, false);
+}
+
+/** A row as a record; `skipMaps`: the caller sets the maps (changedRecordOf). */
+function recordOf(r: RecordRow, skipMaps: boolean): AuctionRecord {
   return {
     uuid: r.uuid,
     tag: r.tag,
@@ -87,14 +92,61 @@ export function toRecord(r: RecordRow): AuctionRecord {
     reforge: r.reforge,
     itemUid: r.item_uid,
     itemCreatedAt: r.item_created_at === null ? null : Number(r.item_created_at),
-    enchantments: json<Record<string, number>>(r.enchantments, {}),
-    flatNbt: json<Record<string, string>>(r.flat_nbt, {}),
+    enchantments: skipMaps ? EMPTY_PLACEHOLDER : json<Record<string, number>>(r.enchantments, {}),
+    flatNbt: skipMaps ? EMPTY_PLACEHOLDER : json<Record<string, string>>(r.flat_nbt, {}),
     state: r.state,
     lastUpdated: Number(r.last_updated),
     soldPrice: r.sold_price === null ? null : Number(r.sold_price),
     buyer: r.buyer,
     soldAt: r.sold_at === null ? null : Number(r.sold_at),
   };
+}
+
+/**
+ * Cold-generation cost (issue 41): a generation's change carries 60,000 records whose enchantment
+ * and flat NBT maps repeat (~780 and ~1,100 distinct in the simulator). Each map is shared by its
+ * JSON text, the text SQLite stores (the repository writes it once and passes it here; otherwise
+ * it is stringified here), and frozen: the active-auctions view (market/active-auctions.ts
+ * `listingOf`) and the live feeds' index keep a frozen map as it is, where the view used to
+ * `JSON.stringify` every map again to find its shared copy. A text is parsed only the first time
+ * it is met. Bounded like the view's pools: dropped whole past its cap; maps with a value of 32+
+ * characters (pets' uuids) are unique and not pooled.
+ */
+const PARSED_MAX = 50_000;
+const UNIQUE_VALUE_LENGTH = 32;
+let parsedMaps = new Map<string, object>();
+const FROZEN_EMPTY = Object.freeze({});
+
+const EMPTY_PLACEHOLDER = FROZEN_EMPTY as Record<string, never>;
+
+/** The pool's frozen map for a JSON column's text (or object, stringified once for its key). */
+function sharedMap<T extends object>(column: unknown): T {
+  if (column === null || column === undefined) return FROZEN_EMPTY as T;
+  const v = typeof column === 'string' ? column : JSON.stringify(column);
+  if (v === '{}' || v === '') return FROZEN_EMPTY as T;
+  const known = parsedMaps.get(v);
+  if (known !== undefined) return known as T;
+  const parsed = typeof column === 'string' ? json<T>(v, {} as T) : (column as T);
+  if (typeof parsed !== 'object' || parsed === null) return FROZEN_EMPTY as T;
+  Object.freeze(parsed);
+  for (const key in parsed) {
+    const value = (parsed as Record<string, unknown>)[key];
+    if (typeof value === 'string' && value.length >= UNIQUE_VALUE_LENGTH) return parsed;
+  }
+  if (parsedMaps.size >= PARSED_MAX) parsedMaps = new Map();
+  parsedMaps.set(v, parsed);
+  return parsed;
+}
+
+/**
+ * A written row as the spine's change carries it: toRecord's fields, with the enchantment and
+ * flat NBT maps shared and frozen (read-only for every follower); `*Text`: the maps' stored JSON text.
+ */
+export function changedRecordOf(r: RecordRow, enchantmentsText?: string | null, flatNbtText?: string | null): AuctionRecord {
+  const record = recordOf(r, true);
+  record.enchantments = sharedMap(enchantmentsText !== undefined ? enchantmentsText : r.enchantments);
+  record.flatNbt = sharedMap(flatNbtText !== undefined ? flatNbtText : r.flat_nbt);
+  return record;
 }
 
 /**

@@ -4,7 +4,7 @@ import { bulkInsert, type BulkSpec } from '../bulk.ts';
 import type { StatisticsRepository } from './statistics.ts';
 import type { AuctionRowWrite, AuctionsTable, BidsTable, Database } from '../schema.ts';
 import { withSaleBid } from '../auction-encoding.ts';
-import { ACTIVE, toRecord } from './auction-queries.ts';
+import { ACTIVE, changedRecordOf } from './auction-queries.ts';
 import type { InProcessSpine } from '../../spine/in-process.ts';
 import { auctionMonth, auctionPartition, nextMonth } from '../auction-months.ts';
 import type { FeedRepository, FeedState } from './feeds.ts';
@@ -148,7 +148,11 @@ export class AuctionRepository {
   /** Applies one auctions generation atomically: readers see all of it or none. */
   async applyGeneration(write: GenerationWrite): Promise<void> {
     // In primary-key order, each statement's rows land in neighbouring b-tree pages.
-    const listings = [...write.listings].sort((a, b) => (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+    const order = write.listings.map((_, i) => i).sort((a, b) => (write.listings[a]!.uuid < write.listings[b]!.uuid ? -1 : write.listings[a]!.uuid > write.listings[b]!.uuid ? 1 : 0));
+    const listings = order.map((i) => write.listings[i]!);
+    // SQLite stores the maps as JSON text: written once here, the same text is what the change's
+    // records share their maps by (changedRecordOf), where the view used to stringify them again.
+    const texts = this.dialect === 'sqlite' ? { enchantments: write.listings.map((l) => jsonText(l.enchantments)), flat_nbt: write.listings.map((l) => jsonText(l.flat_nbt)) } : undefined;
     let bulkLoad = false;
     const keyed = await this.partitioned(listings);
     await this.db.transaction().execute(async (trx) => {
@@ -158,7 +162,7 @@ export class AuctionRepository {
       bulkLoad = listings.length >= BULK_LOAD_ROWS && (await this.rowsUpTo(trx, listings.length / 4)) < listings.length / 4;
       const deferred = bulkLoad ? await this.dropSecondaryIndexes(trx) : [];
       if (keyed) await bulkInsert<AuctionRowWrite, Keyed>(trx, this.dialect, KEYED_LISTINGS, listings, { month: await this.monthsOf(trx, listings) });
-      else await bulkInsert(trx, this.dialect, LISTINGS, listings);
+      else await bulkInsert(trx, this.dialect, LISTINGS, listings, texts && { enchantments: order.map((i) => texts.enchantments[i]!), flat_nbt: order.map((i) => texts.flat_nbt[i]!) });
       for (const definition of deferred) await sql.raw(definition).execute(trx);
       await bulkInsert(trx, this.dialect, BIDS, write.bids);
       await this.markDeparted(trx, write.departed, keyed);
@@ -172,7 +176,7 @@ export class AuctionRepository {
     this.changes.publish({
       kind: 'auctions',
       lastUpdated: write.feed.lastUpdated,
-      upserted: write.listings.map(toRecord),
+      upserted: write.listings.map((row, i) => changedRecordOf(row, texts?.enchantments[i], texts?.flat_nbt[i])),
       removed: write.departed.map((d) => d.uuid),
       sales: write.departed.flatMap((d) => (d.sale ? [{ uuid: d.uuid, price: d.sale.price, buyer: d.sale.buyer, at: d.sale.at }] : [])),
     });
@@ -360,4 +364,10 @@ export class AuctionRepository {
       .execute();
     return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
   }
+}
+
+/** A JSON column's stored text (as store/bulk.ts writes it on SQLite); null for none. */
+function jsonText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
 }
