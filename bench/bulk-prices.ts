@@ -12,31 +12,49 @@ import { pathToFileURL } from 'node:url';
 import { systemClock } from '../src/clock.ts';
 import { createLogger } from '../src/logger.ts';
 import { ActiveAuctionsView } from '../src/market/active-auctions.ts';
-import { BulkPrices } from '../src/market/bulk-prices.ts';
+import { BulkPrices, type PreparedFile } from '../src/market/bulk-prices.ts';
 import { PreparedAnswer } from '../src/http/prepared-answers.ts';
 import { Store } from '../src/store/index.ts';
 import { ingestSimulator } from './auctions.ts';
 import { compare, startServer } from './harness.ts';
 import type { BenchOptions, BenchRow } from './lib.ts';
 
-async function rebuild(dir: string, quick: boolean): Promise<BenchRow> {
+/** Runs `measure` over a bulk-prices builder on a view of the store in `dir`, built only when asked (no following). */
+export async function withBulkPrices<T>(dir: string, measure: (bulk: BulkPrices, view: ActiveAuctionsView) => Promise<T>): Promise<T> {
   const store = await Store.open({ dataDir: dir });
   const view = new ActiveAuctionsView(store, systemClock);
   const bulk = new BulkPrices({ store, view, clock: systemClock, logger: createLogger('silent'), follow: false });
   try {
     await view.ready();
-    await bulk.build(); // warm-up
-    const cpu: number[] = [];
-    for (let i = 0; i < (quick ? 5 : 20); i++) {
-      view.version++; // as a change of the listings does
-      const start = process.cpuUsage();
-      const build = await bulk.build();
-      // What the routes do after each build (api/bulk-prices.ts): each file's JSON and its gzip.
-      for (const f of Object.values(build.files)) new PreparedAnswer(Buffer.from(JSON.stringify(f.value))).variant('gzip');
-      const used = process.cpuUsage(start);
-      cpu.push((used.user + used.system) / 1000);
-    }
-    cpu.sort((a, b) => a - b);
+    return await measure(bulk, view);
+  } finally {
+    bulk.close();
+    view.close();
+    await store.close();
+  }
+}
+
+/**
+ * The CPU of each rebuild after a change of the listings (ms, ascending), with what the routes do after
+ * a build (api/bulk-prices.ts): each file's JSON and its gzip. One warm-up build first.
+ */
+export async function rebuildCpu(view: ActiveAuctionsView, quick: boolean, build: () => Promise<{ files: Readonly<Record<string, PreparedFile>> }>): Promise<number[]> {
+  await build(); // warm-up
+  const cpu: number[] = [];
+  for (let i = 0; i < (quick ? 5 : 20); i++) {
+    view.version++; // as a change of the listings does
+    const start = process.cpuUsage();
+    const built = await build();
+    for (const f of Object.values(built.files)) new PreparedAnswer(Buffer.from(JSON.stringify(f.value))).variant('gzip');
+    const used = process.cpuUsage(start);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return cpu.sort((a, b) => a - b);
+}
+
+async function rebuild(dir: string, quick: boolean): Promise<BenchRow> {
+  return withBulkPrices(dir, async (bulk, view) => {
+    const cpu = await rebuildCpu(view, quick, () => bulk.build());
     const last = bulk.latest()!;
     const sizes = Object.entries(last.files).map(([name, f]) => {
       const answer = new PreparedAnswer(Buffer.from(JSON.stringify(f.value)));
@@ -48,11 +66,7 @@ async function rebuild(dir: string, quick: boolean): Promise<BenchRow> {
       unit: 'ms CPU (median)',
       notes: `max ${cpu.at(-1)!.toFixed(1)} ms; budget 200 ms; ${sizes.join('; ')}`,
     };
-  } finally {
-    bulk.close();
-    view.close();
-    await store.close();
-  }
+  });
 }
 
 async function overHttp(dir: string, quick: boolean): Promise<BenchRow[]> {

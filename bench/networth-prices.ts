@@ -18,10 +18,9 @@ import { BazaarIngester } from '../src/ingest/bazaar.ts';
 import { HypixelClient } from '../src/ingest/hypixel-client.ts';
 import { IngestMetrics } from '../src/ingest/metrics.ts';
 import { createLogger } from '../src/logger.ts';
-import { ActiveAuctionsView } from '../src/market/active-auctions.ts';
-import { BulkPrices } from '../src/market/bulk-prices.ts';
 import { PreparedAnswer } from '../src/http/prepared-answers.ts';
 import { Store } from '../src/store/index.ts';
+import { rebuildCpu, withBulkPrices } from './bulk-prices.ts';
 import { compare, startServer } from './harness.ts';
 import type { BenchOptions, BenchRow } from './lib.ts';
 
@@ -42,23 +41,8 @@ async function ingest(dir: string, auctions: number): Promise<void> {
 }
 
 async function rebuild(dir: string, auctions: number, quick: boolean): Promise<BenchRow> {
-  const store = await Store.open({ dataDir: dir });
-  const view = new ActiveAuctionsView(store, systemClock);
-  const bulk = new BulkPrices({ store, view, clock: systemClock, logger: createLogger('silent'), follow: false });
-  try {
-    await view.ready();
-    await bulk.networthBuild(); // warm-up
-    const cpu: number[] = [];
-    for (let i = 0; i < (quick ? 5 : 20); i++) {
-      view.version++; // as a change of the listings does
-      const start = process.cpuUsage();
-      const build = await bulk.networthBuild();
-      // What the route does with each new file (api/bulk-prices.ts): its JSON and the gzip variant.
-      for (const f of Object.values(build.files)) new PreparedAnswer(Buffer.from(JSON.stringify(f.value))).variant('gzip');
-      const used = process.cpuUsage(start);
-      cpu.push((used.user + used.system) / 1000);
-    }
-    cpu.sort((a, b) => a - b);
+  return withBulkPrices(dir, async (bulk, view) => {
+    const cpu = await rebuildCpu(view, quick, () => bulk.networthBuild());
     const last = await bulk.networthBuild();
     const file = last.files['networth/lower'];
     const answer = new PreparedAnswer(Buffer.from(JSON.stringify(file.value)));
@@ -68,11 +52,7 @@ async function rebuild(dir: string, auctions: number, quick: boolean): Promise<B
       unit: 'ms CPU (median)',
       notes: `max ${cpu.at(-1)!.toFixed(1)} ms; both files (lower and upper case); ${file.keys} keys, ${(answer.plain.length / 1024).toFixed(0)} KB (gzip ${(answer.variant('gzip').length / 1024).toFixed(0)} KB)`,
     };
-  } finally {
-    bulk.close();
-    view.close();
-    await store.close();
-  }
+  });
 }
 
 async function overHttp(dir: string, quick: boolean): Promise<BenchRow[]> {
