@@ -15,7 +15,8 @@ import { AlertEvaluator } from '../../../src/jobs/alert-evaluator.ts';
 import { signedReceiver, type Receiver } from '../../helpers/alert-receivers.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
-import { fillFromSimulator, type SimMarket } from '../../helpers/sim-market.ts';
+import type { SimMarket } from '../../helpers/sim-market.ts';
+import { fillValuedMarket } from '../../helpers/valued-market.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 
 describeEachBackend('underpriced alerts', (fixture) => {
@@ -29,9 +30,7 @@ describeEachBackend('underpriced alerts', (fixture) => {
   before(async () => {
     hook = await signedReceiver();
     t = await createTestApp({ store: fixture().store, env: { FLIPS_POLL_MS: '0', ALERT_WEBHOOK_PRIVATE_OK: 'true' } });
-    sim = await fillFromSimulator(t.store, { auctions: 600, historyHours: 4, detailedMinutes: 20, generations: 3 });
-    t.clock.set(sim.clock.now());
-    page = ((await (await fetch(`${sim.sim.url}/v2/skyblock/auctions?page=0`)).json()) as { auctions: UpstreamAuction[] }).auctions;
+    ({ sim, page } = await fillValuedMarket(t));
     await t.app.ready();
     evaluator = new AlertEvaluator({ store: t.store, clock: t.clock, logger: t.context.logger, linkBase: '', reloadMs: 0, values: t.app.services.underpriced, onEnqueued: () => worker.nudge() });
     worker = new AlertDeliveryWorker({ store: t.store, clock: t.clock, logger: t.context.logger, discordHosts: [], allowPrivate: true, pollMs: 50 });

@@ -6,14 +6,12 @@
  * bad input is a 4xx problem.
  */
 import assert from 'node:assert/strict';
-import { gzipSync } from 'node:zlib';
 import { after, before, it } from 'node:test';
-import nbt from 'prismarine-nbt';
 import { trimProfiles } from '../../../src/domain/craft/progress.ts';
-import type { UpstreamAuction } from '../../../src/ingest/upstream.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
-import { fillFromSimulator, type SimMarket } from '../../helpers/sim-market.ts';
+import type { SimMarket } from '../../helpers/sim-market.ts';
+import { fillValuedMarket, inventoryBytes, itemCompound } from '../../helpers/valued-market.ts';
 
 const PLAYER = '0123456789abcdef0123456789abcdef';
 const COOP = 'fedcba9876543210fedcba9876543210';
@@ -36,17 +34,6 @@ interface StoredAnswer {
   }>;
 }
 
-async function itemCompound(itemBytes: string): Promise<unknown> {
-  const parsed = await nbt.parse(Buffer.from(itemBytes, 'base64'));
-  const root = parsed.parsed.value as unknown as { i: { value: { value: unknown[] } } };
-  return root.i.value.value[0];
-}
-
-function inventoryBytes(items: Array<unknown | undefined>): string {
-  const root = nbt.comp({ i: nbt.list(nbt.comp(items.map((i) => (i ?? {}) as Record<string, never>) as never)) } as never, '');
-  return gzipSync(nbt.writeUncompressed(root as never, 'big')).toString('base64');
-}
-
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 describeEachBackend('networth endpoints', (fixture) => {
@@ -57,9 +44,9 @@ describeEachBackend('networth endpoints', (fixture) => {
 
   before(async () => {
     t = await createTestApp({ store: fixture().store, env: { FLIPS_POLL_MS: '0' } });
-    sim = await fillFromSimulator(t.store, { auctions: 600, historyHours: 4, detailedMinutes: 20, generations: 3 });
-    t.clock.set(sim.clock.now());
-    const page = ((await (await fetch(`${sim.sim.url}/v2/skyblock/auctions?page=0`)).json()) as { auctions: UpstreamAuction[] }).auctions;
+    const filled = await fillValuedMarket(t);
+    sim = filled.sim;
+    const page = filled.page;
     const bins = page.filter((a) => a.bin);
     const compounds = await Promise.all(bins.slice(0, 12).map((a) => itemCompound(a.item_bytes)));
     inventoryItems = compounds.length;

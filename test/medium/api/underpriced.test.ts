@@ -13,7 +13,8 @@ import { parseEventId, type DraftEvent } from '../../../src/domain/stream-events
 import type { UpstreamAuction } from '../../../src/ingest/upstream.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
-import { fillFromSimulator, type SimMarket } from '../../helpers/sim-market.ts';
+import type { SimMarket } from '../../helpers/sim-market.ts';
+import { fillValuedMarket } from '../../helpers/valued-market.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 
 interface Row {
@@ -36,9 +37,7 @@ describeEachBackend('underpriced listings', (fixture) => {
 
   before(async () => {
     t = await createTestApp({ store: fixture().store, env: { FLIPS_POLL_MS: '0' } });
-    sim = await fillFromSimulator(t.store, { auctions: 600, historyHours: 4, detailedMinutes: 20, generations: 3 });
-    t.clock.set(sim.clock.now());
-    page = ((await (await fetch(`${sim.sim.url}/v2/skyblock/auctions?page=0`)).json()) as { auctions: UpstreamAuction[] }).auctions;
+    ({ sim, page } = await fillValuedMarket(t));
     await t.app.ready();
   });
   after(async () => {

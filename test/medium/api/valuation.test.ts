@@ -11,7 +11,8 @@ import nbt from 'prismarine-nbt';
 import type { UpstreamAuction } from '../../../src/ingest/upstream.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
-import { fillFromSimulator, type SimMarket } from '../../helpers/sim-market.ts';
+import type { SimMarket } from '../../helpers/sim-market.ts';
+import { fillValuedMarket, inventoryBytes, itemCompound } from '../../helpers/valued-market.ts';
 
 interface ItemValue {
   index: number;
@@ -24,19 +25,6 @@ interface ItemValue {
   parts: { value: number | null; breakdown: Array<{ kind: string; id: string; unitPrice: number | null; factor: number; value: number }> };
 }
 
-/** The first item compound of an item_bytes string, as prismarine parsed it. */
-async function itemCompound(itemBytes: string): Promise<unknown> {
-  const parsed = await nbt.parse(Buffer.from(itemBytes, 'base64'));
-  const root = parsed.parsed.value as unknown as { i: { value: { value: unknown[] } } };
-  return root.i.value.value[0];
-}
-
-/** An inventory's base64 gzip NBT from item compounds (undefined: an empty slot). */
-function inventoryBytes(items: Array<unknown | undefined>): string {
-  const root = nbt.comp({ i: nbt.list(nbt.comp(items.map((i) => (i ?? {}) as Record<string, never>) as never)) } as never, '');
-  return gzipSync(nbt.writeUncompressed(root as never, 'big')).toString('base64');
-}
-
 describeEachBackend('valuation endpoints', (fixture) => {
   let t: TestApp;
   let sim: SimMarket;
@@ -44,9 +32,7 @@ describeEachBackend('valuation endpoints', (fixture) => {
 
   before(async () => {
     t = await createTestApp({ store: fixture().store, env: { FLIPS_POLL_MS: '0' } });
-    sim = await fillFromSimulator(t.store, { auctions: 600, historyHours: 4, detailedMinutes: 20, generations: 3 });
-    t.clock.set(sim.clock.now());
-    page = ((await (await fetch(`${sim.sim.url}/v2/skyblock/auctions?page=0`)).json()) as { auctions: UpstreamAuction[] }).auctions;
+    ({ sim, page } = await fillValuedMarket(t));
     await t.app.ready();
   });
   after(async () => {
