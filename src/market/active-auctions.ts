@@ -19,7 +19,7 @@ import type { AuctionRecord } from '../domain/auction-records.ts';
 import type { AuctionRow } from '../store/repositories/flip-inputs.ts';
 import type { ChangedListing, MarketChange } from '../domain/market-change.ts';
 import type { ChangeSource } from '../spine/index.ts';
-import { Follower, Followers } from '../spine/follower.ts';
+import { type Follower, type Followers, viewFollower } from '../spine/follower.ts';
 
 /** An active auction as the view holds it (also a filter subject). */
 export type ActiveListing = AuctionRecord & FilterSubject & { sold: false };
@@ -124,14 +124,7 @@ export class ActiveAuctionsView {
     private readonly clock: Clock,
     private readonly options: ActiveAuctionsOptions = {},
   ) {
-    this.follower = new Follower({
-      name: 'active-auctions',
-      source: options.changes ?? store.changes,
-      projection: { load: () => this.reload(), apply: (change) => this.apply(change) },
-      followers: options.followers ?? new Followers(),
-      now: () => clock.now(),
-      logger: options.logger,
-    });
+    this.follower = viewFollower('active-auctions', { load: () => this.reload(), apply: (change) => this.apply(change) }, { changes: store.changes, now: () => clock.now() }, options);
   }
 
   /**

@@ -13,7 +13,7 @@ import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { MarketChange } from '../domain/market-change.ts';
 import type { ChangeSource } from '../spine/index.ts';
-import { Follower, Followers } from '../spine/follower.ts';
+import { type Follower, type Followers, viewFollower } from '../spine/follower.ts';
 
 export class BazaarFeed {
   /** moves whenever a newer snapshot may exist: the generation the prepared answers are kept under */
@@ -27,15 +27,8 @@ export class BazaarFeed {
     private readonly clock: Clock,
     options: { changes?: ChangeSource; followers?: Followers; logger?: Logger } = {},
   ) {
-    this.follower = new Follower({
-      // The follower's name in metrics and health, kept from when this view held the pages.
-      name: 'bazaar-snapshot-pages',
-      source: options.changes ?? store.changes,
-      projection: { load: () => this.load(), apply: (change) => this.apply(change) },
-      followers: options.followers ?? new Followers(),
-      now: () => clock.now(),
-      logger: options.logger,
-    });
+    // The follower's name in metrics and health, kept from when this view held the pages.
+    this.follower = viewFollower('bazaar-snapshot-pages', { load: () => this.load(), apply: (change) => this.apply(change) }, { changes: store.changes, now: () => clock.now() }, options);
   }
 
   /** Reads the bazaar feed's state and starts following the spine. */

@@ -12,7 +12,7 @@ import { decideDimensions, keysOf, type ComparableListing, type ComparableSale, 
 import type { TagMarket } from '../domain/valuation/estimate.ts';
 import { familyOf, traitsOf, type ItemTraits } from '../domain/valuation/traits.ts';
 import type { ChangeSource } from '../spine/index.ts';
-import { Follower, Followers } from '../spine/follower.ts';
+import { type Follower, type Followers, viewFollower } from '../spine/follower.ts';
 import type { Store } from '../store/index.ts';
 import type { ActiveAuctionsView, ActiveListing } from './active-auctions.ts';
 
@@ -48,14 +48,7 @@ export class ValuationMarket {
     private readonly view: ActiveAuctionsView,
     options: { changes?: ChangeSource; followers?: Followers; logger?: Logger | undefined } = {},
   ) {
-    this.follower = new Follower({
-      name: 'valuation',
-      source: options.changes ?? store.changes,
-      projection: { load: async () => this.sales.clear(), apply: (change) => this.apply(change) },
-      followers: options.followers ?? new Followers(),
-      now: () => clock.now(),
-      logger: options.logger,
-    });
+    this.follower = viewFollower('valuation', { load: async () => this.sales.clear(), apply: (change) => this.apply(change) }, { changes: store.changes, now: () => clock.now() }, options);
   }
 
   start(): Promise<void> {

@@ -60,6 +60,25 @@ export interface FollowerOptions {
   logger?: Logger | undefined;
 }
 
+/** How a view follows the spine: the change source (default: the store's, in this process), where it reports, its log. */
+export interface ViewFollowing {
+  changes?: ChangeSource | undefined;
+  followers?: Followers | undefined;
+  logger?: Logger | undefined;
+}
+
+/** A view's follower, with the defaults every view uses: the store's own changes and a registry of its own. */
+export function viewFollower(name: string, projection: Projection, defaults: { changes: ChangeSource; now: () => number }, following: ViewFollowing): Follower {
+  return new Follower({
+    name,
+    source: following.changes ?? defaults.changes,
+    projection,
+    followers: following.followers ?? new Followers(),
+    now: defaults.now,
+    logger: following.logger,
+  });
+}
+
 export class Follower {
   readonly state: FollowerState;
   private unsubscribe: (() => void) | undefined;
