@@ -180,7 +180,9 @@ const bundlingCpu = (ownBuild.user + ownBuild.system) / 1e6 + reapedCpu() - befo
 const bundled = process.cpuUsage();
 const bundles = [...shards.map((_, i) => join(OUT, `test/unit/unit-tier-${i}.mjs`)), ...ownProcess.map((f) => join(OUT, f.replace(/\.ts$/, '.mjs')))];
 const preload = timings ? ['--import', TIMING_PRELOAD] : [];
-const args = ['--enable-source-maps', ...preload, '--test', `--test-concurrency=${concurrency}`, ...bundles];
+const FAILURES_FILE = join(OUT, 'failures.txt');
+const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${pathToFileURL(join(ROOT, 'scripts/test-failures.mjs')).href}`, `--test-reporter-destination=${FAILURES_FILE}`];
+const args = ['--enable-source-maps', ...preload, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...bundles];
 const started = performance.now();
 const child = spawn(process.execPath, args, {
   stdio: 'inherit',
@@ -193,9 +195,23 @@ child.on('exit', async (code, signal) => {
   const failedChecks = checked.filter((c) => !c.ok).map((c) => `npm run ${c.script}`);
   if (checks) console.error(failedChecks.length > 0 ? `run-tests: failed: ${failedChecks.join(', ')}` : 'run-tests: typecheck, rules and lint passed');
   if (timings) printTimings(testsWall, (performance.now() - started) / 1000);
+  printFailures();
   rmSync(OUT, { recursive: true, force: true });
   process.exit(signal || failedChecks.length > 0 ? 1 : (code ?? 1));
 });
+
+/** The failed tests again, after everything else, so the tail of a long log names them. */
+function printFailures() {
+  let text = '';
+  try {
+    text = readFileSync(FAILURES_FILE, 'utf8').trim();
+  } catch {
+    return;
+  }
+  if (text === '') return;
+  const shown = text.replaceAll(`${OUT}/`, '').replaceAll('.mjs', '.ts');
+  console.error(`\nrun-tests: failed tests (${text.split('\n').filter((l) => !l.startsWith(' ')).length}):\n${shown}`);
+}
 
 /** The --timings table: one row per test process, slowest (by CPU) first, then totals. */
 function printTimings(testsWallS, wallS) {
