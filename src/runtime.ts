@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppContext } from './app.ts';
-import { compose } from './compose.ts';
+import { compose, streamHubFromConfig } from './compose.ts';
+import type { DraftEvent } from './domain/stream-events.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { describeConfig, redact, skyblockYearMs, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
@@ -207,6 +208,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
 
   // The jobs (the one writer of rollups besides ingestion) record the lowest BINs from the market's
   // view where this process holds one (role all), else from the store (role jobs).
+  // LIVE_FEED alert targets are published on the live feed: this process's hub, or (role jobs, which
+  // has none) a hub that only appends to the shared Redis stream every api process reads.
+  const alertHub = config.role === 'jobs' && !streamHub && config.redisUrl ? streamHubFromConfig(config, clock, logger, metrics.registry) : streamHub;
   const jobs =
     config.role === 'all' || config.role === 'jobs'
       ? new Jobs({
@@ -218,6 +222,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
           activeBins: market ? viewBins(market.activeAuctions) : storeBins(store),
           alertWebhookPrivateOk: config.alertWebhookPrivateOk,
           registry: metrics.registry,
+          ...(alertHub ? { publishAlerts: (events: DraftEvent[]) => alertHub.publish(events) } : {}),
         })
       : undefined;
   // Alerts are evaluated where the market is written (docs/alerts.md): on the live feed's events of
@@ -350,6 +355,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         marketEvents?.stop();
         await alertEvaluator?.stop();
         await streamHub?.close();
+        if (alertHub !== streamHub) await alertHub?.close();
         await spine.close();
         await jobs?.stop();
         await jobs?.alertDelivery.close();

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { ALERT_KINDS } from '../domain/alerts/spec.ts';
+import { ADDRESSLESS_TYPES, notifyWhenOf, targetTypeOf } from '../domain/alerts/targets.ts';
 import { HttpProblem } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import { AlertRefusal } from '../services/alerts.ts';
@@ -18,8 +19,11 @@ const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const NotificationTarget = Type.Object(
   {
     id: Type.Integer(),
-    target: Nullable(Type.String()),
-    type: Type.Integer({ description: 'TargetType: 1 WEBHOOK (signed, docs/alerts.md), 3 DISCORD_WEBHOOK; 0, 2, 4, 5, 6 are not delivered' }),
+    target: Nullable(Type.String({ description: 'the URL of a WEBHOOK or DISCORD_WEBHOOK; null for IN_GAME and LIVE_FEED (the account is the address)' })),
+    type: Type.Integer({
+      description:
+        "TargetType: 1 WEBHOOK (signed, docs/alerts.md), 3 DISCORD_WEBHOOK, 6 IN_GAME (the account's mod sessions, /modsocket `writeToChat`), 100 LIVE_FEED (skymarket: the account's `alert` topic of /api/stream); 0, 2, 4, 5 are not delivered",
+    }),
     when: Type.Integer({ description: 'NotifyWhen: 0 NEVER (paused), 1 AFTER_FAIL (when every ALWAYS target fails), 2 ALWAYS' }),
     userId: Nullable(Type.String()),
     name: Nullable(Type.String()),
@@ -32,11 +36,14 @@ const NotificationTarget = Type.Object(
   { $id: 'NotificationTarget' },
 );
 
+const TYPE_NAMES = 'WEBHOOK, DISCORD, DiscordWebhook (DISCORD_WEBHOOK), FIREBASE, EMAIL, InGame (IN_GAME), LIVE_FEED';
 const TargetBody = Type.Object({
   id: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-  target: Type.String({ maxLength: 500 }),
-  type: Type.Integer({ minimum: 0, maximum: 100 }),
-  when: Type.Optional(Type.Integer({ minimum: 0, maximum: 2, default: 2 })),
+  target: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'the URL (WEBHOOK, DISCORD_WEBHOOK); ignored for IN_GAME and LIVE_FEED' }))),
+  type: Type.Union([Type.Integer({ minimum: 0, maximum: 100 }), Type.String({ maxLength: 20, description: `or the name the established client sends: ${TYPE_NAMES}` })], {
+    description: 'TargetType: 1 WEBHOOK, 3 DISCORD_WEBHOOK, 6 IN_GAME, 100 LIVE_FEED (docs/alerts.md), as the integer or its name',
+  }),
+  when: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2 }), Type.String({ maxLength: 20, description: 'or NEVER, AfterFail (AFTER_FAIL), ALWAYS' })], { description: 'NotifyWhen (default 2 ALWAYS)' })),
   name: Type.Optional(Nullable(Type.String({ maxLength: 32 }))),
   userId: Type.Optional(Nullable(Type.String({ maxLength: 36 }))),
   useCount: Type.Optional(Type.Integer()),
@@ -128,7 +135,7 @@ const Delivery = Type.Object(
 function targetWire(t: AlertTarget, withSecret = false): Static<typeof NotificationTarget> {
   return {
     id: t.id,
-    target: t.target,
+    target: ADDRESSLESS_TYPES.includes(t.type) ? null : t.target,
     type: t.type,
     when: t.when,
     userId: String(t.accountId),
@@ -187,7 +194,13 @@ const CONFIG = { auth: 'token', cache: 'no-store' } as const;
 export async function notificationRoutes(app: FastifyInstance) {
   const { alerts } = app.services;
   for (const schema of [NotificationTarget, Listener, PublicSubscription, Alert, Delivery]) app.addSchema(schema);
-  const targetOf = (b: Static<typeof TargetBody>) => ({ type: b.type, target: b.target, name: b.name ?? null, when: b.when ?? 2 });
+  const targetOf = (b: Static<typeof TargetBody>) => {
+    const type = targetTypeOf(b.type);
+    if (type === undefined) throw new HttpProblem(400, 'invalid_target', `Unknown target type \`${String(b.type).slice(0, 20)}\`: an integer or one of ${TYPE_NAMES}.`);
+    const when = b.when === undefined ? 2 : notifyWhenOf(b.when);
+    if (when === undefined) throw new HttpProblem(400, 'invalid_target', `Unknown \`when\` \`${String(b.when).slice(0, 20)}\`: 0 NEVER, 1 AfterFail, 2 ALWAYS.`);
+    return { type, target: b.target ?? '', name: b.name ?? null, when };
+  };
 
   app.get('/api/notifications/targets', { schema: { tags: TAGS, summary: "The account's notification targets, with whether each is failing and why", response: { 200: Type.Array(Type.Ref('NotificationTarget')) } }, config: CONFIG }, async (request) =>
     (await alerts.targets(request.account!)).map((t) => targetWire(t)),
@@ -198,7 +211,8 @@ export async function notificationRoutes(app: FastifyInstance) {
     {
       schema: {
         tags: TAGS,
-        summary: 'Add a notification target: 1 WEBHOOK (https, signed; the secret is answered once) or 3 DISCORD_WEBHOOK (an allow-listed Discord host)',
+        summary:
+          "Add a notification target: 1 WEBHOOK (https, signed; the secret is answered once), 3 DISCORD_WEBHOOK (an allow-listed Discord host), 6 IN_GAME (the account's mod sessions; held 24 h while none is connected) or 100 LIVE_FEED (the account's `alert` topic on /api/stream)",
         body: TargetBody,
         response: { 200: Type.Ref('NotificationTarget'), ...problemResponses(400, 403) },
       },

@@ -6,8 +6,9 @@
 import type { BookLevel } from './bazaar-book.ts';
 import { petLevelOf, type FilterPredicate, type FilterSubject } from './filters.ts';
 import type { Tier } from './tiers.ts';
+import type { AlertBody } from './alerts/targets.ts';
 
-export const TOPICS = ['auction.new', 'auction.sold', 'auction.ended', 'lbin.changed', 'bazaar.changed', 'generation', 'auction.underpriced'] as const;
+export const TOPICS = ['auction.new', 'auction.sold', 'auction.ended', 'lbin.changed', 'bazaar.changed', 'generation', 'auction.underpriced', 'alert'] as const;
 export type Topic = (typeof TOPICS)[number];
 
 export function isTopic(value: string): value is Topic {
@@ -128,6 +129,15 @@ export interface GenerationPayload {
   counts: Record<string, number>;
 }
 
+/**
+ * An alert of one account (docs/alerts.md, target LIVE_FEED): only connections authenticated as
+ * that account and asking for the `alert` topic by name receive it.
+ */
+export interface AlertPayload {
+  accountId: number;
+  alert: AlertBody;
+}
+
 export interface PayloadOf {
   'auction.new': AuctionNewPayload;
   'auction.sold': AuctionSoldPayload;
@@ -136,6 +146,7 @@ export interface PayloadOf {
   'bazaar.changed': BazaarChangedPayload;
   generation: GenerationPayload;
   'auction.underpriced': AuctionUnderpricedPayload;
+  alert: AlertPayload;
 }
 
 /** An event before the feed numbers it: topic, time (epoch ms) and the topic's payload. */
@@ -182,6 +193,8 @@ export interface Subscription {
   filter: FilterPredicate | undefined;
   minPrice: number | undefined;
   maxPrice: number | undefined;
+  /** the account the connection authenticated as: its `alert` events pass (undefined: none do) */
+  accountId?: number | undefined;
 }
 
 export const EVERYTHING: Subscription = { topics: new Set(), tags: new Set(), filter: undefined, minPrice: undefined, maxPrice: undefined };
@@ -196,6 +209,8 @@ export interface EventKey {
   topic: Topic;
   tag: string | null;
   price: number | null;
+  /** the one account an `alert` event is for (null: a public event) */
+  account?: number | null;
 }
 
 export function keyOf(event: DraftEvent): EventKey {
@@ -212,6 +227,8 @@ export function keyOf(event: DraftEvent): EventKey {
       return { topic: event.topic, tag: event.product, price: event.buyPrice };
     case 'generation':
       return { topic: event.topic, tag: null, price: null };
+    case 'alert':
+      return { topic: event.topic, tag: null, price: null, account: event.accountId };
   }
 }
 
@@ -220,6 +237,8 @@ export function keyOf(event: DraftEvent): EventKey {
  * passes tags and prices). `needsItem` is true when only the event's item can decide (filters).
  */
 export function matchesKey(s: Subscription, key: EventKey): 'yes' | 'no' | 'needs-item' {
+  // An account's alerts: to its own connections that named the topic, never to "all topics".
+  if (key.topic === 'alert') return s.topics.has('alert') && s.accountId !== undefined && s.accountId === key.account ? 'yes' : 'no';
   if (s.topics.size > 0 && !s.topics.has(key.topic)) return 'no';
   if (key.topic === 'generation') return 'yes';
   if (s.tags.size > 0 && (key.tag === null || !s.tags.has(key.tag))) return 'no';

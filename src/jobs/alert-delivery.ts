@@ -8,15 +8,19 @@
  *
  * Targets: DISCORD_WEBHOOK (the export allow-list of Discord hosts, an embed), WEBHOOK (HTTPS,
  * signed with the target's secret; the address it resolves to must be public: checked when the
- * connection is made, so a DNS answer that changes after a check cannot point it inward). Redirects
- * are never followed.
+ * connection is made, so a DNS answer that changes after a check cannot point it inward; redirects
+ * are never followed), LIVE_FEED (an `alert` event on the live feed, published to the hub: over
+ * Redis every process's connections of the account get it; delivered once published). IN_GAME
+ * deliveries are not sent here but by the mod channel of the process that holds the account's
+ * sessions (mod/alerts.ts); this worker only fails those held past IN_GAME_HOLD_MS (`expireHeld`).
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { Agent, fetch, type Dispatcher } from 'undici';
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../clock.ts';
 import { isBlockedAddress } from '../domain/alerts/addresses.ts';
-import { discordMessage, IDEMPOTENCY_HEADER, nextAttemptAt, signature, SIGNATURE_HEADER, TARGET_TYPES, TIMESTAMP_HEADER, type AlertBody } from '../domain/alerts/targets.ts';
+import { discordMessage, IDEMPOTENCY_HEADER, IN_GAME_HOLD_MS, nextAttemptAt, signature, SIGNATURE_HEADER, TARGET_TYPES, TIMESTAMP_HEADER, type AlertBody } from '../domain/alerts/targets.ts';
+import type { DraftEvent } from '../domain/stream-events.ts';
 import { allowedWebhook } from '../domain/webhooks.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
@@ -39,6 +43,8 @@ export interface AlertDeliveryOptions {
   /** deliveries sent at once */
   concurrency?: number;
   registry?: Registry;
+  /** publishes events on the live feed (the hub's publish; over Redis when shared); none: LIVE_FEED deliveries wait and retry */
+  publish?: ((events: DraftEvent[]) => Promise<void>) | undefined;
 }
 
 /** A failure that retrying cannot fix (a refused target): the delivery fails at once. */
@@ -136,7 +142,7 @@ export class AlertDeliveryWorker {
   /** Sends every delivery due now (a batch at a time); answers how many were attempted. */
   async runOnce(): Promise<number> {
     const { store, clock } = this.options;
-    const due = await store.alerts.due(clock.now(), 50);
+    const due = await store.alerts.due(clock.now(), 50, [TARGET_TYPES.IN_GAME]);
     if (due.length === 0) return 0;
     const targets = await store.alerts.targetsByIds([...new Set(due.map((d) => d.targetId))]);
     const width = this.options.concurrency ?? 8;
@@ -162,10 +168,23 @@ export class AlertDeliveryWorker {
     }
   }
 
-  /** One POST; resolves on 2xx, throws otherwise (Permanent when retrying cannot help). */
-  async send(d: Pick<AlertDelivery, 'alertKey' | 'body'>, target: Pick<AlertTarget, 'type' | 'target' | 'secret'>): Promise<void> {
+  /** Fails the IN_GAME deliveries no mod session took within IN_GAME_HOLD_MS; answers how many. */
+  expireHeld(): Promise<number> {
+    const hours = IN_GAME_HOLD_MS / 3_600_000;
+    return this.options.store.alerts.expireHeld(TARGET_TYPES.IN_GAME, this.options.clock.now() - IN_GAME_HOLD_MS, `no mod session of the account connected within ${hours} hours`);
+  }
+
+  /** One POST (or, LIVE_FEED, one publish); resolves on 2xx, throws otherwise (Permanent when retrying cannot help). */
+  async send(d: Pick<AlertDelivery, 'alertKey' | 'body' | 'accountId'>, target: Pick<AlertTarget, 'type' | 'target' | 'secret'>): Promise<void> {
     const { clock } = this.options;
     const body = JSON.parse(d.body) as AlertBody;
+    if (target.type === TARGET_TYPES.LIVE_FEED) {
+      const publish = this.options.publish;
+      if (!publish) throw new Error('this process has no live feed to publish to (role jobs without REDIS_URL)');
+      this.onSent?.(d as AlertDelivery);
+      await publish([{ topic: 'alert', time: clock.now(), accountId: d.accountId, alert: body }]);
+      return;
+    }
     let url: URL;
     let payload: string;
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'skymarket-alerts', [IDEMPOTENCY_HEADER]: d.alertKey };

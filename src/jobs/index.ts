@@ -16,6 +16,7 @@ import { PRICE_ROLLUP_INTERVAL_MS, PriceRollupJob, type ActiveBinSource } from '
 import { SalesRollupJob } from './sales-rollups.ts';
 import { AlertDeliveryWorker } from './alert-delivery.ts';
 import type { Registry } from 'prom-client';
+import type { DraftEvent } from '../domain/stream-events.ts';
 
 export interface JobsOptions {
   store: Store;
@@ -38,6 +39,8 @@ export interface JobsOptions {
   rollupIntervalMs?: number;
   /** ALERT_WEBHOOK_PRIVATE_OK: the alert webhooks' test seam (docs/alerts.md) */
   alertWebhookPrivateOk?: boolean;
+  /** the live feed's publish (LIVE_FEED alert targets): the hub of this process, over Redis when shared */
+  publishAlerts?: (events: DraftEvent[]) => Promise<void>;
   registry?: Registry;
 }
 
@@ -87,6 +90,7 @@ export class Jobs {
       discordHosts: options.exportWebhookHosts ?? [],
       allowPrivate: options.alertWebhookPrivateOk ?? false,
       ...(options.registry ? { registry: options.registry } : {}),
+      publish: options.publishAlerts,
     });
     const rollupMs = options.rollupIntervalMs ?? PRICE_ROLLUP_INTERVAL_MS;
     this.scheduled = [
@@ -97,6 +101,7 @@ export class Jobs {
       { name: 'archive-export', intervalMs: options.archiveExportIntervalMs ?? 2000, run: () => this.archiveExport.runOnce() },
       { name: 'statistics', intervalMs: 10 * 60_000, run: () => this.statistics.runOnce() },
       { name: 'alert-retention', intervalMs: 60 * 60_000, run: () => options.store.alerts.prune(options.clock.now() - ALERT_DELIVERY_RETENTION_MS) },
+      { name: 'alert-held-expiry', intervalMs: 60_000, run: () => this.alertDelivery.expireHeld() },
     ];
   }
 

@@ -15,6 +15,7 @@ import type { Store } from '../store/index.ts';
 import { HANDLERS, ModError } from './commands.ts';
 import { describeErrors, envelope, isCommand, LIMITS, validators, type CommandName } from './messages.ts';
 import { Bucket } from '../domain/token-bucket.ts';
+import type { AlertSink, ModAlertChannel } from './alerts.ts';
 
 export interface SessionDeps {
   store: Store;
@@ -24,13 +25,16 @@ export interface SessionDeps {
   onClose?: () => void;
   /** asked when a session authenticates: why the account may not open another session, or undefined */
   admit?: (account: AccountIdentity) => string | undefined;
+  /** the account's IN_GAME alerts (mod/alerts.ts): the session registers once authenticated */
+  alerts?: ModAlertChannel;
 }
 
 type Outgoing = { type: string; id?: string | number | undefined; command?: string; data?: unknown; code?: string; message?: string; [k: string]: unknown };
 
 
-export class ModSession {
+export class ModSession implements AlertSink {
   private account: AccountIdentity | null;
+  private leaveAlerts: (() => void) | undefined;
   private readonly queue: Array<{ raw: Buffer; binary: boolean }> = [];
   private busy = false;
   private paused = false;
@@ -56,6 +60,7 @@ export class ModSession {
     });
     if (account) {
       this.send({ type: 'welcome', data: { accountId: account.id, authenticated: true } });
+      this.leaveAlerts = deps.alerts?.add(account.id, this);
     } else {
       this.send({ type: 'welcome', data: { authenticated: false, authWithinSeconds: LIMITS.authSeconds } });
       this.authTimer = setTimeout(() => {
@@ -157,7 +162,24 @@ export class ModSession {
     }
     this.account = account;
     if (this.authTimer) clearTimeout(this.authTimer);
+    // After the reply: held alerts follow it.
+    setImmediate(() => {
+      if (!this.closed) this.leaveAlerts = this.deps.alerts?.add(account.id, this);
+    });
     return { type: 'result', ...base, data: { accountId: account.id } };
+  }
+
+  /** A message the server pushes (an alert): resolves once the socket took the frame. */
+  push(message: Record<string, unknown>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.closed || this.ws.readyState !== this.ws.OPEN) return reject(new Error('the session is closed'));
+      this.ws.send(JSON.stringify(message), (err) => {
+        this.updateFlow();
+        if (err) reject(err);
+        else resolve();
+      });
+      this.updateFlow();
+    });
   }
 
   private send(message: Outgoing): void {
@@ -176,6 +198,7 @@ export class ModSession {
     if (this.closed) return;
     this.closed = true;
     this.queue.length = 0;
+    this.leaveAlerts?.();
     if (this.authTimer) clearTimeout(this.authTimer);
     this.deps.onClose?.();
   }

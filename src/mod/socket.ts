@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { presentedAccountToken } from '../http/auth.ts';
+import { ModAlertChannel } from './alerts.ts';
 import { ModSession } from './session.ts';
 
 /**
@@ -54,6 +55,9 @@ export async function modSocketRoutes(app: FastifyInstance) {
   const { config } = app.context;
   // @fastify/websocket is registered once by app.ts (with LIMITS.frameBytes), for this channel and the feeds.
   const sessions = new SessionCounts({ max: config.modSessionsMax, perIp: config.modSessionsPerIp, perAccount: config.modSessionsPerAccount });
+  // IN_GAME alert targets: the alerts of the accounts with sessions here (docs/alerts.md).
+  const alerts = new ModAlertChannel({ store, clock, logger: app.context.logger.child({ component: 'mod-alerts' }) });
+  app.addHook('onClose', () => alerts.close());
 
   app.get(
     '/modsocket',
@@ -61,7 +65,7 @@ export async function modSocketRoutes(app: FastifyInstance) {
       websocket: true,
       schema: {
         tags: ['mod'],
-        summary: 'WebSocket for the in-game mod (see docs/mod-protocol.md): account linking, screen syncs, lowball offers, API keys',
+        summary: "WebSocket for the in-game mod (see docs/mod-protocol.md): account linking, screen syncs, lowball offers, API keys, and the account's IN_GAME alerts (`writeToChat`)",
         hide: false,
         querystring: Type.Object({}),
       },
@@ -94,7 +98,7 @@ export async function modSocketRoutes(app: FastifyInstance) {
           return;
         }
       }
-      new ModSession(socket, { store, clock, logger: app.context.logger, admit, onClose }, request.account);
+      new ModSession(socket, { store, clock, logger: app.context.logger, admit, onClose, alerts }, request.account);
     },
   );
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { isBlockedAddress } from '../domain/alerts/addresses.ts';
 import { listenerSpec, type ListenerInput } from '../domain/alerts/established.ts';
 import { AlertSpecError, parseAlertSpec, parseIntervalMs, type AlertSpec } from '../domain/alerts/spec.ts';
-import { ALERT_LIMITS, NOTIFY_WHEN, TARGET_TYPES, targetProblem } from '../domain/alerts/targets.ts';
+import { ADDRESSLESS_TYPES, ALERT_LIMITS, NOTIFY_WHEN, TARGET_TYPES, targetProblem } from '../domain/alerts/targets.ts';
 import type { AccountIdentity } from '../domain/identities.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/index.ts';
@@ -26,6 +26,7 @@ export class AlertRefusal extends Error {
 
 export interface TargetInput {
   type: number;
+  /** the URL; ignored (stored empty) for IN_GAME and LIVE_FEED, whose address is the account */
   target: string;
   name: string | null;
   when: number;
@@ -61,24 +62,26 @@ export class AlertsService {
     return this.o.store.alerts.targets(account.id);
   }
 
-  private checkTarget(t: TargetInput): void {
+  /** The target as stored (an addressless type's `target` is empty); refused with a problem when it cannot be. */
+  private checkTarget(input: TargetInput): TargetInput {
+    const t = ADDRESSLESS_TYPES.includes(input.type) ? { ...input, target: '' } : input;
     if (![NOTIFY_WHEN.NEVER, NOTIFY_WHEN.AFTER_FAIL, NOTIFY_WHEN.ALWAYS].includes(t.when as 0)) throw new AlertRefusal(400, 'invalid_target', '`when` has to be 0 (NEVER), 1 (AFTER_FAIL) or 2 (ALWAYS).');
     const problem = targetProblem(t.type, t.target, this.o.discordHosts, this.o.allowPrivate, isBlockedAddress);
     if (problem) throw new AlertRefusal(400, t.type === TARGET_TYPES.DISCORD_WEBHOOK ? 'webhook_not_allowed' : 'invalid_target', problem);
-    if (t.type === TARGET_TYPES.IN_GAME) throw new AlertRefusal(400, 'invalid_target', 'In-game (mod channel) targets are not delivered yet; use a webhook or a Discord webhook.');
+    return t;
   }
 
   /** Stores a target; a WEBHOOK target gets a signing secret, answered here once. */
-  async createTarget(account: AccountIdentity, t: TargetInput): Promise<AlertTarget> {
-    this.checkTarget(t);
+  async createTarget(account: AccountIdentity, input: TargetInput): Promise<AlertTarget> {
+    const t = this.checkTarget(input);
     const limit = ALERT_LIMITS[account.tier].targets;
     if ((await this.o.store.alerts.countTargets(account.id)) >= limit) throw new AlertRefusal(403, 'alert_limit', `Your tier allows ${limit} notification targets.`);
     const secret = t.type === TARGET_TYPES.WEBHOOK ? randomBytes(24).toString('base64url') : null;
     return this.o.store.alerts.createTarget({ accountId: account.id, ...t, secret, now: this.o.clock.now() });
   }
 
-  async updateTarget(account: AccountIdentity, id: number, t: TargetInput): Promise<void> {
-    this.checkTarget(t);
+  async updateTarget(account: AccountIdentity, id: number, input: TargetInput): Promise<void> {
+    const t = this.checkTarget(input);
     if (!(await this.o.store.alerts.updateTarget(id, account.id, t))) throw new AlertRefusal(404, 'target_not_found', `You have no notification target ${id}.`);
   }
 

@@ -84,6 +84,13 @@ export class RingBatch {
     return this.lostAfter !== undefined;
   }
 
+  /** The batch holds an account's own events (`alert`): never written whole to every connection. */
+  get personal(): boolean {
+    this.hasPersonal ??= this.events.some((e) => e.key.account !== undefined && e.key.account !== null);
+    return this.hasPersonal;
+  }
+  private hasPersonal: boolean | undefined;
+
   /** Every event's SSE frame, joined once for the connections that want everything. */
   sseAll(): Buffer {
     this.allSse ??= Buffer.from(this.events.map((e) => e.sse).join(''));

@@ -132,7 +132,7 @@ class SseConnection extends Connection {
   }
 
   protected write(batch: RingBatch, after: EventId | undefined): void {
-    if (!after && isEverything(this.subscription)) this.res.write(batch.sseAll());
+    if (!after && isEverything(this.subscription) && !batch.personal) this.res.write(batch.sseAll());
     else {
       const text = batch.sseFor(this.subscription, after);
       if (text !== '') this.res.write(text);
@@ -184,7 +184,7 @@ class WsConnection extends Connection {
   }
 
   protected write(batch: RingBatch, after: EventId | undefined): void {
-    const everything = !after && isEverything(this.subscription);
+    const everything = !after && isEverything(this.subscription) && !batch.personal;
     for (const e of batch.events) {
       if (after && compareEventIds(e.id, after) <= 0) continue;
       if (everything || e.matches(this.subscription)) this.socket.send(e.json);
@@ -312,7 +312,7 @@ export async function streamRoutes(app: FastifyInstance) {
       querystring: StreamQuery,
       response: {
         200: { description: 'text/event-stream of events', content: { 'text/event-stream': { schema: StreamEventSchema } } },
-        ...problemResponses(400, 429),
+        ...problemResponses(400, 401, 429),
       },
     },
     config: { cache: 'no-store', auth: 'optionalToken' },
@@ -320,7 +320,7 @@ export async function streamRoutes(app: FastifyInstance) {
     exposeHeadRoute: false,
     preHandler: async (request) => {
       const query = request.query as Record<string, unknown>;
-      const subscription = await parseSubscription(query, feed);
+      const subscription = await parseSubscription(query, feed, request.account?.id);
       const after = parseResumeId(request.headers['last-event-id'], query['lastEventId']);
       // Settled before the connection opens: the check may ask Redis for the stream's newest id.
       const future = after !== undefined && (await hub.isFuture(after));
@@ -381,7 +381,7 @@ export async function streamRoutes(app: FastifyInstance) {
             return;
           }
           try {
-            connection.resubscribe(await parseSubscription(message as Record<string, unknown>, feed));
+            connection.resubscribe(await parseSubscription(message as Record<string, unknown>, feed, request.account?.id));
             connection.send({ type: 'subscribed' });
           } catch (err) {
             const e = err as { status?: number; slug?: string; message?: string };

@@ -8,7 +8,11 @@ import { MAX_TAGS } from './subscription.ts';
 
 export const StreamQuery = Type.Object(
   {
-    topics: Type.Optional(Type.String({ description: `comma-separated topics (default all): ${TOPICS.join(', ')}` })),
+    topics: Type.Optional(
+      Type.String({
+        description: `comma-separated topics (default all but \`alert\`): ${TOPICS.join(', ')}. \`alert\` is the account's own alerts (a LIVE_FEED target, docs/alerts.md): it needs an account token (401 without) and is sent only when named`,
+      }),
+    ),
     tags: Type.Optional(Type.String({ description: `comma-separated item tags or bazaar product ids (aliases such as NEU ids accepted), at most ${MAX_TAGS}; default all` })),
     minPrice: Type.Optional(Type.String({ description: 'lowest price (coins) of auction events (their price; lbin.changed: the new lowest BIN) and bazaar events (instant-buy price)' })),
     maxPrice: Type.Optional(Type.String({ description: 'highest price, as minPrice' })),
@@ -123,6 +127,30 @@ export const StreamEventSchema: TSchema = Type.Union(
         counts: Type.Record(Type.String(), Type.Integer()),
       },
       { title: 'generation' },
+    ),
+    Type.Object(
+      {
+        ...common('alert'),
+        accountId: Type.Integer({ description: 'the account the alert is for: the one the connection authenticated as' }),
+        alert: Type.Object(
+          {
+            id: Type.String({ description: 'the idempotency key: the same in every channel and on every retry' }),
+            subscriptionId: Type.Integer(),
+            kind: Type.String(),
+            at: Type.String({ format: 'date-time' }),
+            title: Type.String(),
+            tag: Type.String(),
+            itemName: Type.Union([Type.String(), Type.Null()]),
+            price: Type.Number(),
+            reference: Type.Union([Type.Number(), Type.Null()]),
+            auctionUuid: Type.Union([Type.String(), Type.Null()]),
+            link: Type.Union([Type.String(), Type.Null()]),
+            test: Type.Optional(Type.Literal(true)),
+          },
+          { description: 'the alert, as a webhook receives it (docs/alerts.md)' },
+        ),
+      },
+      { title: 'alert: one of the account’s alerts (topic `alert`, an account token; docs/alerts.md)' },
     ),
     Type.Object(
       {

@@ -6,18 +6,25 @@
 import { compileFilters, filtersFromQuery } from '../domain/filters.ts';
 import { isTopic, parseEventId, TOPICS, type EventId, type Subscription, type Topic } from '../domain/stream-events.ts';
 import { parseItemTag } from '../http/params.ts';
-import { badRequest } from '../http/problem.ts';
+import { badRequest, HttpProblem } from '../http/problem.ts';
 import type { StreamFeed } from '../services/stream.ts';
 
 /** Query keys that are not filters. */
 export const CONTROLS = ['topics', 'tags', 'minPrice', 'maxPrice', 'lastEventId', 'type', 'token', 'apiKey', 'apikey', 'key'];
 export const MAX_TAGS = 100;
 
-export async function parseSubscription(query: Readonly<Record<string, unknown>>, feed: StreamFeed): Promise<Subscription> {
+/**
+ * `accountId`: the account the connection authenticated as (an account token); the `alert` topic
+ * (that account's alerts, docs/alerts.md) needs one and is only sent when named.
+ */
+export async function parseSubscription(query: Readonly<Record<string, unknown>>, feed: StreamFeed, accountId?: number): Promise<Subscription> {
   const topics = new Set<Topic>();
   for (const raw of list(query['topics'], 'topics')) {
     if (!isTopic(raw)) throw badRequest('invalid_topic', `The topic \`${raw.slice(0, 40)}\` is not known; topics are ${TOPICS.join(', ')}.`);
     topics.add(raw);
+  }
+  if (topics.has('alert') && accountId === undefined) {
+    throw new HttpProblem(401, 'token_required', 'The `alert` topic carries your account\'s alerts: connect with your account token (Authorization: Bearer <token>).', { message: 'An account token is required for the alert topic.' }, { 'WWW-Authenticate': 'Bearer' });
   }
   const tags = new Set<string>();
   const rawTags = list(query['tags'], 'tags');
@@ -30,7 +37,7 @@ export async function parseSubscription(query: Readonly<Record<string, unknown>>
   }
   const filters = filtersFromQuery(stringValues(query), CONTROLS);
   const compiled = Object.keys(filters).length > 0 ? await feed.compileFilters(filters) : compileFilters({});
-  return { topics, tags, filter: compiled.names.length > 0 ? compiled.test : undefined, minPrice, maxPrice };
+  return { topics, tags, filter: compiled.names.length > 0 ? compiled.test : undefined, minPrice, maxPrice, accountId };
 }
 
 /** The id to resume after: the Last-Event-ID header, else the `lastEventId` parameter; 400 when malformed. */

@@ -1,19 +1,58 @@
 /**
  * Where alerts go and what they look like there (issue 47). The target types are the established
- * service's integers (NotificationTarget.type); skymarket delivers WEBHOOK (a signed HTTPS POST),
- * DISCORD_WEBHOOK (an embed) and IN_GAME (the mod channel), and every alert of an account is on its
- * live-feed topic besides. Pure: the signature is HMAC-SHA256 (node:crypto, no I/O).
+ * service's integers (NotificationTarget.type, its client's generated TargetType 0-6 and NotifyWhen
+ * 0-2; its client also sends the names, e.g. `DiscordWebhook`, `InGame`, `AfterFail`); skymarket
+ * delivers WEBHOOK (a signed HTTPS POST), DISCORD_WEBHOOK (an embed), IN_GAME (the mod channel) and
+ * its own LIVE_FEED (100: the account's `alert` topic of the live feed). Pure: the signature is
+ * HMAC-SHA256 (node:crypto, no I/O).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Tier } from '../tiers.ts';
 import type { AlertDraft } from './index.ts';
 
-export const TARGET_TYPES = { UNKNOWN: 0, WEBHOOK: 1, DISCORD: 2, DISCORD_WEBHOOK: 3, FIREBASE: 4, EMAIL: 5, IN_GAME: 6 } as const;
+export const TARGET_TYPES = { UNKNOWN: 0, WEBHOOK: 1, DISCORD: 2, DISCORD_WEBHOOK: 3, FIREBASE: 4, EMAIL: 5, IN_GAME: 6, LIVE_FEED: 100 } as const;
 export type TargetTypeName = keyof typeof TARGET_TYPES;
 /** The types skymarket delivers to; the others are refused with a problem body. */
-export const DELIVERABLE_TYPES: readonly number[] = [TARGET_TYPES.WEBHOOK, TARGET_TYPES.DISCORD_WEBHOOK, TARGET_TYPES.IN_GAME];
+export const DELIVERABLE_TYPES: readonly number[] = [TARGET_TYPES.WEBHOOK, TARGET_TYPES.DISCORD_WEBHOOK, TARGET_TYPES.IN_GAME, TARGET_TYPES.LIVE_FEED];
+/** Types whose `target` says nothing (the account is the address): stored empty, answered null. */
+export const ADDRESSLESS_TYPES: readonly number[] = [TARGET_TYPES.IN_GAME, TARGET_TYPES.LIVE_FEED];
 /** NotifyWhen: NEVER (paused), AFTER_FAIL (only when the account's other targets failed), ALWAYS. */
 export const NOTIFY_WHEN = { NEVER: 0, AFTER_FAIL: 1, ALWAYS: 2 } as const;
+
+/** The names the established client sends instead of the integers (its NotificationType and NotificationWhen), and skymarket's own. */
+const TYPE_NAMES: Record<string, number> = {
+  UNKNOWN: 0,
+  WEBHOOK: 1,
+  DISCORD: 2,
+  DISCORDWEBHOOK: 3,
+  DISCORD_WEBHOOK: 3,
+  FIREBASE: 4,
+  EMAIL: 5,
+  INGAME: 6,
+  IN_GAME: 6,
+  LIVEFEED: 100,
+  LIVE_FEED: 100,
+};
+const WHEN_NAMES: Record<string, number> = { NEVER: 0, AFTERFAIL: 1, AFTER_FAIL: 1, ALWAYS: 2 };
+
+/** A target type given as its integer or its name (any case); undefined: neither. */
+export function targetTypeOf(raw: number | string): number | undefined {
+  if (typeof raw === 'number') return Number.isInteger(raw) ? raw : undefined;
+  if (/^\d{1,3}$/.test(raw)) return Number(raw);
+  return TYPE_NAMES[raw.toUpperCase()];
+}
+
+/** NotifyWhen given as its integer or its name (any case); undefined: neither. */
+export function notifyWhenOf(raw: number | string): number | undefined {
+  if (typeof raw === 'number') return Number.isInteger(raw) ? raw : undefined;
+  if (/^\d$/.test(raw)) return Number(raw);
+  return WHEN_NAMES[raw.toUpperCase()];
+}
+
+/** How long an IN_GAME alert waits for a mod session of its account before it fails. */
+export const IN_GAME_HOLD_MS = 24 * 3_600_000;
+/** How long one mod channel holds a claimed IN_GAME delivery before another may send it (a crash mid-send). */
+export const IN_GAME_LEASE_MS = 30_000;
 
 /** Per tier: subscriptions, targets, and alerts delivered per hour (docs/alerts.md). */
 export const ALERT_LIMITS: Record<Tier, { subscriptions: number; targets: number; perHour: number }> = {
@@ -94,6 +133,23 @@ export function discordMessage(body: AlertBody): Record<string, unknown> {
   };
 }
 
+/**
+ * An alert as the mod shows it in chat (docs/mod-protocol.md, `writeToChat`): one line of text
+ * with the game's § colour codes, a command run on click (the auction, else the item's page link),
+ * and a hover text.
+ */
+export function chatLine(body: AlertBody): { text: string; onClick: string | null; hover: string } {
+  const price = body.price.toLocaleString('en-US', { maximumFractionDigits: 1 });
+  const hover = [body.itemName ? `${body.itemName} (${body.tag})` : body.tag, `Price: ${price}`];
+  if (body.reference !== null) hover.push(`Compared with: ${body.reference.toLocaleString('en-US', { maximumFractionDigits: 1 })}`);
+  const clean = (s: string) => s.replace(/[\u0000-\u001f\u007f§]/g, '');
+  return {
+    text: `§6[skymarket]§r ${clean(body.title).slice(0, 200)}`,
+    onClick: body.auctionUuid ? `/viewauction ${body.auctionUuid}` : body.link,
+    hover: hover.map(clean).join('\n'),
+  };
+}
+
 /** Headers a signed webhook carries (docs/alerts.md tells a receiver how to verify). */
 export const SIGNATURE_HEADER = 'x-skymarket-signature';
 export const TIMESTAMP_HEADER = 'x-skymarket-timestamp';
@@ -121,8 +177,8 @@ export const MAX_TARGET_LENGTH = 500;
  */
 export function targetProblem(type: number, target: string, discordHosts: readonly string[], allowPrivate: boolean, isBlocked: (ip: string) => boolean): string | null {
   if (target.length > MAX_TARGET_LENGTH) return `A target is at most ${MAX_TARGET_LENGTH} characters.`;
-  if (!DELIVERABLE_TYPES.includes(type)) return `Target type ${type} is not delivered by skymarket; use 1 (WEBHOOK), 3 (DISCORD_WEBHOOK) or 6 (IN_GAME).`;
-  if (type === TARGET_TYPES.IN_GAME) return null;
+  if (!DELIVERABLE_TYPES.includes(type)) return `Target type ${type} is not delivered by skymarket; use 1 (WEBHOOK), 3 (DISCORD_WEBHOOK), 6 (IN_GAME) or 100 (LIVE_FEED).`;
+  if (ADDRESSLESS_TYPES.includes(type)) return null;
   let url: URL;
   try {
     url = new URL(target);

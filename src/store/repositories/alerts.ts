@@ -231,18 +231,66 @@ export class AlertRepository {
     return added;
   }
 
-  /** Pending deliveries due at `now`, oldest first. */
-  async due(now: number, limit: number): Promise<AlertDelivery[]> {
-    const rows = await this.db
+  /**
+   * Pending deliveries due at `now`, oldest first, but those to targets of `heldTypes` (IN_GAME:
+   * the mod channel sends them, `claimHeld`).
+   */
+  async due(now: number, limit: number, heldTypes: readonly number[] = []): Promise<AlertDelivery[]> {
+    let q = this.db.selectFrom('alert_deliveries').selectAll().where('status', '=', 'pending').where('next_attempt_at', '<=', now);
+    if (heldTypes.length > 0) q = q.where('target_id', 'not in', (eb) => eb.selectFrom('alert_targets').select('id').where('type', 'in', [...heldTypes]));
+    const rows = await q.orderBy('next_attempt_at').orderBy('id').limit(limit).execute();
+    return rows.map(toDelivery);
+  }
+
+  /**
+   * Claims the pending deliveries of `accountIds` to targets of `type` (IN_GAME) that are due: each
+   * is leased until `now + leaseMs` (another process's channel skips it meanwhile; a crash before it
+   * is marked delivered lets the lease run out and it is sent again). Only the rows this call
+   * changed are answered, so two processes never claim the same row at once. Oldest first.
+   */
+  async claimHeld(type: number, accountIds: readonly number[], now: number, leaseMs: number, limit: number): Promise<AlertDelivery[]> {
+    if (accountIds.length === 0) return [];
+    const ids = await this.db
       .selectFrom('alert_deliveries')
-      .selectAll()
+      .select('id')
       .where('status', '=', 'pending')
       .where('next_attempt_at', '<=', now)
-      .orderBy('next_attempt_at')
+      .where('account_id', 'in', [...accountIds])
+      .where('target_id', 'in', (eb) => eb.selectFrom('alert_targets').select('id').where('type', '=', type).where('account_id', 'in', [...accountIds]))
       .orderBy('id')
       .limit(limit)
       .execute();
-    return rows.map(toDelivery);
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .updateTable('alert_deliveries')
+      .set({ next_attempt_at: now + leaseMs })
+      .where('id', 'in', ids.map((r) => Number(r.id)))
+      .where('status', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .returningAll()
+      .execute();
+    return rows.map(toDelivery).sort((a, b) => a.id - b.id);
+  }
+
+  /** Gives a claimed delivery back (no session took it): due again at `now`. */
+  async release(d: AlertDelivery, now: number): Promise<void> {
+    await this.db.updateTable('alert_deliveries').set({ next_attempt_at: now }).where('id', '=', d.id).where('status', '=', 'pending').execute();
+  }
+
+  /**
+   * Fails the pending deliveries to targets of `type` created before `before` (held too long: no
+   * mod session of the account connected), with `reason`; the target is not marked failing (its
+   * owner was away, the target is fine). Answers how many.
+   */
+  async expireHeld(type: number, before: number, reason: string): Promise<number> {
+    const r = await this.db
+      .updateTable('alert_deliveries')
+      .set({ status: 'failed', last_error: reason.slice(0, 500) })
+      .where('status', '=', 'pending')
+      .where('created_at', '<', before)
+      .where('target_id', 'in', (eb) => eb.selectFrom('alert_targets').select('id').where('type', '=', type))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   /** When the next pending delivery is due (ms), undefined when none is pending. */
