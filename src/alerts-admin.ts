@@ -11,7 +11,8 @@ import { AlertRefusal, AlertsService } from './services/alerts.ts';
 import type { Store } from './store/index.ts';
 import { FilterError } from './domain/filters.ts';
 
-const TYPES: Record<string, number> = { webhook: TARGET_TYPES.WEBHOOK, discord: TARGET_TYPES.DISCORD_WEBHOOK };
+const TYPES: Record<string, number> = { webhook: TARGET_TYPES.WEBHOOK, discord: TARGET_TYPES.DISCORD_WEBHOOK, 'in-game': TARGET_TYPES.IN_GAME, 'live-feed': TARGET_TYPES.LIVE_FEED };
+const NEEDS_URL = new Set(['webhook', 'discord']);
 
 async function serviceFor(store: Store, config: Pick<Config, 'exportWebhookHosts' | 'alertWebhookPrivateOk'>, accountId: string, now: number) {
   const id = parseId(accountId, 'account');
@@ -32,11 +33,12 @@ async function refused<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function alertTargetAdd(store: Store, config: Pick<Config, 'exportWebhookHosts' | 'alertWebhookPrivateOk'>, accountId: string, opts: { type: string; url: string; name?: string }, now: number): Promise<string[]> {
+export async function alertTargetAdd(store: Store, config: Pick<Config, 'exportWebhookHosts' | 'alertWebhookPrivateOk'>, accountId: string, opts: { type: string; url?: string; name?: string }, now: number): Promise<string[]> {
   const type = TYPES[opts.type];
-  if (type === undefined) throw new AdminError(`--type must be ${Object.keys(TYPES).join(' or ')}`);
+  if (type === undefined) throw new AdminError(`--type must be one of ${Object.keys(TYPES).join(', ')}`);
+  if (NEEDS_URL.has(opts.type) && !opts.url) throw new AdminError(`--url is required for a ${opts.type} target`);
   const { service, identity } = await serviceFor(store, config, accountId, now);
-  const target = await refused(() => service.createTarget(identity, { type, target: opts.url, name: opts.name ?? null, when: 2 }));
+  const target = await refused(() => service.createTarget(identity, { type, target: opts.url ?? '', name: opts.name ?? null, when: 2 }));
   const lines = [`created target ${target.id} (${opts.type}) for account ${identity.id}`];
   if (target.secret) lines.push('signing secret (shown once; the receiver verifies X-Skymarket-Signature with it):', target.secret);
   return lines;
@@ -58,7 +60,8 @@ export async function alertAdd(store: Store, config: Pick<Config, 'exportWebhook
 export async function alertList(store: Store, accountId: string): Promise<string[]> {
   const id = parseId(accountId, 'account');
   const [targets, alerts] = await Promise.all([store.alerts.targets(id), store.alerts.subscriptions(id)]);
-  const lines = targets.map((t) => `target ${t.id} type ${t.type} ${t.target}${t.failingSince !== null ? ` FAILING: ${t.lastError}` : ''}`);
+  const names = Object.fromEntries(Object.entries(TYPES).map(([name, type]) => [type, name]));
+  const lines = targets.map((t) => `target ${t.id} type ${t.type} (${names[t.type] ?? 'unknown'})${t.target ? ` ${t.target}` : ''}${t.failingSince !== null ? ` FAILING: ${t.lastError}` : ''}`);
   for (const a of alerts) lines.push(`alert ${a.id} every ≥ ${a.minIntervalMs / 1000} s → ${a.targetIds ? `targets ${a.targetIds.join(',')}` : 'routes / ALWAYS targets'}: ${JSON.stringify(a.spec)}`);
   return lines.length ? lines : [`account ${id} has no targets or alerts`];
 }
@@ -70,9 +73,13 @@ export function registerAlertCommands(
   config: () => Pick<Config, 'exportWebhookHosts' | 'alertWebhookPrivateOk'>,
 ): void {
   const alerts = program.command('alerts').description("manage an account's alert targets and subscriptions (docs/alerts.md)");
-  withStorageFlags(alerts.command('target-add <accountId>').description('add a webhook (signed; prints its secret once) or Discord webhook target'))
-    .requiredOption('--type <type>', 'webhook or discord')
-    .requiredOption('--url <url>', 'the https webhook URL, or a Discord webhook URL on EXPORT_WEBHOOK_HOSTS')
+  withStorageFlags(
+    alerts
+      .command('target-add <accountId>')
+      .description("add a target: a webhook (signed; prints its secret once), a Discord webhook, the account's mod sessions (in-game) or its live-feed topic (live-feed)"),
+  )
+    .requiredOption('--type <type>', 'webhook, discord, in-game or live-feed')
+    .option('--url <url>', 'webhook and discord: the https webhook URL, or a Discord webhook URL on EXPORT_WEBHOOK_HOSTS')
     .option('--name <name>', 'a label')
     .action((accountId: string, flags) => run(flags, (store, now) => alertTargetAdd(store, config(), accountId, flags, now)));
   withStorageFlags(alerts.command('add <accountId>').description('add an alert subscription'))

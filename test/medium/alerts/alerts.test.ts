@@ -226,8 +226,14 @@ describeEachBackend('alerts end to end', (fixture) => {
     await assert.rejects(alertTargetAdd(t.store, config, String(account.id), { type: 'webhook', url: 'https://10.0.0.1/hook' }, t.clock.now()), /private/);
     await alertAdd(t.store, config, String(account.id), { spec: '{"kind":"lowest_bin","tag":"HYPERION","direction":"below","threshold":500000}' }, t.clock.now());
     await assert.rejects(alertAdd(t.store, config, String(account.id), { spec: '{"kind":"listing","tag":"X","filters":{"NoSuchFilter":"1"}}' }, t.clock.now()), /NoSuchFilter/);
+    assert.match((await alertTargetAdd(t.store, config, String(account.id), { type: 'in-game' }, t.clock.now()))[0]!, /created target \d+ \(in-game\)/);
+    assert.match((await alertTargetAdd(t.store, config, String(account.id), { type: 'live-feed' }, t.clock.now()))[0]!, /created target \d+ \(live-feed\)/);
+    await assert.rejects(alertTargetAdd(t.store, config, String(account.id), { type: 'webhook' }, t.clock.now()), /--url is required/);
+    await assert.rejects(alertTargetAdd(t.store, config, String(account.id), { type: 'email', url: 'me@example.org' }, t.clock.now()), /--type must be one of/);
     const listed = await alertList(t.store, String(account.id));
-    assert.equal(listed.length, 2);
-    assert.match(listed[1]!, /lowest_bin/);
+    assert.equal(listed.length, 4);
+    assert.match(listed[1]!, /type 6 \(in-game\)$/);
+    assert.match(listed[2]!, /type 100 \(live-feed\)$/);
+    assert.match(listed[3]!, /lowest_bin/);
   });
 });

@@ -376,6 +376,9 @@ describeEachBackend('conformance on simulator data', (fixture) => {
       return res.json() as { id: number };
     };
     const target = await post('/api/notifications/targets', { type: 3, target: 'https://discord.com/api/webhooks/1/conformance', when: 2, name: 'conformance' }, 'NotificationTarget');
+    // What the established client sends (its NotificationChannelUtils): the names, `id` undefined, an in-game marker without a target.
+    await post('/api/notifications/targets', { type: 'DiscordWebhook', when: 'ALWAYS', target: 'https://discord.com/api/webhooks/2/conformance', name: 'named', useCount: 0 }, 'NotificationTarget');
+    await post('/api/notifications/targets', { type: 'InGame', when: 'NEVER', target: null, name: 'In-game disabled', useCount: 0 }, 'NotificationTarget');
     await post('/api/notifications/listeners', { topicId: 'HYPERION', price: 800_000_000, type: 1 | 16, filter: '{"ultimate_wise":"5"}' }, 'Listener');
     await post('/api/notifications/subscriptions', { sourceType: 'Subscription', sourceSubIdRegex: null, targets: [{ id: target.id, name: 'conformance', priority: 0, isDisabled: false }] }, 'PublicSubscription');
     await check('/api/notifications/targets', 'NotificationTarget', { list: true, headers: auth['premium_plus']! });
