@@ -31,7 +31,7 @@ const HERE = fileURLToPath(new URL('.', import.meta.url));
 /** prebuilt assets beside the compiled module (dist/web/assets) */
 export const PREBUILT_DIR = join(HERE, 'assets');
 /** the client entry points, relative to this module's folder in the source tree */
-export const CLIENT_ENTRIES = ['client/main.ts', 'client/main.css', 'client/feed-worker.ts'];
+export const CLIENT_ENTRIES = ['client/main.ts', 'client/main.css', 'client/feed-worker.ts', 'client/alerts.ts'];
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 

@@ -209,6 +209,16 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     })),
   );
 
+  // The account's alerts (docs/alerts.md): the page is the same for everyone; its script reads the
+  // account token the visitor enters and calls /api/notifications/* with it (the token never reaches a URL).
+  app.get('/alerts', { schema: hide, config: { cache: 60 } }, (request, reply) =>
+    page(request, reply, async () => ({
+      template: 'alerts',
+      meta: { title: 'Alerts · skymarket', description: 'Manage your alert targets and subscriptions and see what was delivered, with your account token.', path: '/alerts', nav: 'alerts' },
+      data: { script: `/assets/${assets!.manifest['alerts.js']}` },
+    })),
+  );
+
   app.get('/flips', { schema: hide, config: { cache: 10 } }, (request, reply) =>
     page(request, reply, async () => {
       const tabs = Object.entries(FLIP_TABS).map(([id, tab]) => {

@@ -23,7 +23,7 @@ export interface PageMeta {
   /** og:image path (an item icon), optional */
   image?: string;
   /** which nav entry is current */
-  nav?: 'home' | 'flips' | 'data';
+  nav?: 'home' | 'flips' | 'data' | 'alerts';
   /** page data the script hydrates from (JSON, embedded) */
   data?: unknown;
 }
