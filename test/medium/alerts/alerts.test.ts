@@ -145,7 +145,8 @@ describeEachBackend('alerts end to end', (fixture) => {
     for (let attempt = 2; attempt <= RETRY_DELAYS_MS.length + 1; attempt++) {
       // Not due before its delay: the clock stops just short of it.
       t.clock.advance(RETRY_DELAYS_MS[attempt - 2]! - 1);
-      assert.equal((await t.store.alerts.due(t.clock.now(), 100)).length, 0);
+      // (The hook's delivery: the Discord one of the same alert may not be recorded yet when the hook's attempt is.)
+      assert.equal((await t.store.alerts.due(t.clock.now(), 100)).filter((d) => d.targetId === ids['hook']).length, 0);
       t.clock.advance(1);
       worker.nudge();
       await until(async () => (await attemptsOf(700_000)) === attempt, `attempt ${attempt} recorded`);
