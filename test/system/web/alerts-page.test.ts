@@ -44,8 +44,8 @@ describe('the alerts page in Chromium', { skip }, () => {
 
   const rows = (table: string) => w.page.locator(`#${table} tbody tr[data-id]`);
   /** Waits until the table lists `n` rows (the page's script wrote them). */
+  // The page's own globals: the server's tsconfig has no DOM types.
   const rowCount = (table: string, n: number) =>
-    // biome-ignore lint/suspicious/noExplicitAny: the page's own globals (no DOM types in the server's tsconfig)
     w.page.waitForFunction(([selector, count]) => (globalThis as any).document.querySelectorAll(selector).length === count, [`#${table} tbody tr[data-id]`, n] as const);
 
   it('without a token shows the token form only', async () => {
