@@ -249,10 +249,14 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
 
   // ----- what an item is worth (issue 43) -----
 
-  const nameOf = (tag: string) => services.items.details(tag)?.name ?? tag;
+  const nameOf = (tag: string) => {
+    const details = services.items.details(tag);
+    return { name: details?.name ?? tag, hasPage: details !== undefined };
+  };
   const withName = (v: Parameters<typeof itemValueWire>[0]): ValuedItemView => {
     const wire = itemValueWire(v);
-    return { ...wire, name: nameOf(wire.tag) };
+    const details = services.items.details(wire.tag);
+    return { ...wire, name: details?.name ?? wire.tag, hasPage: details !== undefined };
   };
   const valueMeta = (path: string, description = 'What an exact Hypixel SkyBlock item is worth: comparable sales, parts, one value with a confidence.'): PageMeta => ({
     title: 'Value an item · skymarket',

@@ -44,10 +44,11 @@ export function pastedInputs(text: string): unknown[] {
   return [b64];
 }
 
-export type ValuedItemView = ItemValueWire & { name: string };
+/** `hasPage`: the catalog has the item (its /item page and icon exist). */
+export type ValuedItemView = ItemValueWire & { name: string; hasPage: boolean };
 
 /** A profile as the player page shows it: categories by value, containers as listed, top items named. */
-export function profileView(p: ProfileNetworth, nameOf: (tag: string) => string) {
+export function profileView(p: ProfileNetworth, nameOf: (tag: string) => { name: string; hasPage: boolean }) {
   const m = p.members[0];
   return {
     profileId: p.profileId,
@@ -65,7 +66,7 @@ export function profileView(p: ProfileNetworth, nameOf: (tag: string) => string)
           containers: m.containers,
           pets: m.pets,
           skipped: m.skipped,
-          topItems: m.topItems.map((i) => ({ ...i, name: nameOf(i.tag) })),
+          topItems: m.topItems.map((i) => ({ ...i, ...nameOf(i.tag) })),
         }
       : null,
   };

@@ -9,13 +9,12 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import nbt from 'prismarine-nbt';
-import { trimProfiles } from '../../../src/domain/craft/progress.ts';
 import type { UpstreamAuction } from '../../../src/ingest/upstream.ts';
 import { coins } from '../../../src/web/render.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 import type { SimMarket } from '../../helpers/sim-market.ts';
-import { fillValuedMarket, inventoryBytes, itemCompound } from '../../helpers/valued-market.ts';
+import { fillValuedMarket, inventoryBytes, itemCompound, storeProfiledPlayer } from '../../helpers/valued-market.ts';
 
 const PLAYER = '0123456789abcdef0123456789abcdef';
 const NAME = 'Mango_Grower';
@@ -50,29 +49,12 @@ describeEachBackend('/value and /player pages', (fixture) => {
   let t: TestApp;
   let sim: SimMarket;
   let page: UpstreamAuction[];
-  let profile: Record<string, unknown>;
 
   before(async () => {
     t = await createTestApp({ store: fixture().store, dataSource: 'simulator', env: { FLIPS_POLL_MS: '0' } });
     ({ sim, page } = await fillValuedMarket(t));
     await t.app.market.catalog.refresh();
-    const bins = page.filter((a) => a.bin);
-    const compounds = await Promise.all(bins.slice(0, 6).map((a) => itemCompound(a.item_bytes)));
-    const member = {
-      inventory: {
-        inv_contents: { type: 0, data: inventoryBytes([...compounds, undefined]) },
-        ender_chest_contents: { type: 0, data: inventoryBytes(compounds.slice(0, 2)) },
-        wardrobe_contents: { type: 0, data: 'H4sIAAAAAAAA/this is not nbt' },
-      },
-      pets_data: { pets: [{ type: 'ENDER_DRAGON', tier: 'LEGENDARY', exp: 25_353_230, heldItem: null, candyUsed: 0, skin: null, active: true }] },
-      currencies: { coin_purse: 54_321 },
-    };
-    const other = { profile_id: 'bbbbbbbbccccddddeeeeffff00002222', cute_name: 'Kiwi', selected: false, banking: { balance: 5 }, members: { [PLAYER]: { currencies: { coin_purse: 7 } } } };
-    profile = { profile_id: 'aaaabbbbccccddddeeeeffff00001111', cute_name: 'Mango', selected: true, banking: { balance: 1_000_000 }, members: { [PLAYER]: member } };
-    // Stored as ingestion stores them (the unselected profile first), and the name as a seller's.
-    await t.store.profileRequests.request(PLAYER, t.clock.now(), 100);
-    await t.store.profileRequests.stored(PLAYER, trimProfiles([other, profile], PLAYER), t.clock.now());
-    await t.store.playerNames.record([{ playerUuid: PLAYER, name: NAME }], 'operator', t.clock.now());
+    await storeProfiledPlayer(t, page, { player: PLAYER, name: NAME, coop: OTHER });
     await t.app.ready();
   });
   after(async () => {
