@@ -165,7 +165,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
       assert.equal(pageData(html).lowestBin, bins.lowest);
       const body = /<tbody id="bins-body" data-level>([\s\S]*?)<\/tbody>/.exec(html)?.[1];
       assert.ok(body !== undefined, 'a pet table marks its level column');
-      assert.deepEqual([...body.matchAll(/<tr><td class="num">[^<]*<\/td><td>[^<]*<\/td><td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1])), bins.rows.map((r) => r.level));
+      assert.deepEqual([...body.matchAll(/<tr><td class="num"><a [^>]*>[^<]*<\/a><\/td><td>[^<]*<\/td><td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1])), bins.rows.map((r) => r.level));
     }
     assert.equal(supplies, s.t.app.services.auctions.supplyOf(pet), 'the variants split the supply');
     assert.match((await get(`/item/${pet}`)).body, /<th scope="col" class="num">Level<\/th>/);
