@@ -154,14 +154,22 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       dataTerms: app.context.config.dataTerms,
     };
   }
+  // The origin is part of the page (its OpenGraph URLs): one entry per origin, so no Host header shapes another's page.
+  const pageKey = (request: FastifyRequest) => `${request.protocol}://${request.host}${request.url}`;
   async function page(request: FastifyRequest, reply: FastifyReply, build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }>) {
-    // The origin is part of the page (its OpenGraph URLs): one entry per origin, so no Host header shapes another's page.
-    const key = `${request.protocol}://${request.host}${request.url}`;
+    const key = pageKey(request);
     const hit = pages.current(key);
     reply.type(HTML).headers(PAGE_SECURITY_HEADERS);
     if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit.plain);
     const rendered = await pages.get(key, { request, build });
     return reply.send(rendered!.plain);
+  }
+  /** The kept page of this URL, sent; false when there is none (for a handler whose work decides the status first). */
+  function sendKept(request: FastifyRequest, reply: FastifyReply): boolean {
+    const hit = pages.current(pageKey(request));
+    if (hit === undefined) return false;
+    void reply.type(HTML).headers(PAGE_SECURITY_HEADERS).header('x-page-cache', 'hit').send(hit.plain);
+    return true;
   }
 
   /** A page answered once, not kept (a posted form, a problem, a profile still being fetched): its own status, `no-store`. */
@@ -271,13 +279,15 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: PASTE_BODY_LIMIT }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
-  const ValueQuery = Type.Object({ auction: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });
+  // The uuid and the player are checked by the handlers (auctionUuid, resolvePlayer), so a browser gets a 400 page, not a problem body.
+  const ValueQuery = Type.Object({ auction: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
 
   app.get<{ Querystring: { auction?: string } }>('/value', { schema: { ...hide, querystring: ValueQuery }, config: { cache: 5 } }, async (request, reply) => {
     const raw = request.query.auction?.trim();
     if (raw === undefined || raw === '') {
       return page(request, reply, async () => ({ template: 'value', meta: valueMeta('/value'), data: { pasted: '', auction: '', result: null, error: null } }));
     }
+    if (sendKept(request, reply)) return reply;
     const uuid = auctionUuid(raw);
     if (uuid === undefined) {
       return direct(request, reply, 400, 'value', valueMeta('/value'), {
@@ -360,15 +370,14 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     }));
   });
 
-  const PlayerParams = Type.Object({ player: Type.String({ minLength: 1, maxLength: 64, description: 'player uuid or name' }) });
+  const PlayerParams = Type.Object({ player: Type.String({ minLength: 1, maxLength: 2000, description: 'player uuid or name' }) });
   app.get<{ Params: { player: string } }>('/player/:player', { schema: { ...hide, params: PlayerParams }, config: { cache: 5 } }, async (request, reply) => {
     const asked = request.params.player;
     const resolved = await services.networth.resolvePlayer(asked);
     const lookup = { query: asked.slice(0, 64) };
     if (resolved === 'invalid') return problemPage(request, reply, 400, 'Not a player', 'A player is a Minecraft name (1–16 letters, digits and _) or a uuid (32 hex digits, dashes allowed).', lookup);
     if (resolved === 'unknown') return problemPage(request, reply, 404, 'Unknown player', `skymarket has not seen a player named “${asked}”: it knows the names of sellers, bidders and mod users. Try the player’s uuid.`, lookup);
-    const cached = pages.current(`${request.protocol}://${request.host}${request.url}`);
-    if (cached !== undefined) return reply.type(HTML).headers(PAGE_SECURITY_HEADERS).header('x-page-cache', 'hit').send(cached.plain);
+    if (sendKept(request, reply)) return reply;
     const client = request.account ? `account:${request.account.id}` : `ip:${request.clientIp}`;
     const answer = await services.networth.ofPlayer(resolved.uuid, undefined, client);
     const who = resolved.name ?? resolved.uuid;
