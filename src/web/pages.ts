@@ -263,8 +263,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   };
   const withName = (v: Parameters<typeof itemValueWire>[0]): ValuedItemView => {
     const wire = itemValueWire(v);
-    const details = services.items.details(wire.tag);
-    return { ...wire, name: details?.name ?? wire.tag, hasPage: details !== undefined };
+    return { ...wire, ...nameOf(wire.tag) };
   };
   const valueMeta = (path: string, description = 'What an exact Hypixel SkyBlock item is worth: comparable sales, parts, one value with a confidence.'): PageMeta => ({
     title: 'Value an item · skymarket',
