@@ -6,7 +6,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { compactPlayerUuid } from '../domain/player-data.ts';
 import { badRequest, HttpProblem, notFound } from '../http/problem.ts';
 import { isoTime, problemResponses } from '../http/schemas.ts';
 import { MAX_PROFILE_MEMBERS, type ProfileNetworth } from '../services/networth.ts';
@@ -43,6 +42,15 @@ const ProfileNetworthSchema = Type.Object({
       containers: Type.Array(ContainerSchema),
       pets: Type.Object({ value: Type.Number(), count: Type.Integer(), unknown: Type.Integer() }),
       skipped: Type.Integer({ description: 'containers or pets past the size bounds, not valued' }),
+      topItems: Type.Array(
+        Type.Object({
+          tag: Type.String(),
+          container: Type.String({ description: 'the container’s name, or `pets`' }),
+          count: Type.Integer(),
+          value: Type.Number({ description: 'the stack’s value' }),
+        }),
+        { description: 'the member’s most valuable stacks (at most 10), most valuable first' },
+      ),
     }),
     Type.Null(),
   ]),
@@ -88,10 +96,11 @@ export async function networthRoutes(app: FastifyInstance) {
         tags: ['valuation', 'player'],
         summary: 'What a player is worth, per profile and per container, purse and bank included, from the stored profiles',
         description:
-          'Reads the player’s profiles as ingestion last fetched them (needs UPSTREAM_API_KEY). When none are stored, the fetch is queued and the answer is ' +
+          'The player is a uuid (32 hex digits, dashes allowed) or a Minecraft name skymarket has seen (a seller, bidder or mod user; ' +
+          'Mojang is not asked): an unknown name is 404 `player_not_found`. Reads the player’s profiles as ingestion last fetched them (needs UPSTREAM_API_KEY). When none are stored, the fetch is queued and the answer is ' +
           '202 with a problem body: retry in a few seconds. `profile` (a profile uuid or name) answers that profile only. Each profile’s `fullValue` is ' +
           'the player’s containers, pets and purse plus the profile’s bank.',
-        params: Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64 }) }),
+        params: Type.Object({ uuid: Type.String({ minLength: 1, maxLength: 64, description: 'player uuid or known name' }) }),
         querystring: Type.Object({ profile: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
         response: {
           200: Type.Object({ player: Type.String(), fetchedAt: Type.String({ format: 'date-time' }), profiles: Type.Array(ProfileNetworthSchema) }),
@@ -101,8 +110,10 @@ export async function networthRoutes(app: FastifyInstance) {
       config: { cache: 'no-store' },
     },
     async (request) => {
-      const player = compactPlayerUuid(request.params.uuid);
-      if (!player) throw badRequest('invalid_uuid', 'a player uuid is 32 hex digits (dashes allowed); names are not resolved here');
+      const resolved = await networth.resolvePlayer(request.params.uuid);
+      if (resolved === 'invalid') throw badRequest('invalid_uuid', 'a player is a uuid (32 hex digits, dashes allowed) or a Minecraft name (1–16 letters, digits, _)');
+      if (resolved === 'unknown') throw notFound('player_not_found', `skymarket has not seen a player named ${request.params.uuid}`);
+      const player = resolved.uuid;
       // Profile fetches are queued per client (account, else address), as for the craft filter.
       const client = request.account ? `account:${request.account.id}` : `ip:${request.clientIp}`;
       const answer = await networth.ofPlayer(player, request.query.profile, client);
@@ -123,6 +134,6 @@ function profileWire(p: ProfileNetworth) {
     selected: p.selected,
     fullValue: p.fullValue,
     bank: p.bank,
-    member: m ? { fullValue: m.fullValue, purse: m.purse, valuePerCategory: m.valuePerCategory, containers: m.containers, pets: m.pets, skipped: m.skipped } : null,
+    member: m ? { fullValue: m.fullValue, purse: m.purse, valuePerCategory: m.valuePerCategory, containers: m.containers, pets: m.pets, skipped: m.skipped, topItems: m.topItems } : null,
   };
 }

@@ -6,13 +6,23 @@
  * filter's, services/player-progress.ts: a request never calls upstream).
  */
 import type { Clock } from '../clock.ts';
-import { compactPlayerUuid } from '../domain/player-data.ts';
+import { compactPlayerUuid, PLAYER_NAME } from '../domain/player-data.ts';
 import { pickProfile } from '../domain/craft/progress.ts';
 import { bankOfProfile, holdingsOfMember, memberNetworth, type MemberNetworth } from '../domain/valuation/networth.ts';
 import { subjectOfProfilePet } from '../domain/valuation/subject.ts';
 import type { ValuationSubject } from '../domain/valuation/traits.ts';
 import { MAX_QUEUED_PROFILES, MAX_QUEUED_PROFILES_PER_CLIENT, PROFILE_FAILURE_TTL_MS, PROFILE_TTL_MS, type ProfileRequests } from './player-progress.ts';
+import type { PlayerNameRepository } from '../store/repositories/player-names.ts';
 import { ValuationInputError, type ValuationService } from './valuation.ts';
+
+/** Most valuable items listed per member (`topItems`). */
+export const TOP_ITEMS = 10;
+
+/** What the networth service reads: the stored profiles and the player names ingestion has seen. */
+export type NetworthStore = ProfileRequests & { readonly playerNames: Pick<PlayerNameRepository, 'findByName' | 'namesOf'> };
+
+/** A player as a name or uuid resolves: the compact uuid and the name last seen (null: none stored). */
+export type ResolvedPlayer = { uuid: string; name: string | null };
 
 /** Most members of a posted profile valued (coops have up to 8). */
 export const MAX_PROFILE_MEMBERS = 12;
@@ -36,6 +46,18 @@ export interface MemberNetworthDetail extends MemberNetworth {
   pets: { value: number; count: number; unknown: number };
   /** containers or pets past the size bounds, not valued */
   skipped: number;
+  /** the member's most valuable stacks (at most TOP_ITEMS), most valuable first; pets are in `container` `pets` */
+  topItems: TopItem[];
+}
+
+/** One of a member's most valuable stacks. */
+export interface TopItem {
+  tag: string;
+  /** the container's name (`inventory`, `backpack_3` …), or `pets` */
+  container: string;
+  count: number;
+  /** the stack's value */
+  value: number;
 }
 
 export interface ProfileNetworth {
@@ -58,9 +80,22 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export class NetworthService {
   constructor(
     private readonly valuation: ValuationService,
-    private readonly store: ProfileRequests,
+    private readonly store: NetworthStore,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * A player named by uuid (32 hex digits, dashes allowed) or by a Minecraft name skymarket has
+   * seen (sellers, bidders, mod users: the player-name store; upstream is never asked here).
+   * `invalid`: neither a uuid nor a well-formed name; `unknown`: a name never seen.
+   */
+  async resolvePlayer(nameOrUuid: string): Promise<ResolvedPlayer | 'invalid' | 'unknown'> {
+    const uuid = compactPlayerUuid(nameOrUuid);
+    if (uuid) return { uuid, name: (await this.store.playerNames.namesOf([uuid])).get(uuid) ?? null };
+    if (!PLAYER_NAME.test(nameOrUuid)) return 'invalid';
+    const known = await this.store.playerNames.findByName(nameOrUuid);
+    return known ? { uuid: known.playerUuid, name: known.name } : 'unknown';
+  }
 
   /** A profile's networth: every member (at most MAX_PROFILE_MEMBERS), or only `onlyMember`. */
   async ofProfile(profile: unknown, onlyMember?: string): Promise<ProfileNetworth> {
@@ -142,12 +177,14 @@ export class NetworthService {
       subjects.push(s);
       owner.push(PET);
     }
+    const stacks: TopItem[] = [];
     const perCategory = new Map<string, number>();
     const addTo = (category: string, v: number) => perCategory.set(category, (perCategory.get(category) ?? 0) + v);
     for (const c of containers) addTo(c.category, 0);
     for (const v of await this.valuation.valueItems(subjects)) {
       const stack = Math.max(0, (v.valuation.combined.value ?? 0) * v.valuation.count);
       const o = owner[v.index]!;
+      if (stack > 0) stacks.push({ tag: v.valuation.tag, container: o === PET ? 'pets' : containers[o]!.name, count: v.valuation.count, value: Math.round(stack) });
       if (o === PET) {
         pets.count++;
         pets.value += stack;
@@ -165,6 +202,7 @@ export class NetworthService {
     if (h.pets.length > 0) addTo('pets', pets.value);
     addTo('purse', h.purse);
     const total = memberNetworth(perCategory);
-    return { uuid: compactPlayerUuid(uuid) ?? uuid, ...total, purse: Math.round(h.purse), containers, pets, skipped: h.skipped };
+    const topItems = stacks.sort((a, b) => b.value - a.value).slice(0, TOP_ITEMS);
+    return { uuid: compactPlayerUuid(uuid) ?? uuid, ...total, purse: Math.round(h.purse), containers, pets, skipped: h.skipped, topItems };
   }
 }

@@ -24,6 +24,8 @@ export interface FlipRow {
   /** bazaar product (links to /bazaar/TAG) or auction item (/item/TAG) */
   bazaar: boolean;
   cells: Record<string, number | string | null>;
+  /** an auction listing's uuid (the Underpriced tab): the row links to its value, `/value?auction=` */
+  listing?: string;
 }
 
 interface Tab {
@@ -34,7 +36,7 @@ interface Tab {
   columns: Column[];
   feed(service: FlipsService, underpriced: Pick<UnderpricedService, 'ranked' | 'computedAt'>): { computedAt: number | null; flips: readonly unknown[] };
   /** the item a flip's row links to (a bazaar product unless `bazaar` is false), and the object its columns are read from */
-  subject(flip: Record<string, any>): { tag: string; name: string; values: Record<string, any>; bazaar?: boolean };
+  subject(flip: Record<string, any>): { tag: string; name: string; values: Record<string, any>; bazaar?: boolean; listing?: string };
 }
 
 const c = (key: string, label: string, kind: CellKind = 'coins'): Column => ({ key, label, kind });
@@ -121,7 +123,7 @@ export const FLIP_TABS = {
     note: 'New BIN listings priced well below their value after auction fees, with enough comparable sales behind the value, by expected profit. They leave when they sell or end.',
     columns: [c('price', 'Price'), c('value', 'Value'), c('profit', 'Profit'), c('shareBelow', 'Below value', 'percent'), wide(c('confidence', 'Confidence', 'percent')), wide(c('comparables', 'Comparables', 'number'))],
     feed: (_s, u) => ({ computedAt: u.computedAt, flips: u.ranked({ limit: 200 }) }),
-    subject: (f) => ({ tag: f.tag, name: f.itemName, bazaar: false, values: f }),
+    subject: (f) => ({ tag: f.tag, name: f.itemName, bazaar: false, values: f, listing: f.uuid }),
   },
 } satisfies Record<string, Tab>;
 
@@ -134,7 +136,9 @@ export type FlipTabId = keyof typeof FLIP_TABS;
 export function flipRows(id: FlipTabId, flips: readonly unknown[]): FlipRow[] {
   const tab: Tab = FLIP_TABS[id];
   return flips.map((f) => {
-    const { tag, name, values, bazaar } = tab.subject(f as Record<string, any>);
-    return { tag, name, bazaar: bazaar ?? true, cells: Object.fromEntries(tab.columns.map((col) => [col.key, values[col.key] ?? null])) };
+    const { tag, name, values, bazaar, listing } = tab.subject(f as Record<string, any>);
+    const row: FlipRow = { tag, name, bazaar: bazaar ?? true, cells: Object.fromEntries(tab.columns.map((col) => [col.key, values[col.key] ?? null])) };
+    if (typeof listing === 'string') row.listing = listing;
+    return row;
   });
 }

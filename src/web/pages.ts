@@ -1,5 +1,6 @@
 /**
- * The pages (issue 26): `/`, `/item/{tag}`, `/bazaar/{tag}`, `/flips`, `/data`, their JSON for the
+ * The pages (issue 26): `/`, `/item/{tag}`, `/bazaar/{tag}`, `/flips`, `/data`, `/value`,
+ * `/player/{name or uuid}` (issue 43), their JSON for the
  * charts' range and variant switches, and the fingerprinted assets. Server-rendered from Eta
  * templates; the first view's chart data is embedded in the page. A handler parses, calls the
  * services, renders. Rendered pages are prepared answers (http/prepared-answers.ts), kept briefly (WEB_PAGE_CACHE_MS) per URL and data generation.
@@ -20,8 +21,19 @@ import { loadAssets, type AssetSet } from './assets.ts';
 import { FLIP_TABS, flipRows } from './flip-tabs.ts';
 import { bulkValues } from './bulk-values.ts';
 import { coins, renderPage, type PageMeta, type RenderContext } from './render.ts';
+import { SubjectError } from '../domain/valuation/subject.ts';
+import { itemValueWire } from '../domain/valuation/wire.ts';
+import { ValuationInputError } from '../services/valuation.ts';
+import { auctionUuid, PasteError, pastedInputs, profilesInOrder, profileView, type ValuedItemView } from './value-view.ts';
 
 const HTML = 'text/html; charset=utf-8';
+/**
+ * Largest form posted to /value: the API's 4 MiB of item NBT (api/valuation.ts) as a browser
+ * form-encodes it (base64's `+`, `/` and `=` take three bytes each).
+ */
+const PASTE_BODY_LIMIT = 6 * 1024 * 1024;
+/** How often the player page reloads itself while the profile is being fetched (seconds; the API's Retry-After). */
+const QUEUED_REFRESH_S = 5;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** The item page's ranges (the price history's), as the page names them. */
 const ITEM_RANGES = HISTORY_RANGES;
@@ -69,7 +81,7 @@ interface ItemBins {
   tag: string;
   lowest: Previews['records'][number] | null;
   /** `level`: a pet's level (null for other items) */
-  rows: Array<{ price: number; tier: string; level: number | null; attrs: string; seller: string }>;
+  rows: Array<{ uuid: string; price: number; tier: string; level: number | null; attrs: string; seller: string }>;
   /** active listings of the page's variant or filter (auctions included) */
   supply: number;
   at: number;
@@ -142,14 +154,34 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
       dataTerms: app.context.config.dataTerms,
     };
   }
+  // The origin is part of the page (its OpenGraph URLs): one entry per origin, so no Host header shapes another's page.
+  const pageKey = (request: FastifyRequest) => `${request.protocol}://${request.host}${request.url}`;
   async function page(request: FastifyRequest, reply: FastifyReply, build: () => Promise<{ template: string; meta: PageMeta; data: Record<string, unknown> }>) {
-    // The origin is part of the page (its OpenGraph URLs): one entry per origin, so no Host header shapes another's page.
-    const key = `${request.protocol}://${request.host}${request.url}`;
+    const key = pageKey(request);
     const hit = pages.current(key);
     reply.type(HTML).headers(PAGE_SECURITY_HEADERS);
     if (hit !== undefined) return reply.header('x-page-cache', 'hit').send(hit.plain);
     const rendered = await pages.get(key, { request, build });
     return reply.send(rendered!.plain);
+  }
+  /** The kept page of this URL, sent; false when there is none (for a handler whose work decides the status first). */
+  function sendKept(request: FastifyRequest, reply: FastifyReply): boolean {
+    const hit = pages.current(pageKey(request));
+    if (hit === undefined) return false;
+    void reply.type(HTML).headers(PAGE_SECURITY_HEADERS).header('x-page-cache', 'hit').send(hit.plain);
+    return true;
+  }
+
+  /** A page answered once, not kept (a posted form, a problem, a profile still being fetched): its own status, `no-store`. */
+  async function direct(request: FastifyRequest, reply: FastifyReply, status: number, template: string, meta: PageMeta, data: Record<string, unknown>) {
+    const simulated = (await services.dataSource.current()) === 'simulator';
+    const html = renderPage(template, context(request, simulated), meta, { ...data, now: clock.now() });
+    return reply.code(status).type(HTML).headers(PAGE_SECURITY_HEADERS).header('cache-control', 'no-store').send(html);
+  }
+  /** The site's problem page: a 4xx with what was wrong, for people. */
+  function problemPage(request: FastifyRequest, reply: FastifyReply, status: number, title: string, detail: string, extra: Record<string, unknown> = {}) {
+    const path = request.url.split('?')[0]!;
+    return direct(request, reply, status, 'problem', { title: `${title} · skymarket`, description: detail, path }, { title, detail, status, ...extra });
   }
 
   let bazaarTags: readonly string[] = [];
@@ -233,6 +265,157 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     }),
   );
 
+  // ----- what an item is worth (issue 43) -----
+
+  const nameOf = (tag: string) => {
+    const details = services.items.details(tag);
+    return { name: details?.name ?? tag, hasPage: details !== undefined };
+  };
+  const withName = (v: Parameters<typeof itemValueWire>[0]): ValuedItemView => {
+    const wire = itemValueWire(v);
+    return { ...wire, ...nameOf(wire.tag) };
+  };
+  const valueMeta = (path: string, description = 'What an exact Hypixel SkyBlock item is worth: comparable sales, parts, one value with a confidence.'): PageMeta => ({
+    title: 'Value an item · skymarket',
+    description,
+    path,
+    nav: 'value',
+  });
+
+  // Pasted NBT is posted as a form and answered server-side, like `?auction=`: one template renders
+  // both, the page works before (and without) its script, and the bundle carries no second copy of
+  // the breakdown's rendering. A form body is read here only (this plugin's scope), as URL-encoded text.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: PASTE_BODY_LIMIT }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  // The uuid and the player are checked by the handlers (auctionUuid, resolvePlayer), so a browser gets a 400 page, not a problem body.
+  const ValueQuery = Type.Object({ auction: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: false });
+
+  app.get<{ Querystring: { auction?: string } }>('/value', { schema: { ...hide, querystring: ValueQuery }, config: { cache: 5 } }, async (request, reply) => {
+    const raw = request.query.auction?.trim();
+    if (raw === undefined || raw === '') {
+      return page(request, reply, async () => ({ template: 'value', meta: valueMeta('/value'), data: { pasted: '', auction: '', result: null, error: null } }));
+    }
+    if (sendKept(request, reply)) return reply;
+    const uuid = auctionUuid(raw);
+    if (uuid === undefined) {
+      return direct(request, reply, 400, 'value', valueMeta('/value'), {
+        pasted: '',
+        auction: raw.slice(0, 64),
+        result: null,
+        error: { title: 'Not an auction uuid', detail: 'An auction uuid is 32 hex digits (dashes allowed).' },
+      });
+    }
+    const listing = await services.valuation.valueListing(uuid);
+    if (!listing) {
+      return direct(request, reply, 404, 'value', valueMeta('/value'), {
+        pasted: '',
+        auction: uuid,
+        result: null,
+        error: { title: 'No such listing', detail: `No active auction ${uuid}: it sold, ended or was never seen.` },
+      });
+    }
+    return page(request, reply, async () => {
+      const item = withName(listing.valued);
+      const auction = {
+        uuid,
+        price: listing.price,
+        value: listing.value === null ? null : Math.round(listing.value),
+        feeRate: listing.feeRate,
+        vsValueAfterFees: listing.vsValueAfterFees,
+        profitAfterFees: listing.profitAfterFees === null ? null : Math.round(listing.profitAfterFees),
+      };
+      const verdict = auction.vsValueAfterFees === null ? 'no value to compare' : `${Math.abs(auction.vsValueAfterFees * 100).toFixed(1)} % ${auction.vsValueAfterFees <= 0 ? 'below' : 'above'} its value after fees`;
+      return {
+        template: 'value',
+        meta: valueMeta(`/value?auction=${uuid}`, `${item.name} listed at ${fmt(auction.price)}: value ${auction.value === null ? 'unknown' : fmt(auction.value)}, ${verdict}.`),
+        data: { pasted: '', auction: uuid, result: { items: [item], total: item.stackValue ?? 0, unknown: item.known ? 0 : 1, emptySlots: 0, listing: auction }, error: null },
+      };
+    });
+  });
+
+  app.post('/value', { schema: hide, bodyLimit: PASTE_BODY_LIMIT, config: { cache: 'no-store' } }, async (request, reply) => {
+    const body = request.body as Record<string, unknown> | null | undefined;
+    const text = body !== null && typeof body === 'object' && typeof body['item'] === 'string' ? body['item'] : undefined;
+    const shown = (text ?? '').slice(0, 20_000);
+    const fail = (status: number, title: string, detail: string) =>
+      direct(request, reply, status, 'value', valueMeta('/value'), { pasted: shown, auction: '', result: null, error: { title, detail } });
+    if (text === undefined) return fail(400, 'Nothing to value', 'Post the form with the item in the `item` field.');
+    // An auction uuid pasted into the box: its listing's page.
+    const uuid = auctionUuid(text);
+    if (uuid !== undefined) return reply.redirect(`/value?auction=${uuid}`, 303);
+    let subjects;
+    try {
+      subjects = services.valuation.readItems(pastedInputs(text));
+    } catch (err) {
+      if (err instanceof PasteError) return fail(400, 'Cannot read the item', err.message);
+      if (err instanceof ValuationInputError) return fail(err.slug === 'too_large' ? 413 : 400, 'Cannot read the item', err.message);
+      if (err instanceof SubjectError) return fail(400, 'Cannot read the item', err.message);
+      throw err;
+    }
+    const valued = await services.valuation.valueItems(subjects);
+    if (valued.length === 0) return fail(400, 'No item found', 'The NBT has no item with an id (empty slots only).');
+    const items = valued.map(withName);
+    let total = 0;
+    for (const i of items) total += i.stackValue ?? 0;
+    return direct(request, reply, 200, 'value', valueMeta('/value'), {
+      pasted: shown,
+      auction: '',
+      result: { items, total: Math.round(total), unknown: items.filter((i) => !i.known).length, emptySlots: subjects.length - valued.length, listing: null },
+      error: null,
+    });
+  });
+
+  // ----- what a player is worth (issue 43) -----
+
+  const PlayerQuery = Type.Object({ name: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });
+  app.get<{ Querystring: { name?: string } }>('/player', { schema: { ...hide, querystring: PlayerQuery }, config: { cache: 60 } }, async (request, reply) => {
+    const name = request.query.name?.trim() ?? '';
+    if (name !== '') return reply.redirect(`/player/${encodeURIComponent(name)}`, 303);
+    return page(request, reply, async () => ({
+      template: 'player',
+      meta: { title: 'Player networth · skymarket', description: 'What a Hypixel SkyBlock player is worth, per profile and container.', path: '/player', nav: 'player' },
+      data: { player: null, profiles: [], query: '' },
+    }));
+  });
+
+  const PlayerParams = Type.Object({ player: Type.String({ minLength: 1, maxLength: 2000, description: 'player uuid or name' }) });
+  app.get<{ Params: { player: string } }>('/player/:player', { schema: { ...hide, params: PlayerParams }, config: { cache: 5 } }, async (request, reply) => {
+    const asked = request.params.player;
+    const resolved = await services.networth.resolvePlayer(asked);
+    const lookup = { query: asked.slice(0, 64) };
+    if (resolved === 'invalid') return problemPage(request, reply, 400, 'Not a player', 'A player is a Minecraft name (1–16 letters, digits and _) or a uuid (32 hex digits, dashes allowed).', lookup);
+    if (resolved === 'unknown') return problemPage(request, reply, 404, 'Unknown player', `skymarket has not seen a player named “${asked}”: it knows the names of sellers, bidders and mod users. Try the player’s uuid.`, lookup);
+    if (sendKept(request, reply)) return reply;
+    const client = request.account ? `account:${request.account.id}` : `ip:${request.clientIp}`;
+    const answer = await services.networth.ofPlayer(resolved.uuid, undefined, client);
+    const who = resolved.name ?? resolved.uuid;
+    const player = { uuid: resolved.uuid, name: resolved.name };
+    if (answer.status === 'queued' || answer.status === 'refused') {
+      const refresh = answer.status === 'queued' ? QUEUED_REFRESH_S : 60;
+      const meta: PageMeta = { title: `${who} · skymarket`, description: answer.reason, path: request.url.split('?')[0]!, nav: 'player', refresh };
+      return direct(request, reply, answer.status === 'queued' ? 202 : 429, 'player', meta, { player, profiles: [], query: '', pending: { reason: answer.reason, refresh } });
+    }
+    if (answer.status !== 'known') {
+      const title = answer.status === 'failed' ? 'Profile unavailable' : 'No profile';
+      return problemPage(request, reply, 404, title, `${who}: ${answer.reason}.`, lookup);
+    }
+    return page(request, reply, async () => {
+      const profiles = profilesInOrder(answer.profiles.map((p) => profileView(p, nameOf)));
+      const top = profiles[0];
+      return {
+        template: 'player',
+        meta: {
+          title: `${who} networth · skymarket`,
+          description: top ? `${who}: ${fmt(top.fullValue)} on ${top.cuteName}${profiles.length > 1 ? ` and ${profiles.length - 1} more profile${profiles.length > 2 ? 's' : ''}` : ''}.` : `${who} has no SkyBlock profile.`,
+          path: request.url.split('?')[0]!,
+          nav: 'player',
+        },
+        data: { player, profiles, fetchedAt: answer.fetchedAt, query: '', pending: null },
+      };
+    });
+  });
+
   // ----- item pages -----
 
   function variantFilters(query: ItemQueryT): Record<string, string> {
@@ -249,6 +432,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
     const pet = tag.startsWith('PET_');
     const active = await services.auctions.cheapestBins(tag, variantFilters(query), query.variant ?? '', 12);
     const rows = active.records.map((a) => ({
+      uuid: a.uuid,
       price: a.startingBid,
       tier: pet ? (a.flatNbt['petInfo.tier'] ?? a.tier ?? '').toUpperCase() : (a.tier ?? ''),
       level: pet ? petLevelOf(a) : null,

@@ -23,7 +23,9 @@ export interface PageMeta {
   /** og:image path (an item icon), optional */
   image?: string;
   /** which nav entry is current */
-  nav?: 'home' | 'flips' | 'data' | 'alerts';
+  nav?: 'home' | 'flips' | 'value' | 'player' | 'data' | 'alerts';
+  /** reload the page after this many seconds (a profile still being fetched) */
+  refresh?: number;
   /** page data the script hydrates from (JSON, embedded) */
   data?: unknown;
 }

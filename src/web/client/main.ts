@@ -27,7 +27,7 @@ interface ItemChart { points: ItemPoint[]; range: string; variant: string; filte
 interface Ohlc { open: number; high: number; low: number; close: number }
 interface Candle { time: number; buy: Ohlc; sell: Ohlc; buyMovingWeek: number; sellMovingWeek: number }
 interface BookLevel { amount: number; pricePerUnit: number; orders: number }
-interface Bins { at: number; lowest: number | null; supply: number; rows: Array<{ price: number; tier: string; level: number | null; attrs: string; seller: string }> }
+interface Bins { at: number; lowest: number | null; supply: number; rows: Array<{ uuid: string; price: number; tier: string; level: number | null; attrs: string; seller: string }> }
 interface Book { ts: number; buyPrice: number; sellPrice: number; sellOffers: BookLevel[]; buyOrders: BookLevel[] }
 type PageData =
   | { kind: 'item'; tag: string; chart: ItemChart; lowestBin: number | null }
@@ -434,7 +434,18 @@ function liveBins(tag: string, onLowest: (price: number | null) => void) {
     const bins = (await res.json()) as Bins;
     const body = document.getElementById('bins-body');
     const level = body?.hasAttribute('data-level') ?? false;
-    body?.replaceChildren(...bins.rows.map((r) => (level ? cells([coins(r.price), r.tier, String(r.level ?? ''), r.attrs, r.seller], ['num', '', 'num', 'small', 'seller']) : cells([coins(r.price), r.tier, r.attrs, r.seller], ['num', '', 'small', 'seller']))));
+    body?.replaceChildren(
+      ...bins.rows.map((r) => {
+        const tr = level ? cells([coins(r.price), r.tier, String(r.level ?? ''), r.attrs, r.seller], ['num', '', 'num', 'small', 'seller']) : cells([coins(r.price), r.tier, r.attrs, r.seller], ['num', '', 'small', 'seller']);
+        // The price leads to the listing's value, as the server-rendered rows do.
+        const a = document.createElement('a');
+        a.href = `/value?auction=${encodeURIComponent(r.uuid)}`;
+        a.title = 'what this listing is worth';
+        a.textContent = coins(r.price);
+        tr.cells[0]!.replaceChildren(a);
+        return tr;
+      }),
+    );
     body?.closest('.scroll')?.toggleAttribute('hidden', bins.rows.length === 0);
     document.getElementById('bins-empty')?.toggleAttribute('hidden', bins.rows.length > 0);
     const lbin = document.getElementById('stat-lbin');

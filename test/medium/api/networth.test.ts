@@ -122,7 +122,8 @@ describeEachBackend('networth endpoints', (fixture) => {
 
   it('bad input: a small 4xx problem, never a 5xx', async () => {
     const cases: Array<[string, string, unknown, number]> = [
-      ['GET', '/api/player/notaplayer/networth', undefined, 400],
+      ['GET', '/api/player/not%20a%20player!/networth', undefined, 400],
+      ['GET', '/api/player/notaplayer/networth', undefined, 404],
       ['POST', '/api/networth', [1, 2, 3], 400],
       ['POST', '/api/networth', { members: Object.fromEntries(Array.from({ length: 13 }, (_, i) => [`${i}`.padStart(32, '0'), {}])) }, 400],
       ['POST', '/api/networth', { members: 'x' }, 400],

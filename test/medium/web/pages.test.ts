@@ -76,6 +76,8 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.match(res.body, /Lowest BINs/);
     assert.match(res.body, /Recent sales/);
     assert.match(res.body, new RegExp(`href="/api/auctions/tag/${s.item}/active/bin"`));
+    // every listed BIN's price leads to the listing's value (issue 43: pick a listing)
+    assert.ok(res.body.includes(`<a href="/value?auction=${lowest.uuid}"`), 'the cheapest BIN links to its value');
     // its value in NEU's bulk file, under its id, as the file has it
     const neu = (await get('/neu/lowestbin.json')).json() as Record<string, number>;
     const key = /<a href="\/neu\/lowestbin.json">neu\/lowestbin<\/a><\/td><td><code>([^<]+)<\/code><\/td><td class="num">([^<]+)<\/td>/.exec(res.body);
@@ -116,7 +118,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
   });
 
   it('/item: the lowest-BIN panel as the page renders it and as bins.json sends it (the live part refetches it)', async () => {
-    const bins = (await get(`/item/${s.item}/bins.json`)).json() as { tag: string; lowest: number | null; supply: number; at: number; rows: Array<{ price: number; tier: string; attrs: string; seller: string }> };
+    const bins = (await get(`/item/${s.item}/bins.json`)).json() as { tag: string; lowest: number | null; supply: number; at: number; rows: Array<{ uuid: string; price: number; tier: string; attrs: string; seller: string }> };
     const cheapest = s.t.app.market.activeAuctions.lowestBin(s.item, () => true, 12);
     assert.equal(bins.tag, s.item);
     assert.equal(bins.lowest, cheapest[0]!.startingBid);
@@ -125,6 +127,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     assert.ok(bins.rows.length > 0 && bins.rows.length <= 12);
     assert.deepEqual(bins.rows.map((r) => r.price), [...bins.rows.map((r) => r.price)].sort((a, b) => a - b));
     assert.equal(bins.rows[0]!.price, cheapest[0]!.startingBid);
+    assert.equal(bins.rows[0]!.uuid, cheapest[0]!.uuid, 'the row names its listing (its price links to /value?auction=)');
     const html = (await get(`/item/${s.item}`)).body;
     const body = /<tbody id="bins-body">([\s\S]*?)<\/tbody>/.exec(html)![1]!;
     assert.equal(body.match(/<tr>/g)?.length, bins.rows.length);
@@ -162,7 +165,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
       assert.equal(pageData(html).lowestBin, bins.lowest);
       const body = /<tbody id="bins-body" data-level>([\s\S]*?)<\/tbody>/.exec(html)?.[1];
       assert.ok(body !== undefined, 'a pet table marks its level column');
-      assert.deepEqual([...body.matchAll(/<tr><td class="num">[^<]*<\/td><td>[^<]*<\/td><td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1])), bins.rows.map((r) => r.level));
+      assert.deepEqual([...body.matchAll(/<tr><td class="num"><a [^>]*>[^<]*<\/a><\/td><td>[^<]*<\/td><td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1])), bins.rows.map((r) => r.level));
     }
     assert.equal(supplies, s.t.app.services.auctions.supplyOf(pet), 'the variants split the supply');
     assert.match((await get(`/item/${pet}`)).body, /<th scope="col" class="num">Level<\/th>/);
@@ -249,6 +252,7 @@ describeEachBackend('web pages on simulator data', (fixture) => {
     const first = s.t.app.services.underpriced.ranked({ limit: 1 })[0];
     assert.ok(first, 'the simulated generations list underpriced BINs');
     assert.ok(res.body.includes(`href="/item/${encodeURIComponent(first.tag)}"`), 'the most profitable underpriced listing is linked');
+    assert.ok(res.body.includes(`href="/value?auction=${first.uuid}"`), 'and its value page (issue 43: pick a listing)');
     for (const hidden of ['/api/flip/mayor', '/api/flip/attribute', '/api/flip/fusion/multistep']) assert.ok(!res.body.includes(hidden), hidden);
     assert.match(res.body, /<td data-v="[^"]*"><a href="\/bazaar\/[A-Z_0-9:]+">/);
     const data = await get('/data');
