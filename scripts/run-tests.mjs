@@ -123,19 +123,32 @@ const sourceLocation = {
   },
 };
 
+// Shared processes. Starting node and importing the bundled app costs ~1.4 s of CPU per process, more than many
+// files' own tests: the unit files, and the medium files that can share a process, are dealt round-robin into a few
+// bundles, each importing its files in order (node:test runs a process's files one after another). A medium file
+// keeps a process of its own when it registers top-level hooks (they would wrap every file of the shard), mocks
+// timers, listens to process events, or says `// test-process: own`.
+const OWN_PROCESS = /^(before|after|beforeEach|afterEach)\(|mock\.timers|process\.(on|once)\(|\/\/ test-process: own/m;
+const shareable = (f) => f.startsWith('test/unit/') || (f.startsWith('test/medium/') && !OWN_PROCESS.test(readFileSync(join(ROOT, f), 'utf8')));
 const unitFiles = files.filter((f) => f.startsWith('test/unit/'));
-const ownProcess = files.filter((f) => !f.startsWith('test/unit/'));
-// The unit tier's entries: the selected unit files dealt round-robin into one bundle per core,
-// each importing its files in order.
+const sharedMedium = files.filter((f) => f.startsWith('test/medium/') && shareable(f));
+const ownProcess = files.filter((f) => !shareable(f));
 const concurrency = Math.max(1, Math.min(2, availableParallelism()));
-const shards = Array.from({ length: Math.min(concurrency, unitFiles.length) }, (_, i) => unitFiles.filter((_, j) => j % concurrency === i));
-const UNIT_ENTRY = /^unit-tier-(\d+)$/;
+/** `files` dealt round-robin into `count` shards (none empty). */
+const deal = (list, count) => Array.from({ length: Math.min(count, list.length) }, (_, i) => list.filter((_, j) => j % count === i));
+// The unit tier in one shard per core; the medium files in more, so the shards and the processes of their own even
+// out across the two cores (files are handed out longest first, below).
+const shards = [
+  ...deal(unitFiles, concurrency).map((list, i) => ({ name: `test/unit/unit-tier-${i}`, files: list })),
+  ...deal(sharedMedium, 6).map((list, i) => ({ name: `test/medium/medium-shard-${i}`, files: list })),
+];
+const SHARD_ENTRY = /^shard:(\d+)$/;
 const unitEntry = {
-  name: 'unit-entry',
+  name: 'shard-entry',
   setup(b) {
-    b.onResolve({ filter: UNIT_ENTRY }, (args) => ({ path: args.path, namespace: 'unit-tier' }));
-    b.onLoad({ filter: /.*/, namespace: 'unit-tier' }, (args) => ({
-      contents: shards[Number(UNIT_ENTRY.exec(args.path)[1])].map((f) => `import ${JSON.stringify(join(ROOT, f))};`).join('\n'),
+    b.onResolve({ filter: SHARD_ENTRY }, (args) => ({ path: args.path, namespace: 'shard' }));
+    b.onLoad({ filter: /.*/, namespace: 'shard' }, (args) => ({
+      contents: shards[Number(SHARD_ENTRY.exec(args.path)[1])].files.map((f) => `import ${JSON.stringify(join(ROOT, f))};`).join('\n'),
       loader: 'js',
       resolveDir: ROOT,
     }));
@@ -155,7 +168,7 @@ const beforeBuild = { own: process.cpuUsage(), reaped: reapedCpu() };
 try {
   await build({
     absWorkingDir: ROOT,
-    entryPoints: [...shards.map((_, i) => ({ in: `unit-tier-${i}`, out: `test/unit/unit-tier-${i}` })), ...ownProcess],
+    entryPoints: [...shards.map((shard, i) => ({ in: `shard:${i}`, out: shard.name })), ...ownProcess],
     outdir: OUT,
     outbase: ROOT,
     outExtension: { '.js': '.mjs' },
@@ -178,7 +191,13 @@ await stop();
 const ownBuild = process.cpuUsage(beforeBuild.own);
 const bundlingCpu = (ownBuild.user + ownBuild.system) / 1e6 + reapedCpu() - beforeBuild.reaped;
 const bundled = process.cpuUsage();
-const bundles = [...shards.map((_, i) => join(OUT, `test/unit/unit-tier-${i}.mjs`)), ...ownProcess.map((f) => join(OUT, f.replace(/\.ts$/, '.mjs')))];
+// Longest first, so the last process to start is a short one: the system files (spawned servers, Chromium), the
+// medium shards, the medium files of their own, the unit shards.
+const rank = (name) => (name.startsWith('test/system/') ? 0 : name.includes('medium-shard-') ? 1 : name.startsWith('test/medium/') ? 2 : 3);
+const bundles = [...shards.map((shard) => shard.name), ...ownProcess.map((f) => f.replace(/\.ts$/, ''))]
+  .map((name, i) => ({ name, i }))
+  .sort((a, b) => rank(a.name) - rank(b.name) || a.i - b.i)
+  .map(({ name }) => join(OUT, `${name}.mjs`));
 const preload = timings ? ['--import', TIMING_PRELOAD] : [];
 const FAILURES_FILE = join(OUT, 'failures.txt');
 const reporters = ['--test-reporter=tap', '--test-reporter-destination=stdout', `--test-reporter=${pathToFileURL(join(ROOT, 'scripts/test-failures.mjs')).href}`, `--test-reporter-destination=${FAILURES_FILE}`];
@@ -224,8 +243,8 @@ function printTimings(testsWallS, wallS) {
   const name = (entry) => {
     if (entry.startsWith('npm run ')) return `check: ${entry}`;
     const rel = relative(OUT, entry).replace(/\.mjs$/, '.ts');
-    const shard = /^test\/unit\/unit-tier-(\d+)\.ts$/.exec(rel);
-    return shard ? `test/unit (shard ${shard[1]}: ${shards[Number(shard[1])].length} files)` : rel;
+    const shard = shards.find((sh) => `${sh.name}.ts` === rel);
+    return shard ? `${shard.name.split('/').slice(0, 2).join('/')} (${shard.name.split('/')[2]}: ${shard.files.length} files)` : rel;
   };
   const rows = lines
     .map((l) => ({ file: name(l.entry), wall: l.wallS, own: l.userS + l.sysS, children: l.childrenS }))

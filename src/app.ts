@@ -21,6 +21,7 @@ import { shutdownPlugin } from './http/shutdown.ts';
 import { NOSNIFF_HEADERS, securityHeadersPlugin } from './http/security-headers.ts';
 import { StoredResponses } from './http/stored-responses.ts';
 import { compressionPlugin } from './http/compression.ts';
+import { LazySchemas } from './http/lazy-schemas.ts';
 import { PreparedRegistry } from './http/prepared-answers.ts';
 import { itemAliasesPlugin } from './http/item-aliases.ts';
 import { itemRoutes } from './api/items.ts';
@@ -124,6 +125,8 @@ declare module 'fastify' {
     storedResponses: StoredResponses;
     /** the one registry of prepared answers (http/prepared-answers.ts): routes define their kinds, the fast path and the handlers read them */
     prepared: PreparedRegistry;
+    /** route schemas, compiled on first use (http/lazy-schemas.ts); the serving process compiles the rest after listening */
+    schemas: LazySchemas;
   }
 }
 
@@ -141,6 +144,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   const { config } = context;
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const storedResponses = new StoredResponses();
+  const schemas = new LazySchemas();
   const app = Fastify({
     serverFactory: storedResponses.serverFactory({ headersTimeoutMs: config.headersTimeoutMs }),
     loggerInstance: context.logger as FastifyBaseLogger,
@@ -160,6 +164,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
     return503OnClosing: true,
     // Ajv stops at the first error: with allErrors a 1 MB array of [] took 2.2 s and a 21 MB answer (issue 21).
     ajv: { customOptions: { allErrors: false } },
+    schemaController: { compilersFactory: schemas.compilersFactory },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
 
@@ -167,6 +172,7 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
   app.decorate('store', context.store);
   app.decorate('clock', context.clock);
   app.decorate('storedResponses', storedResponses);
+  app.decorate('schemas', schemas);
   const prepared = new PreparedRegistry(context.clock);
   app.decorate('prepared', prepared);
   app.addHook('onClose', async () => prepared.clear());

@@ -205,6 +205,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     throw err;
   }
   logger.info({ url, role: config.role, api: serveApi }, `skymarket listening on ${url}`);
+  // The route schemas left uncompiled at boot, now, between requests, rather than on each route's first request.
+  void app.schemas.compileInBackground((err) => logger.error({ err }, 'a route schema does not compile'));
 
   // The jobs (the one writer of rollups besides ingestion) record the lowest BINs from the market's
   // view where this process holds one (role all), else from the store (role jobs).

@@ -32,6 +32,12 @@ describe('OpenAPI document', () => {
 
   const params = (path: string, method = 'get') => doc.paths[path]?.[method]?.parameters ?? [];
 
+  it('every route schema compiles (validators and serializers compile on first use, http/lazy-schemas.ts)', () => {
+    const compiled = t.app.schemas.compileAll();
+    assert.ok(compiled > 100, `${compiled} route schemas compiled`);
+    assert.equal(t.app.schemas.counts().pending, 0);
+  });
+
   it('stays a valid OpenAPI 3.1 document', async () => {
     const result = await new Validator().validate(doc as never);
     assert.equal(result.valid, true, JSON.stringify(result.errors));
