@@ -30,7 +30,7 @@ export class LazySchemas {
   readonly compilersFactory = {
     buildValidator: (externalSchemas: Record<string, object>, options: unknown) => {
       const compile = this.validators(externalSchemas, options as Parameters<ReturnType<typeof AjvCompiler>>[1]);
-      return (route: object) => this.validator(() => compile(route) as unknown as Validate);
+      return (route: Parameters<typeof compile>[0]) => this.validator(() => compile(route) as unknown as Validate);
     },
     buildSerializer: (externalSchemas: unknown, options: unknown) => {
       const compile = this.serializers(externalSchemas, options as Parameters<ReturnType<typeof SerializerSelector>>[1]);
