@@ -19,6 +19,7 @@ import { listing } from '../../helpers/auctions.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 import { ModClient, type Reply } from '../mod/helpers.ts';
 import { openSse, type FeedEvent, type SseClient } from '../stream/clients.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 describeEachBackend('alert targets: the live feed and the mod channel', (fixture) => {
   let t: TestApp;
@@ -42,14 +43,7 @@ describeEachBackend('alert targets: the live feed and the mod channel', (fixture
   const hyperion = (uuid: string, price: number) => listing(t.clock.now(), { uuid, tag: 'HYPERION', starting_bid: price });
   const deliveries = async () => (await api('GET', '/api/notifications/deliveries')).json() as Array<{ status: string; targetId: number; lastError: string | null; alert: { auctionUuid: string | null; test?: boolean } }>;
   const deliveryOf = async (uuid: string, targetId: number) => (await deliveries()).find((d) => d.alert.auctionUuid === uuid && d.targetId === targetId);
-  /** Polls an asynchronous condition with a deadline. */
-  const until = async (condition: () => Promise<boolean>, what: string) => {
-    const deadline = Date.now() + 10_000;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const until = (condition: () => Promise<boolean>, what: string) => waitUntil(condition, 10_000, what);
   const sse = async (query: string, headers: Record<string, string> = {}) => {
     const c = await openSse(`${base}/api/stream${query}`, headers);
     open.push(c);

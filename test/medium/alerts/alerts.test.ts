@@ -44,14 +44,7 @@ describeEachBackend('alerts end to end', (fixture) => {
     await evaluator.idle();
   };
 
-  /** Polls an asynchronous condition (a row in the store, an answer of the API) with a deadline. */
-  const until = async (condition: () => Promise<boolean>, what: string) => {
-    const deadline = Date.now() + 10_000;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const until = (condition: () => Promise<boolean>, what: string) => waitUntil(condition, 10_000, what);
   const attemptsOf = async (price: number) => ((await api('GET', '/api/notifications/deliveries')).json() as Array<{ attempts: number; targetId: number; alert: { price: number } }>).find((d) => d.alert.price === price && d.targetId === ids['hook'])?.attempts ?? 0;
   const targetOf = async (id: number) => ((await api('GET', '/api/notifications/targets')).json() as Array<Record<string, unknown>>).find((x) => x['id'] === id);
 

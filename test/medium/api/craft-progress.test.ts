@@ -22,6 +22,7 @@ import { FakeUpstream } from '../../helpers/fake-upstream.ts';
 import { testIngestContext } from '../../helpers/ingest-context.ts';
 import { tempDir, type TempDir } from '../../helpers/temp-dir.ts';
 import { storeMiniRepoPrices, writeMiniRepo } from '../../helpers/mini-repo.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const UUID = '0123456789abcdef0123456789abcdef';
 const OTHER = 'fedcba9876543210fedcba9876543210';
@@ -274,10 +275,4 @@ describeEachBackend('profile fetches from the simulator', (fixture) => {
   });
 });
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = (check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> => waitUntil(check, timeoutMs, 'the condition');

@@ -14,6 +14,7 @@ import { HealthService } from '../../../src/services/health.ts';
 import { Store } from '../../../src/store/index.ts';
 import { ManualClock } from '../../../src/clock.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const resource = (lastUpdated: number): MarketChangeBody => ({ kind: 'resource', resource: 'items', lastUpdated });
 
@@ -37,13 +38,7 @@ function projection(store: { lastUpdated: number }) {
   };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 2000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
+const until = (condition: () => boolean): Promise<void> => waitUntil(condition, 2000, 'the condition', 2);
 
 describe('in-process spine', () => {
   it('numbers changes 1, 2, 3 and hands each to every subscriber at once, relays last', () => {

@@ -16,20 +16,13 @@ import { Store } from '../../../src/store/index.ts';
 import { signedReceiver, type Receiver } from '../../helpers/alert-receivers.ts';
 import { freePort } from '../../helpers/services.ts';
 import { tempDir, type TempDir } from '../../helpers/temp-dir.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const BIN = join(import.meta.dirname, '../../../bin/skymarket.js');
 const DEADLINE_MS = 120_000;
 const PRODUCTS = ['ENCHANTED_DIAMOND', 'ENCHANTED_IRON', 'ENCHANTED_GOLD'];
 
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> => waitFor(what, probe, { timeoutMs: DEADLINE_MS, intervalMs: 100 });
 
 let sim: SimulatorHandle;
 let dir: TempDir;

@@ -26,6 +26,7 @@ import { Store } from '../../../src/store/index.ts';
 import { dropSchema, IN_CI, POSTGRES_TEST_URL, postgresUnavailable, uniqueSchema, type Backend } from '../../helpers/databases.ts';
 import { freePort } from '../../helpers/services.ts';
 import { tempDir, type TempDir } from '../../helpers/temp-dir.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const BIN = join(import.meta.dirname, '../../../bin/skymarket.js');
 const START = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -34,15 +35,7 @@ const AUCTIONS = 3000;
 const DEADLINE_MS = 90_000;
 
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = DEADLINE_MS): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = DEADLINE_MS): Promise<T> => waitFor(what, probe, { timeoutMs, intervalMs: 50 });
 
 /** Direct SQL on the database under test, for the stall trigger and the checks. */
 interface Inspector {

@@ -14,6 +14,7 @@ import { LOCK_CLASS } from '../../../src/store/session-lock.ts';
 import { IN_CI, POSTGRES_TEST_URL, openTestStore, postgresUnavailable, uniqueSchema, dropSchema } from '../../helpers/databases.ts';
 import { Store } from '../../../src/store/index.ts';
 import { tmpdir } from 'node:os';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const RETRY_MS = 150;
 const logger = createLogger('silent');
@@ -42,13 +43,7 @@ function candidate(store: Store, duty: Duty = 'ingest') {
   return { leadership, events, registry, working: () => working };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = (what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> => waitUntil(condition, timeoutMs, what, 25);
 
 /** How often `registry`'s Leadership tried to take the lock for `duty` as a standby. */
 async function lockAttempts(registry: Registry, duty: Duty): Promise<number> {

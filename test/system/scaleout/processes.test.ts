@@ -18,6 +18,7 @@ import { Store } from '../../../src/store/index.ts';
 import { IN_CI, POSTGRES_TEST_URL, dropSchema, postgresUnavailable, uniqueSchema } from '../../helpers/databases.ts';
 import { probeRedis } from '../../helpers/services.ts';
 import { openSse, type FeedEvent } from '../../medium/stream/clients.ts';
+import { waitFor } from '../../helpers/wait.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 const redisUnavailable = await probeRedis(REDIS_URL);
@@ -49,18 +50,13 @@ interface Health {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, procs: Proc[] = []): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) {
-      const logs = procs.map((p) => `--- ${p.name}:\n${p.output.slice(-3000)}`).join('\n');
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${logs}`);
-    }
-    await sleep(100);
-  }
-}
+/** Polls `probe` (a failed probe counts as not yet); at the deadline the error carries the processes' last output. */
+const until = <T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, procs: Proc[] = []): Promise<T> =>
+  waitFor(what, () => probe().catch(() => undefined), {
+    timeoutMs,
+    intervalMs: 100,
+    detail: () => procs.map((p) => `--- ${p.name}:\n${p.output.slice(-3000)}`).join('\n'),
+  });
 
 /** The sum of a metric's samples on a process (those whose labels include `having`). */
 async function metric(url: string, name: string, having = ''): Promise<number> {

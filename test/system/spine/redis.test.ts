@@ -14,6 +14,7 @@ import { Follower, Followers } from '../../../src/spine/follower.ts';
 import type { MarketChange, MarketChangeBody } from '../../../src/domain/market-change.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { dropRedisPrefix, freePort, IN_CI, probeRedis } from '../../helpers/services.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const REDIS_URL = process.env.REDIS_URL_TEST ?? 'redis://127.0.0.1:6379';
 const redisUnavailable = await probeRedis(REDIS_URL);
@@ -22,13 +23,7 @@ const logger = createLogger('silent');
 
 const resource = (lastUpdated: number): MarketChangeBody => ({ kind: 'resource', resource: 'items', lastUpdated });
 
-async function until(what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const until = (what: string, condition: () => boolean, timeoutMs = 15_000): Promise<void> => waitUntil(condition, timeoutMs, what, 10);
 
 /** A follower of `source` over a plain `store` of the items resource's lastUpdated. */
 function follow(source: RedisSpine, store: { lastUpdated: number }) {

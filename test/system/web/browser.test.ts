@@ -15,6 +15,7 @@ import { browserUnavailable, launchChromium, watchedPage, type Chromium, type Wa
 import { neuRepo } from '../../helpers/fixtures.ts';
 import { startWebSite, type WebSite } from '../../helpers/web-site.ts';
 import { coins } from '../../../src/web/render.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 
 const skip = browserUnavailable();
 
@@ -254,13 +255,7 @@ describe('web pages in Chromium', { skip }, () => {
     const paths = [...products.map((p) => `/bazaar/${encodeURIComponent(p)}`), ...busiest.map((t) => `/item/${encodeURIComponent(t)}`)];
     const statusOf = (path: string) => (path.startsWith('/bazaar/') ? 'book-status' : 'bins-status');
     const connections = async () => (await s.t.app.context.metrics.registry.getSingleMetric('skymarket_stream_connections')!.get()).values[0]!.value;
-    const until = async (what: string, ok: () => Promise<boolean>) => {
-      const deadline = Date.now() + 15_000;
-      while (!(await ok())) {
-        assert.ok(Date.now() < deadline, what);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const until = (what: string, ok: () => Promise<boolean>) => waitUntil(ok, 15_000, what, 100);
     const tabs: WatchedPage[] = [];
     try {
       for (const path of paths) {
