@@ -35,7 +35,7 @@ import {
 import type { Store } from '../store/index.ts';
 import { listingOf as compactListing, type ActiveAuctionsView, type ActiveListing } from './active-auctions.ts';
 import type { AuctionsChangeBody, BazaarChangeBody, ChangedListing, MarketChange, SaleNote } from '../domain/market-change.ts';
-import type { SpineEvent } from '../spine/index.ts';
+import type { ChangeSource, SpineEvent } from '../spine/index.ts';
 
 /**
  * An active listing as the index keeps it: the market's compact listing (repeated names, maps and NBT
@@ -64,6 +64,12 @@ export interface MarketEventsOptions {
    * instead of building its own, so the listings are held once.
    */
   view?: ActiveAuctionsView;
+  /**
+   * What to follow instead of the store's own changes: the process's spine, in a process that does
+   * not write (role api over Redis). Its events there feed this process's own followers (the
+   * underpriced list, compose.ts), never the live feeds' hub, which the writer's events fill.
+   */
+  changes?: ChangeSource;
   logger?: Logger;
 }
 
@@ -118,7 +124,8 @@ export class MarketEvents {
   /** Listens to the store and loads the active listings (changes during the load are applied after it). */
   start(): Promise<void> {
     this.started ??= (async () => {
-      this.unsubscribe = this.store.changes.subscribe(this.store.changes.last, this.onChange);
+      const source = this.options.changes;
+      this.unsubscribe = source ? source.subscribe(await source.head(), this.onChange) : this.store.changes.subscribe(this.store.changes.last, this.onChange);
       const view = this.options.view;
       if (view) {
         await view.ready();
