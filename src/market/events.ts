@@ -3,7 +3,8 @@
  * snapshot changed, as typed events for the live feeds (domain/stream-events.ts, docs/streaming.md).
  *
  * It follows the spine in the process that writes the store (role all, or the ingest leader),
- * where every change arrives synchronously after its commit (store.changes). It keeps an index of the active listings (loaded
+ * where every change arrives synchronously after its commit (store.changes); an api replica builds
+ * one over the spine it follows (`changes`) for its underpriced list, never for the live feeds. It keeps an index of the active listings (loaded
  * once by start(), then kept by the same events), because a change says which uuids left, not what
  * they were: the active-auctions view's own listing objects where the process has the view (role
  * all), compact listings of its own in the ingest role, which has no market views.
@@ -95,6 +96,8 @@ export class MarketEvents {
   private readonly bazaar = new Map<string, BazaarQuick>();
   private readonly pendingMs: number;
   private started: Promise<void> | undefined;
+  /** moved by each stop(), so a start still waiting for the spine's head does not subscribe after it */
+  private epoch = 0;
   private loaded = false;
   /**
    * Whether the next auctions generation is the baseline: the store held no active listing when
@@ -125,7 +128,12 @@ export class MarketEvents {
   start(): Promise<void> {
     this.started ??= (async () => {
       const source = this.options.changes;
-      this.unsubscribe = source ? source.subscribe(await source.head(), this.onChange) : this.store.changes.subscribe(this.store.changes.last, this.onChange);
+      if (source) {
+        const epoch = this.epoch;
+        const head = await source.head();
+        if (epoch !== this.epoch) return; // stopped meanwhile
+        this.unsubscribe = source.subscribe(head, this.onChange);
+      } else this.unsubscribe = this.store.changes.subscribe(this.store.changes.last, this.onChange);
       const view = this.options.view;
       if (view) {
         await view.ready();
@@ -145,6 +153,7 @@ export class MarketEvents {
   }
 
   stop(): void {
+    this.epoch++;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.started = undefined;
