@@ -130,8 +130,15 @@ export class MarketEvents {
       const source = this.options.changes;
       if (source) {
         const epoch = this.epoch;
-        const head = await source.head();
-        if (epoch !== this.epoch) return; // stopped meanwhile
+        let head: number | undefined;
+        // The transport may be away at start (Redis): asked again until it answers or this stops.
+        for (let pause = 250; head === undefined && epoch === this.epoch; pause = Math.min(pause * 2, 5_000)) {
+          head = await source.head().catch((err: unknown) => {
+            this.options.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'market events: the spine\'s head is unreachable; asking again');
+            return new Promise<undefined>((r) => setTimeout(() => r(undefined), pause).unref());
+          });
+        }
+        if (head === undefined || epoch !== this.epoch) return; // stopped meanwhile
         this.unsubscribe = source.subscribe(head, this.onChange);
       } else this.unsubscribe = this.store.changes.subscribe(this.store.changes.last, this.onChange);
       const view = this.options.view;
