@@ -229,6 +229,15 @@ export async function buildApp(context: AppContext, options: BuildOptions = {}):
       app.addHook('onReady', () => events.start());
       app.addHook('onClose', async () => events.stop());
     }
+    // An app without the market's events (an api replica) derives them from its spine for the underpriced list (compose.ts).
+    const followerEvents = parts.followerEvents;
+    if (followerEvents) {
+      app.addHook('onReady', () => followerEvents.start());
+      app.addHook('onClose', async () => {
+        followerEvents.stop();
+        await parts.services?.underpriced.stop();
+      });
+    }
     app.decorate('services', parts.services!);
     await app.register(itemAliasesPlugin, { resolve: (raw) => market.catalog.resolve(raw) });
     // Data routes (auctions, bazaar, craft, flips, player, lowball) register here as their areas land.

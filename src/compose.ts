@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import type { Clock } from './clock.ts';
 import { skyblockYearMs, type Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import type { DraftEvent } from './domain/stream-events.ts';
 import { MarketEvents } from './market/events.ts';
 import { marketFromConfig, type Market } from './market/index.ts';
 import { createServices, type Services } from './services/index.ts';
@@ -52,10 +53,20 @@ export interface Composition {
   market: Market | undefined;
   streamHub: StreamHub | undefined;
   marketEvents: MarketEvents | undefined;
+  /**
+   * A process that serves the data routes without the market's events (role api): the market's
+   * events derived here from the spine this process follows, for its underpriced list only (never
+   * published: the writer's events fill the live feeds). Its owner starts it once the market has
+   * started (`start()` waits for the active listings) and stops it on close.
+   */
+  followerEvents: MarketEvents | undefined;
   services: Services | undefined;
   /** which parts this call built (and its caller therefore starts and closes) */
   owned: { spine: boolean; market: boolean; streamHub: boolean; marketEvents: boolean };
 }
+
+/** Each listing is told as underpriced once across the processes sharing the live feeds. */
+const underpricedClaim = (event: DraftEvent): string => `underpriced:${'uuid' in event ? event.uuid : event.topic}`;
 
 /** The hub of a configuration: in memory, or over the Redis stream when REDIS_URL is set. */
 export function streamHubFromConfig(config: Config, clock: Clock, logger: Logger, registry: Registry): StreamHub {
@@ -65,6 +76,7 @@ export function streamHubFromConfig(config: Config, clock: Clock, logger: Logger
     logger: logger.child({ component: 'stream' }),
     retentionMs: config.streamRetentionSeconds * 1000,
     registry,
+    claimPrefix: `${config.redisPrefix}stream:claims:`,
     log: url ? (onError) => new RedisEventLog({ url, key: `${config.redisPrefix}stream:events`, maxLen: config.streamRedisMaxlen, onError }) : undefined,
   });
 }
@@ -107,11 +119,19 @@ export function compose(input: CompositionInput): Composition {
           dataSource: input.dataSource,
         })
       : undefined);
-  // Underpriced listings are valued where the market's events and the valuation meet (role all).
-  // Its kept listings go on the live feed as `auction.underpriced` (a lost batch is a gap, as for the market's events).
-  if (ownEvents && marketEvents && services && !given.services) {
-    services.underpriced.attach(marketEvents.emitter);
-    if (streamHub) services.underpriced.onKept = (events) => void streamHub.publish(events).catch(() => undefined);
+  // Underpriced listings are valued where the market's events and the valuation meet: in role all,
+  // on the events this process publishes; in role api (no events here, issue 43), on events this
+  // replica derives from the spine it follows, so every replica holds the same list. Every replica
+  // derives the same kept listings: each goes on the live feed as `auction.underpriced` once, by
+  // whichever process claims it first (services/stream.ts `publishOnce`; a lost batch is a gap).
+  const followSpine = !marketEvents && !given.services && ownMarket && market && services !== undefined && spine !== undefined;
+  const followerEvents = followSpine
+    ? new MarketEvents(store, clock, { logger: logger.child({ component: 'underpriced-events' }), view: market.activeAuctions, changes: spine.source })
+    : undefined;
+  const underpricedEvents = ownEvents ? marketEvents : followerEvents;
+  if (underpricedEvents && services && !given.services) {
+    services.underpriced.attach(underpricedEvents.emitter);
+    if (streamHub) services.underpriced.onKept = (events) => void streamHub.publishOnce(events, underpricedClaim).catch(() => undefined);
   }
-  return { store, clock, spine, market, streamHub, marketEvents, services, owned: { spine: ownSpine, market: ownMarket, streamHub: ownHub, marketEvents: ownEvents } };
+  return { store, clock, spine, market, streamHub, marketEvents, followerEvents, services, owned: { spine: ownSpine, market: ownMarket, streamHub: ownHub, marketEvents: ownEvents } };
 }

@@ -207,6 +207,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
   logger.info({ url, role: config.role, api: serveApi }, `skymarket listening on ${url}`);
   // The route schemas left uncompiled at boot, now, between requests, rather than on each route's first request.
   void app.schemas.compileInBackground((err) => logger.error({ err }, 'a route schema does not compile'));
+  // An api replica's underpriced list follows the spine here (compose.ts): its events start once the market has.
+  const followerEvents = parts.followerEvents;
+  followerEvents?.start().catch((err: unknown) => logger.error({ err }, 'underpriced: the market events of this replica did not start'));
 
   // The jobs (the one writer of rollups besides ingestion) record the lowest BINs from the market's
   // view where this process holds one (role all), else from the store (role jobs).
@@ -355,6 +358,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         await jobsLeader?.stop();
         await ingestion?.stop();
         marketEvents?.stop();
+        followerEvents?.stop();
+        await parts.services?.underpriced.stop();
         await alertEvaluator?.stop();
         await streamHub?.close();
         if (alertHub !== streamHub) await alertHub?.close();

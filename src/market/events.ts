@@ -3,7 +3,8 @@
  * snapshot changed, as typed events for the live feeds (domain/stream-events.ts, docs/streaming.md).
  *
  * It follows the spine in the process that writes the store (role all, or the ingest leader),
- * where every change arrives synchronously after its commit (store.changes). It keeps an index of the active listings (loaded
+ * where every change arrives synchronously after its commit (store.changes); an api replica builds
+ * one over the spine it follows (`changes`) for its underpriced list, never for the live feeds. It keeps an index of the active listings (loaded
  * once by start(), then kept by the same events), because a change says which uuids left, not what
  * they were: the active-auctions view's own listing objects where the process has the view (role
  * all), compact listings of its own in the ingest role, which has no market views.
@@ -35,7 +36,7 @@ import {
 import type { Store } from '../store/index.ts';
 import { listingOf as compactListing, type ActiveAuctionsView, type ActiveListing } from './active-auctions.ts';
 import type { AuctionsChangeBody, BazaarChangeBody, ChangedListing, MarketChange, SaleNote } from '../domain/market-change.ts';
-import type { SpineEvent } from '../spine/index.ts';
+import type { ChangeSource, SpineEvent } from '../spine/index.ts';
 
 /**
  * An active listing as the index keeps it: the market's compact listing (repeated names, maps and NBT
@@ -64,6 +65,12 @@ export interface MarketEventsOptions {
    * instead of building its own, so the listings are held once.
    */
   view?: ActiveAuctionsView;
+  /**
+   * What to follow instead of the store's own changes: the process's spine, in a process that does
+   * not write (role api over Redis). Its events there feed this process's own followers (the
+   * underpriced list, compose.ts), never the live feeds' hub, which the writer's events fill.
+   */
+  changes?: ChangeSource;
   logger?: Logger;
 }
 
@@ -89,6 +96,8 @@ export class MarketEvents {
   private readonly bazaar = new Map<string, BazaarQuick>();
   private readonly pendingMs: number;
   private started: Promise<void> | undefined;
+  /** moved by each stop(), so a start still waiting for the spine's head does not subscribe after it */
+  private epoch = 0;
   private loaded = false;
   /**
    * Whether the next auctions generation is the baseline: the store held no active listing when
@@ -118,7 +127,20 @@ export class MarketEvents {
   /** Listens to the store and loads the active listings (changes during the load are applied after it). */
   start(): Promise<void> {
     this.started ??= (async () => {
-      this.unsubscribe = this.store.changes.subscribe(this.store.changes.last, this.onChange);
+      const source = this.options.changes;
+      if (source) {
+        const epoch = this.epoch;
+        let head: number | undefined;
+        // The transport may be away at start (Redis): asked again until it answers or this stops.
+        for (let pause = 250; head === undefined && epoch === this.epoch; pause = Math.min(pause * 2, 5_000)) {
+          head = await source.head().catch((err: unknown) => {
+            this.options.logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'market events: the spine\'s head is unreachable; asking again');
+            return new Promise<undefined>((r) => setTimeout(() => r(undefined), pause).unref());
+          });
+        }
+        if (head === undefined || epoch !== this.epoch) return; // stopped meanwhile
+        this.unsubscribe = source.subscribe(head, this.onChange);
+      } else this.unsubscribe = this.store.changes.subscribe(this.store.changes.last, this.onChange);
       const view = this.options.view;
       if (view) {
         await view.ready();
@@ -138,6 +160,7 @@ export class MarketEvents {
   }
 
   stop(): void {
+    this.epoch++;
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.started = undefined;

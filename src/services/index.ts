@@ -101,7 +101,7 @@ export function createServices({ store, clock, market, fetchProfiles, config, st
     priceChanges: new PriceChangeService({ store, clock, market, prices, flips }),
     valuation,
     networth: new NetworthService(valuation, store, clock),
-    underpriced: new UnderpricedService(valuation, { minShare: config.underpricedMinShare, minComparables: config.underpricedMinComparables }),
+    underpriced: new UnderpricedService(valuation, { minShare: config.underpricedMinShare, minComparables: config.underpricedMinComparables }, (uuid) => market.activeAuctions.get(uuid) !== undefined),
     // Underpriced alerts are evaluated against the underpriced service's values (runtime.ts).
     alerts: new AlertsService({ store, clock, discordHosts: config.exportWebhookHosts, allowPrivate: config.alertWebhookPrivateOk, resolveTag: (raw) => market.catalog.resolve(raw) }),
   };

@@ -116,6 +116,8 @@ export interface StreamHubOptions {
   retentionMs: number;
   /** events the ring holds at most (the oldest batches go first) */
   maxEvents?: number;
+  /** where `publishOnce`'s claims live in Redis (the deployment's prefix and a name) */
+  claimPrefix?: string;
   /** the shared stream (REDIS_URL): built with the hub's error callback (store/event-log.ts) */
   log?: ((onError: (err: Error) => void) => SharedEventLog) | undefined;
   /** where Redis failures are counted (metrics.ts Outage) */
@@ -131,8 +133,15 @@ export interface SharedEventLog {
   state(): Promise<{ lastId: string; maxDeletedId: string } | null>;
   newestId(): Promise<string | null>;
   append(fields: string[]): Promise<string>;
+  appendClaimed(claims: readonly string[], events: readonly string[], claimSeconds: number, extra?: readonly string[]): Promise<string | null>;
   close(): void;
 }
+
+/**
+ * How long a claim of `publishOnce` holds: longer than replicas following the same spine can be
+ * apart (a replica that falls further behind resynchronises and derives no event for what it missed).
+ */
+export const CLAIM_SECONDS = 3_600;
 
 /** How long health warns after events were lost. */
 export const LOSS_WARNING_MS = 10 * 60_000;
@@ -253,6 +262,35 @@ export class StreamHub {
     try {
       await log.append(fields);
       this.unpublished -= lost;
+      this.outage?.ok();
+    } catch (err) {
+      this.unpublished++;
+      this.lostAt = this.options.clock.now();
+      this.outage?.failed(err);
+      throw err;
+    }
+  }
+
+  /**
+   * Publishes the events not published before under their claim (`claimOf`, e.g. the listing's
+   * uuid): in one process, all of them (it is the only publisher); over Redis, each claim is
+   * taken once across the processes sharing the stream (store/event-log.ts `appendClaimed`), so
+   * api replicas that each derive the same event add it once. Losses as `publish`.
+   */
+  async publishOnce(events: readonly DraftEvent[], claimOf: (event: DraftEvent) => string): Promise<void> {
+    if (events.length === 0) return;
+    const log = this.log;
+    if (!log) return this.publish(events);
+    const lost = this.unpublished;
+    try {
+      const id = await log.appendClaimed(
+        events.map((e) => `${this.options.claimPrefix ?? ''}${claimOf(e)}`),
+        events.map((e) => JSON.stringify(e)),
+        CLAIM_SECONDS,
+        lost > 0 ? ['lost', String(lost)] : [],
+      );
+      // Nothing claimed: another process added these events, and the mark of earlier losses waits for the next entry.
+      if (id !== null) this.unpublished -= lost;
       this.outage?.ok();
     } catch (err) {
       this.unpublished++;

@@ -45,6 +45,12 @@ export class UnderpricedService implements ValueSource {
   constructor(
     private readonly valuation: Pick<ValuationService, 'valueListings'>,
     readonly rule: UnderpricedRule,
+    /**
+     * Whether a listing is still active (the active-auctions view, which resynchronises on a hole in the
+     * spine): the ranking shows only those, so a listing whose sale this process never heard of (a
+     * replica's hole) is not served; it leaves the list when the ranking meets it.
+     */
+    private readonly isActive: (uuid: string) => boolean = () => true,
   ) {}
 
   /** Follows the market's events (market/events.ts): each batch in order. */
@@ -90,12 +96,18 @@ export class UnderpricedService implements ValueSource {
   /** The kept listings, highest expected profit first, optionally of one tag and above a profit. */
   ranked(query: { tag?: string; minProfit?: number; limit: number }): UnderpricedListing[] {
     const out: UnderpricedListing[] = [];
+    const gone: string[] = [];
     for (const l of this.list.ranked()) {
       if (out.length >= query.limit) break;
       if (query.minProfit !== undefined && l.profit < query.minProfit) break;
       if (query.tag !== undefined && l.tag !== query.tag) continue;
+      if (!this.isActive(l.uuid)) {
+        gone.push(l.uuid);
+        continue;
+      }
       out.push(l);
     }
+    for (const uuid of gone) if (this.list.remove(uuid)) this.totals.left++;
     return out;
   }
 

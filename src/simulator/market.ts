@@ -263,6 +263,14 @@ export class Market {
   }
 
   /**
+   * The fair value the model priced each active auction's copy from (its asks scatter around it,
+   * docs/valuation.md): ground truth for benches that judge a valuation (bench/underpriced.ts).
+   */
+  *fairValues(): Generator<[uuid: string, value: number]> {
+    for (const live of this.active) yield [live.a.uuid, live.value];
+  }
+
+  /**
    * Moves the market forward to `nowMs`: runs every generation boundary passed since the
    * last call. Returns true when a new auction generation was published. Calling it with
    * the same or an earlier time is a cheap no-op. Gaps longer than

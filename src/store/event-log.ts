@@ -19,6 +19,22 @@ export interface EventLogOptions {
   onError(err: Error): void;
 }
 
+/**
+ * KEYS: the stream, then one claim key per event; ARGV: the claim's seconds, MAXLEN, the events'
+ * JSON texts (as many as claims), then extra fields. Adds `events` = the JSON array of the claimed ones.
+ */
+const APPEND_CLAIMED = `
+local n = #KEYS - 1
+local claimed = {}
+for i = 1, n do
+  if redis.call('SET', KEYS[i + 1], '1', 'NX', 'EX', tonumber(ARGV[1])) then claimed[#claimed + 1] = ARGV[2 + i] end
+end
+if #claimed == 0 then return false end
+local fields = { 'events', '[' .. table.concat(claimed, ',') .. ']' }
+for i = n + 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', tonumber(ARGV[2]), '*', unpack(fields))
+`;
+
 export class RedisEventLog {
   private readonly reader: Redis;
   private commands: Promise<Redis> | undefined;
@@ -74,6 +90,18 @@ export class RedisEventLog {
   async append(fields: string[]): Promise<string> {
     const client = await this.client();
     return (await client.xadd(this.options.key, 'MAXLEN', '~', this.options.maxLen, '*', ...fields)) as string;
+  }
+
+  /**
+   * Appends, in one entry, the events (JSON texts) whose claim key this call is the first to set
+   * (`SET NX`, kept `claimSeconds`): several processes that derive the same events (the api replicas'
+   * underpriced listings) add each once. `extra` fields (`lost`) go with the entry; the entry's id,
+   * or null when every event was claimed before.
+   */
+  async appendClaimed(claims: readonly string[], events: readonly string[], claimSeconds: number, extra: readonly string[] = []): Promise<string | null> {
+    const client = await this.client();
+    const id = await client.eval(APPEND_CLAIMED, claims.length + 1, this.options.key, ...claims, String(claimSeconds), String(this.options.maxLen), ...events, ...extra);
+    return typeof id === 'string' ? id : null;
   }
 
   close(): void {

@@ -43,12 +43,14 @@ describe('compose (the one composition root)', async () => {
     assert.ok(parts.spine && parts.market && parts.streamHub && parts.marketEvents && parts.services);
     assert.equal(parts.store, store);
     assert.deepEqual(parts.owned, { spine: true, market: true, streamHub: true, marketEvents: true });
+    assert.equal(parts.followerEvents, undefined, 'the underpriced list follows the events this process publishes');
   });
 
-  it('role api: a market and services over a hub, no market events (they arrive through Redis)', () => {
+  it('role api: a market and services over a hub, no market events (they arrive through Redis); events of its own from the spine for the underpriced list', () => {
     const parts = composed(compose(input({ serveApi: true, ingests: false, publishesChanges: false })));
     assert.ok(parts.market && parts.streamHub && parts.services);
     assert.equal(parts.marketEvents, undefined);
+    assert.ok(parts.followerEvents, 'the replica derives the events its underpriced list follows');
   });
 
   it('role ingest: a hub fed by the market events, no market and no services', () => {

@@ -94,3 +94,13 @@ test('batches are taken in order: a listing sold in the next batch never stays l
   assert.deepEqual(service.ranked({ limit: 10 }), []);
   assert.deepEqual([service.totals.kept, service.totals.left], [1, 1]);
 });
+
+test('the ranking serves only listings still active: one whose sale was never told (a hole) leaves when met', async () => {
+  const active = new Set(['cheap', 'cheaper']);
+  const service = new UnderpricedService(fakeValuation({ cheap: [1_000_000, 10], cheaper: [2_000_000, 10] }), { minShare: 0.1, minComparables: 3 }, (uuid) => active.has(uuid));
+  await service.prepare([listed('cheap', 500_000), listed('cheaper', 600_000), generation]);
+  assert.deepEqual(service.ranked({ limit: 10 }).map((l) => l.uuid), ['cheaper', 'cheap']);
+  active.delete('cheaper');
+  assert.deepEqual(service.ranked({ limit: 10 }).map((l) => l.uuid), ['cheap']);
+  assert.deepEqual([service.size, service.totals.left], [1, 1]);
+});
