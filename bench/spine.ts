@@ -20,7 +20,10 @@
  *    the same bytes and header lines, 3 rounds; the service's CPU per request, its idle CPU (no requests),
  *    and its event-loop delay during the load;
  * 5. the cold generation: a fresh SQLite store, the first generation's `ms` from the service's log, alternated
- *    with the naive complete ingester of bench/ingest-floor.ts, 3 rounds.
+ *    with the naive complete ingester of bench/ingest-floor.ts, 3 rounds; and "stored and served": until the
+ *    service answers from that generation (a listing of its view, a non-empty `/neu/lowestbin.json`).
+ *    `BENCH_SPINE_BASE_CLI=<dir>/dist/cli.js` runs another build (e.g. main's, built in a copy with
+ *    node_modules linked) in the same rounds too: before and after in one run.
  *
  * `npm run bench -- spine` (`--quick`: 10,000 auctions, fewer generations, 1 round). `BENCH_SPINE_ONLY=fresh,outage,hot,cold`
  * picks parts (`fresh` is 1 and 2). `BENCH_SPINE_AUCTIONS` overrides the simulated size; `BENCH_SPINE_GENERATIONS`
@@ -106,9 +109,9 @@ interface Service {
 }
 
 /** The compiled service (`node dist/cli.js serve`) with `env`; its JSON log lines kept. */
-async function startService(env: NodeJS.ProcessEnv, dataDir: string): Promise<Service> {
+async function startService(env: NodeJS.ProcessEnv, dataDir: string, cli = DIST_CLI): Promise<Service> {
   const logs: Array<Record<string, unknown>> = [];
-  const { url, child } = await spawnListening('skymarket', [...nodeArgs(), DIST_CLI, 'serve', '--data-dir', dataDir, '--port', '0', '--host', LOCAL], {
+  const { url, child } = await spawnListening('skymarket', [...nodeArgs(), cli, 'serve', '--data-dir', dataDir, '--port', '0', '--host', LOCAL], {
     ...process.env,
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
@@ -692,17 +695,38 @@ async function hotReads(auctions: number, quick: boolean): Promise<BenchRow[]> {
   return rows;
 }
 
-/** One cold start of the compiled service on a fresh SQLite store: its first generation's `ms` (log). */
-async function coldService(simUrl: string): Promise<{ ms: number; cpuMs: number; auctions: number; wallMs: number }> {
+/**
+ * One cold start of the compiled service on a fresh SQLite store: its first generation's `ms` (log),
+ * and "stored and served": from the generation's start (the log line's time less its `ms`) until the
+ * service answers from it, both a listing of the active-auctions view (`/api/auction/random`) and a
+ * non-empty `/neu/lowestbin.json` (the bulk files follow the view), polled from the moment the log line
+ * is read. Work the process does after the line (views, feeds' index, bulk files) shows in the second.
+ */
+async function coldService(simUrl: string, cli = DIST_CLI): Promise<{ ms: number; servedMs: number; cpuMs: number; servedCpuMs: number; auctions: number; wallMs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'skymarket-spine-cold-'));
   const spawned = Date.now();
-  const service = await startService({ UPSTREAM_URL: simUrl, REDIS_URL: '', DATABASE_URL: '' }, dir);
+  const service = await startService({ UPSTREAM_URL: simUrl, REDIS_URL: '', DATABASE_URL: '' }, dir, cli);
   try {
     const until = Date.now() + 600_000;
     for (;;) {
       const line = service.logs.find((l) => l.msg === 'auctions generation applied');
       if (line) {
-        return { ms: Number(line.ms), cpuMs: cpuMsOf(service.child.pid!), auctions: Number(line.auctions), wallMs: Date.now() - spawned };
+        const cpuMs = cpuMsOf(service.child.pid!);
+        // pino's `time`: epoch ms, or an ISO string with the logger's ISO timestamps
+        const startedAt = (typeof line.time === 'number' ? line.time : Date.parse(String(line.time))) - Number(line.ms);
+        const served = { view: false, file: false };
+        while (!(served.view && served.file)) {
+          if (Date.now() > until) throw new Error('the cold generation was not served in 10 min');
+          if (!served.view) served.view = (await fetch(`${service.url}/api/auction/random`).then((r) => r.arrayBuffer().then(() => r.status))) === 200;
+          if (!served.file) {
+            const res = await fetch(`${service.url}/neu/lowestbin.json`);
+            const text = await res.text();
+            served.file = res.status === 200 && Object.keys(JSON.parse(text) as object).length > 0;
+          }
+          if (!(served.view && served.file)) await sleep(10);
+        }
+        const servedMs = Date.now() - startedAt;
+        return { ms: Number(line.ms), servedMs, cpuMs, servedCpuMs: cpuMsOf(service.child.pid!), auctions: Number(line.auctions), wallMs: Date.now() - spawned };
       }
       if (Date.now() > until) throw new Error('no cold generation in 10 min');
       await sleep(50);
@@ -719,26 +743,44 @@ async function coldGeneration(auctions: number, quick: boolean): Promise<BenchRo
     await fetchPages(sim.url); // the simulator's page cache: its serialisation is not ours to measure
     const rounds = quick ? 1 : 3;
     const service: Array<Awaited<ReturnType<typeof coldService>>> = [];
+    const other: Array<Awaited<ReturnType<typeof coldService>>> = [];
+    const baseCli = process.env.BENCH_SPINE_BASE_CLI;
     const floor: Array<Awaited<ReturnType<typeof timed>>> = [];
+    const round = (r: Awaited<ReturnType<typeof coldService>>, f: { ms: number }) => `${r.ms} ms (${(r.ms / f.ms).toFixed(2)}×), served ${r.servedMs} ms (${(r.servedMs / f.ms).toFixed(2)}×)`;
     for (let i = 0; i < rounds; i++) {
       floor.push(await timed((dir) => naive(sim.url, dir)));
       service.push(await coldService(sim.url));
-      process.stderr.write(`  cold round ${i + 1}: service ${service[i]!.ms} ms, naive ${Math.round(floor[i]!.ms)} ms (load ${load1()})\n`);
+      if (baseCli) other.push(await coldService(sim.url, baseCli));
+      process.stderr.write(`  cold round ${i + 1}: naive ${Math.round(floor[i]!.ms)} ms; service ${round(service[i]!, floor[i]!)}${baseCli ? `; base ${round(other[i]!, floor[i]!)}` : ''} (load ${load1()})\n`);
     }
-    const ratios = service.map((s, i) => s.ms / floor[i]!.ms);
-    return [
-      {
-        name: `cold generation as users run it: compiled service, fresh SQLite, ${service[0]!.auctions.toLocaleString('en')} auctions, the log's ms (target ≤ 1.15×)`,
-        figure: median(service.map((s) => s.ms)),
-        unit: 'ms',
-        ratio: median(ratios),
-        baseline: 'naive complete ingester (fetch ×8, parse, decode, every row into SQLite), alternated',
-        notes: `rounds ${service.map((s) => s.ms).join(', ')} ms vs naive ${floor.map((f) => Math.round(f.ms)).join(', ')} ms (ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}); service CPU from spawn to the log line ${service.map((s) => s.cpuMs).join(', ')} ms (start-up included), naive CPU ${floor.map((f) => Math.round(f.cpuMs)).join(', ')} ms; load ${load1()}`,
-      },
-    ];
+    const rows = coldRows(service, floor, '');
+    return baseCli ? [...rows, ...coldRows(other, floor, ` [${baseCli}]`)] : rows;
   } finally {
     await stopProcess(sim.child);
   }
+}
+
+function coldRows(service: Array<Awaited<ReturnType<typeof coldService>>>, floor: Array<{ ms: number; cpuMs: number }>, build: string): BenchRow[] {
+  const ratios = service.map((s, i) => s.ms / floor[i]!.ms);
+  const servedRatios = service.map((s, i) => s.servedMs / floor[i]!.ms);
+  return [
+    {
+      name: `cold generation as users run it${build}: compiled service, fresh SQLite, ${service[0]!.auctions.toLocaleString('en')} auctions, the log's ms (target ≤ 1.15×)`,
+      figure: median(service.map((s) => s.ms)),
+      unit: 'ms',
+      ratio: median(ratios),
+      baseline: 'naive complete ingester (fetch ×8, parse, decode, every row into SQLite), alternated',
+      notes: `rounds ${service.map((s) => s.ms).join(', ')} ms vs naive ${floor.map((f) => Math.round(f.ms)).join(', ')} ms (ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}); service CPU from spawn to the log line ${service.map((s) => s.cpuMs).join(', ')} ms (start-up included), naive CPU ${floor.map((f) => Math.round(f.cpuMs)).join(', ')} ms; load ${load1()}`,
+    },
+    {
+      name: `cold generation stored and served${build}: from its start until the view lists it and /neu/lowestbin.json holds it (compiled service, fresh SQLite, ${service[0]!.auctions.toLocaleString('en')} auctions)`,
+      figure: median(service.map((s) => s.servedMs)),
+      unit: 'ms',
+      ratio: median(servedRatios),
+      baseline: 'the same naive ingester runs (which serves nothing)',
+      notes: `rounds ${service.map((s) => s.servedMs).join(', ')} ms (ratios ${servedRatios.map((r) => r.toFixed(2)).join(' ')}), polled from the moment the log line was read; service CPU from spawn until served ${service.map((s) => s.servedCpuMs).join(', ')} ms`,
+    },
+  ];
 }
 
 export async function run(options: BenchOptions): Promise<BenchRow[]> {

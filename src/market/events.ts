@@ -80,6 +80,9 @@ export interface MarketEventsOptions {
  */
 const HISTORY_MS = 5 * 60_000;
 
+/** Baseline listings indexed per turn of the event loop. */
+const BASELINE_SLICE = 2_000;
+
 /** How long a sold uuid is remembered, so each sale is told once and never re-listed as new. */
 const SOLD_MEMORY_MS = 60 * 60_000;
 
@@ -107,6 +110,13 @@ export class MarketEvents {
    * window and pushed to every client), and its `generation` event counts them as `baseline`.
    */
   private baselinePending = false;
+  /**
+   * The baseline's listings not indexed yet (issue 41, the cold generation). The baseline is told by
+   * its `generation` event alone, so nothing waits for its index but the next auctions change: it is
+   * built in slices that yield (BASELINE_SLICE listings a turn of the event loop) after the change,
+   * not inside the writer's publish, and finished at once when the next auctions change comes first.
+   */
+  private baseline: { rows: readonly ChangedListing[]; next: number; timer: NodeJS.Immediate | undefined } | undefined;
   private buffered: Array<() => void> = [];
   private unsubscribe: (() => void) | undefined;
   private readonly onChange = (event: SpineEvent) => {
@@ -166,6 +176,8 @@ export class MarketEvents {
     this.started = undefined;
     this.loaded = false;
     this.baselinePending = false;
+    if (this.baseline?.timer) clearImmediate(this.baseline.timer);
+    this.baseline = undefined;
     this.buffered = [];
     this.listings.clear();
     this.bins.clear();
@@ -173,9 +185,15 @@ export class MarketEvents {
     this.pending.clear();
   }
 
-  /** active listings indexed */
+  /** active listings indexed (a baseline still being indexed is finished first) */
   get size(): number {
+    this.finishBaseline();
     return this.listings.size;
+  }
+
+  /** the baseline's listings not indexed yet (0 once its slices are done) */
+  get baselineLeft(): number {
+    return this.baseline ? this.baseline.rows.length - this.baseline.next : 0;
   }
 
   private whenLoaded(apply: () => void): void {
@@ -195,6 +213,8 @@ export class MarketEvents {
       this.applyBaseline(change);
       return;
     }
+    // The next change is told against the whole baseline.
+    this.finishBaseline();
     const now = this.clock.now();
     const events: DraftEvent[] = [];
     const touched = new Set<string>();
@@ -258,16 +278,49 @@ export class MarketEvents {
     return entryOf(held && held.lastUpdated === record.lastUpdated ? held : compactListing(record));
   }
 
-  /** The baseline generation: indexed, told only as a `generation` event with its `baseline` count. */
+  /**
+   * The baseline generation: told only as a `generation` event with its `baseline` count, at once;
+   * indexed afterwards in slices (see `baseline`).
+   */
   private applyBaseline(change: AuctionsChangeBody): void {
     const now = this.clock.now();
-    for (const row of change.upserted) {
-      if (row.state !== 'active') continue;
-      this.put(this.listingFor(row));
-    }
-    for (const key of this.bins.keys()) this.refreshLowest(key);
-    const counts = { new: 0, sold: 0, ended: 0, lbinChanged: 0, baseline: this.listings.size, active: this.listings.size };
+    let active = this.listings.size;
+    for (const row of change.upserted) if (row.state === 'active' && !this.listings.has(row.uuid)) active++;
+    this.baseline = { rows: change.upserted, next: 0, timer: undefined };
+    this.scheduleBaseline();
+    const counts = { new: 0, sold: 0, ended: 0, lbinChanged: 0, baseline: active, active };
     if (change.lastUpdated >= now - HISTORY_MS) this.emit([{ topic: 'generation', time: now, feed: change.kind, lastUpdated: change.lastUpdated, counts }]);
+  }
+
+  private scheduleBaseline(): void {
+    const baseline = this.baseline;
+    if (!baseline) return;
+    baseline.timer = setImmediate(() => {
+      baseline.timer = undefined;
+      if (this.baseline !== baseline) return;
+      this.indexBaseline(BASELINE_SLICE);
+      this.scheduleBaseline();
+    });
+  }
+
+  /** Indexes up to `limit` more of the baseline's listings; the lowest BINs once all are in. */
+  private indexBaseline(limit: number): void {
+    const baseline = this.baseline;
+    if (!baseline) return;
+    const end = Math.min(baseline.rows.length, baseline.next + limit);
+    for (let i = baseline.next; i < end; i++) {
+      const row = baseline.rows[i]!;
+      if (row.state === 'active') this.put(this.listingFor(row));
+    }
+    baseline.next = end;
+    if (end < baseline.rows.length) return;
+    if (baseline.timer) clearImmediate(baseline.timer);
+    this.baseline = undefined;
+    for (const key of this.bins.keys()) this.refreshLowest(key);
+  }
+
+  private finishBaseline(): void {
+    if (this.baseline) this.indexBaseline(Number.POSITIVE_INFINITY);
   }
 
   private applyBazaar(change: BazaarChangeBody): void {

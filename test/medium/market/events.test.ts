@@ -11,6 +11,7 @@ import { Store } from '../../../src/store/index.ts';
 import type { AuctionsTable, BazaarSnapshotsTable } from '../../../src/store/schema.ts';
 import type { DraftEvent } from '../../../src/domain/stream-events.ts';
 import { tempDir } from '../../helpers/temp-dir.ts';
+import { waitUntil } from '../../helpers/wait.ts';
 import { toRecord } from '../../../src/store/repositories/auction-queries.ts';
 
 const T0 = Date.UTC(2026, 10, 22, 12);
@@ -159,3 +160,57 @@ describe('market events', () => {
     assert.equal(batches.length, 0);
   });
 });
+
+describe('market events: a large baseline is indexed after its change, in slices', () => {
+  const dir = tempDir('events-baseline');
+  let store: Store;
+  const clock = new ManualClock(T0);
+  let events: MarketEvents;
+  let batches: DraftEvent[][] = [];
+  const N = 5_001;
+  const publish = (upserted: AuctionsTable[]) => {
+    batches = [];
+    store.changes.publish({ kind: 'auctions', lastUpdated: clock.now(), upserted: upserted.map(toRecord), removed: [], sales: [] });
+    return batches[0]!;
+  };
+  // Tag i % 50, price 1000 + i: the cheapest of tag k is listing k at 1000 + k.
+  const baseline = () => Array.from({ length: N }, (_, i) => row(`u${i}`, { tag: `ITEM_${i % 50}`, starting_bid: 1000 + i }));
+
+  before(async () => {
+    store = await Store.open({ dataDir: dir.path });
+  });
+  after(async () => {
+    await store.close();
+    dir.remove();
+  });
+
+  for (const next of ['after its slices', 'before its slices are done'] as const) {
+    it(`told at once by its generation event; the next change is told against all of it (${next})`, async () => {
+      events = new MarketEvents(store, clock, { pendingMs: 120_000 });
+      events.emitter.on('batch', (b) => batches.push(b));
+      await events.start();
+      try {
+        const batch = publish(baseline());
+        assert.deepEqual(topics(batch), ['generation']);
+        assert.deepEqual((batch[0] as Extract<DraftEvent, { topic: 'generation' }>).counts, { new: 0, sold: 0, ended: 0, lbinChanged: 0, baseline: N, active: N });
+        assert.equal(events.baselineLeft, N, 'nothing indexed inside the publish');
+        if (next === 'after its slices') {
+          await waitUntil(() => events.baselineLeft === 0, 30_000, 'the baseline indexed');
+        }
+        // Listing 7 (the cheapest of ITEM_7) gets cheaper; a new listing undercuts ITEM_8's cheapest.
+        const moved = publish([row('u7', { tag: 'ITEM_7', starting_bid: 5 }), row('new', { tag: 'ITEM_8', starting_bid: 6 })]);
+        assert.equal(events.baselineLeft, 0);
+        const lbins = moved.filter((e): e is Extract<DraftEvent, { topic: 'lbin.changed' }> => e.topic === 'lbin.changed').map((e) => `${e.tag} ${e.oldPrice}→${e.newPrice}`);
+        assert.deepEqual(lbins.sort(), ['ITEM_7 1007→5', 'ITEM_8 1008→6']);
+        assert.deepEqual(topics(moved).filter((t) => t === 'auction.new'), ['auction.new'], 'only the new listing is new');
+        assert.equal(events.size, N + 1);
+      } finally {
+        events.stop();
+      }
+    });
+  }
+});
+
+function topics(batch: DraftEvent[]): string[] {
+  return batch.map((e) => e.topic);
+}
