@@ -18,7 +18,8 @@
  * p50 and p99 over many listings. A 1,000-item POST /api/item/value over HTTP (loopback, one
  * client): median of several requests.
  *
- * Standalone: `node --import tsx bench/valuation.ts [--quick]`
+ * Standalone: `node --import tsx bench/valuation.ts [--quick]`; `BENCH_VALUATION_ONLY=speed` measures the speed
+ * alone (no backtests; 12 HTTP requests even with --quick), for before/after runs of a change.
  */
 import { cpus, loadavg } from 'node:os';
 import { pathToFileURL } from 'node:url';
@@ -207,53 +208,58 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     t.clock.set(sim.clock.now());
     await t.app.ready();
     const market = t.app.market;
-    const bazaar = (await market.craft.current()).prices;
-    const stored = await t.store.kysely
-      .selectFrom('auctions')
-      .select(['uuid', 'tag', 'category', 'tier', 'count', 'bin', 'start_at', 'end_at', 'sold_at', 'sold_price', 'starting_bid', 'state', 'enchantments', 'flat_nbt'])
-      .execute();
-    const rows = stored.map(rowOf).filter((r): r is Row => r !== null);
-    const data = index(rows);
-    let end = 0;
-    for (const r of rows) if (r.sold && r.left > end) end = r.left;
-    const cutoff = end - DAY;
-    const dims = new Map<string, ReturnType<typeof decideDimensions>>();
-    for (const [tag, d] of data) {
-      const before = d.sales.filter((s) => s.left < cutoff && s.left >= cutoff - WINDOW).map((s) => ({ price: s.unit, at: s.left, keys: s.keys }));
-      dims.set(tag, decideDimensions(before, familyOf(tag)));
-    }
-    let test = rows.filter((r) => r.sold && r.left >= cutoff);
-    const cap = options.quick ? 1_500 : 6_000;
-    if (test.length > cap) test = test.filter((_, i) => i % Math.ceil(test.length / cap) === 0);
-    const started = performance.now();
-    const outcomes = test.map((r) => backtestOne(r, r.left, data, dims, bazaar, { stars: market.upgradeCosts.stars as ReadonlyMap<string, never> }));
-    const backtestMs = performance.now() - started;
-    out.push(...rowsOf(`simulator (${HOURS} h, last day's sales)`, outcomes));
+    const speedOnly = process.env['BENCH_VALUATION_ONLY'] === 'speed';
+    let backtestRow: BenchRow | null = null;
+    if (!speedOnly) {
+      const bazaar = (await market.craft.current()).prices;
+      const stored = await t.store.kysely
+        .selectFrom('auctions')
+        .select(['uuid', 'tag', 'category', 'tier', 'count', 'bin', 'start_at', 'end_at', 'sold_at', 'sold_price', 'starting_bid', 'state', 'enchantments', 'flat_nbt'])
+        .execute();
+      const rows = stored.map(rowOf).filter((r): r is Row => r !== null);
+      const data = index(rows);
+      let end = 0;
+      for (const r of rows) if (r.sold && r.left > end) end = r.left;
+      const cutoff = end - DAY;
+      const dims = new Map<string, ReturnType<typeof decideDimensions>>();
+      for (const [tag, d] of data) {
+        const before = d.sales.filter((s) => s.left < cutoff && s.left >= cutoff - WINDOW).map((s) => ({ price: s.unit, at: s.left, keys: s.keys }));
+        dims.set(tag, decideDimensions(before, familyOf(tag)));
+      }
+      let test = rows.filter((r) => r.sold && r.left >= cutoff);
+      const cap = options.quick ? 1_500 : 6_000;
+      if (test.length > cap) test = test.filter((_, i) => i % Math.ceil(test.length / cap) === 0);
+      const started = performance.now();
+      const outcomes = test.map((r) => backtestOne(r, r.left, data, dims, bazaar, { stars: market.upgradeCosts.stars as ReadonlyMap<string, never> }));
+      const backtestMs = performance.now() - started;
+      out.push(...rowsOf(`simulator (${HOURS} h, last day's sales)`, outcomes));
 
-    // The real 2022 listings: price of each BIN listing, valued from the listings started before it.
-    const byUuid = new Map<string, Row>();
-    for (const page of realAuctionPages()) {
-      for (const a of page.auctions) {
-        if (byUuid.has(a.uuid)) continue;
-        try {
-          const item = subjectOfDecoded(decodeAuctionItem(a.item_bytes as string));
-          const traits = traitsOf({ ...item, tier: (a.tier as string) ?? item.tier }, a.category as string);
-          const unit = Number(a.starting_bid) / Math.max(1, item.count);
-          if (!(unit > 0)) continue;
-          byUuid.set(a.uuid, { uuid: a.uuid, tag: item.tag, family: familyOf(item.tag, a.category as string), unit, bin: Boolean(a.bin), start: a.start, left: a.end, sold: true, traits, keys: keysOf(traits) });
-        } catch {
-          // an undecodable item is skipped
+      // The real 2022 listings: price of each BIN listing, valued from the listings started before it.
+      const byUuid = new Map<string, Row>();
+      for (const page of realAuctionPages()) {
+        for (const a of page.auctions) {
+          if (byUuid.has(a.uuid)) continue;
+          try {
+            const item = subjectOfDecoded(decodeAuctionItem(a.item_bytes as string));
+            const traits = traitsOf({ ...item, tier: (a.tier as string) ?? item.tier }, a.category as string);
+            const unit = Number(a.starting_bid) / Math.max(1, item.count);
+            if (!(unit > 0)) continue;
+            byUuid.set(a.uuid, { uuid: a.uuid, tag: item.tag, family: familyOf(item.tag, a.category as string), unit, bin: Boolean(a.bin), start: a.start, left: a.end, sold: true, traits, keys: keysOf(traits) });
+          } catch {
+            // an undecodable item is skipped
+          }
         }
       }
+      const real = [...byUuid.values()];
+      // Listings play the sales (at their start), and the BINs running at each listing's start.
+      const realData = index(real.map((r) => ({ ...r, left: r.start })));
+      for (const d of realData.values()) d.bins = real.filter((r) => r.bin && r.tag === d.sales[0]?.tag).sort((a, b) => a.unit - b.unit);
+      const realDims = new Map<string, ReturnType<typeof decideDimensions>>();
+      for (const [tag, d] of realData) realDims.set(tag, decideDimensions(d.sales.map((s) => ({ price: s.unit, at: s.left, keys: s.keys })), familyOf(tag)));
+      const realOutcomes = real.filter((r) => r.bin).map((r) => backtestOne({ ...r, left: r.start }, r.start, realData, realDims, null, { stars: market.upgradeCosts.stars as ReadonlyMap<string, never> }));
+      out.push(...rowsOf('real 2022 BIN listings (listing price)', realOutcomes));
+      backtestRow = { name: 'backtest: valuations from history (pure, per sale)', figure: backtestMs / Math.max(1, outcomes.length), unit: 'ms', notes: `${outcomes.length} simulator sales, ${rows.length} stored auctions` };
     }
-    const real = [...byUuid.values()];
-    // Listings play the sales (at their start), and the BINs running at each listing's start.
-    const realData = index(real.map((r) => ({ ...r, left: r.start })));
-    for (const d of realData.values()) d.bins = real.filter((r) => r.bin && r.tag === d.sales[0]?.tag).sort((a, b) => a.unit - b.unit);
-    const realDims = new Map<string, ReturnType<typeof decideDimensions>>();
-    for (const [tag, d] of realData) realDims.set(tag, decideDimensions(d.sales.map((s) => ({ price: s.unit, at: s.left, keys: s.keys })), familyOf(tag)));
-    const realOutcomes = real.filter((r) => r.bin).map((r) => backtestOne({ ...r, left: r.start }, r.start, realData, realDims, null, { stars: market.upgradeCosts.stars as ReadonlyMap<string, never> }));
-    out.push(...rowsOf('real 2022 BIN listings (listing price)', realOutcomes));
 
     // Speed in process: one item through the service, the tag's sales held.
     const service = t.app.services.valuation;
@@ -287,7 +293,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
     const body = JSON.stringify({ items });
     const httpTimes: number[] = [];
     const httpCpu: number[] = [];
-    for (let i = 0; i < (options.quick ? 4 : 12); i++) {
+    for (let i = 0; i < (options.quick && !speedOnly ? 4 : 12); i++) {
       const s = performance.now();
       const c0 = process.cpuUsage();
       const res = await fetch(`${address}/api/item/value`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -307,7 +313,7 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
       unit: 'ms',
       notes: `wall median ${httpTimes[httpTimes.length >> 1]!.toFixed(0)} ms (best ${httpTimes[0]!.toFixed(0)} ms) at load average ${loadavg()[0]!.toFixed(0)} on ${cpus().length} cores; ${(body.length / 1024).toFixed(0)} KB of base64 NBT, ${new Set(items).size} distinct items; ${httpTimes.length} requests after one warm-up; target ≤ 100 ms`,
     });
-    out.push({ name: 'backtest: valuations from history (pure, per sale)', figure: backtestMs / Math.max(1, outcomes.length), unit: 'ms', notes: `${outcomes.length} simulator sales, ${rows.length} stored auctions` });
+    if (backtestRow) out.push(backtestRow);
     await sim.close();
   } finally {
     await t.close();

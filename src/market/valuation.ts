@@ -8,7 +8,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { MarketChange } from '../domain/market-change.ts';
-import { decideDimensions, keysOf, type ComparableListing, type ComparableSale, type ItemKeys } from '../domain/valuation/comparables.ts';
+import { decideDimensions, keysOf, PreparedComparables, type ComparableListing, type ComparableSale, type ItemKeys } from '../domain/valuation/comparables.ts';
 import type { TagMarket } from '../domain/valuation/estimate.ts';
 import { familyOf, traitsOf, type ItemTraits } from '../domain/valuation/traits.ts';
 import type { ChangeSource } from '../spine/index.ts';
@@ -33,7 +33,7 @@ export interface TagMarketEntry extends TagMarket {
 }
 
 export class ValuationMarket {
-  private readonly sales = new Map<string, { sales: ComparableSale[]; traits: ItemTraits[]; dims: TagMarket['dims']; loadedAt: number }>();
+  private readonly sales = new Map<string, { sales: ComparableSale[]; traits: ItemTraits[]; dims: TagMarket['dims']; prepared: PreparedComparables; loadedAt: number }>();
   private readonly loading = new Map<string, Promise<void>>();
   private readonly bins = new Map<string, { version: number; bins: ComparableListing[]; listings: ActiveListing[] }>();
   /** keys of a listing object (a changed listing is a new object) */
@@ -86,7 +86,8 @@ export class ValuationMarket {
       held = this.sales.get(tag);
     }
     const bins = this.binsOf(tag, category);
-    return { tag, sales: held?.sales ?? [], saleTraits: held?.traits ?? [], dims: held?.dims ?? { dims: [], fromSales: false }, bins: bins.bins, loadedAt: held?.loadedAt ?? now };
+    if (!held) return { tag, sales: [], saleTraits: [], dims: { dims: [], fromSales: false }, bins: bins.bins, loadedAt: now };
+    return { tag, sales: held.sales, saleTraits: held.traits, dims: held.dims, prepared: held.prepared, bins: bins.bins, loadedAt: held.loadedAt };
   }
 
   /** The held entry without reading the store (undefined when the tag is not held). */
@@ -107,7 +108,8 @@ export class ValuationMarket {
     }
     const dims = decideDimensions(sales, familyOf(tag, category));
     if (this.sales.size >= MAX_TAGS) this.sales.delete(this.sales.keys().next().value!);
-    this.sales.set(tag, { sales, traits, dims, loadedAt: now });
+    // The comparables' indexes belong to these sales: a sale of the tag drops them with the sales (apply).
+    this.sales.set(tag, { sales, traits, dims, prepared: new PreparedComparables(sales, dims.dims), loadedAt: now });
   }
 
   /** Keys and traits of an active listing (computed once per listing object). */

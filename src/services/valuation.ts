@@ -12,6 +12,7 @@ import { decodeNbtSlots, inflateItemBytes, ItemDecodeError, MAX_NBT_BYTES } from
 import { estimateItem, type ItemValuation } from '../domain/valuation/estimate.ts';
 import type { BaseVariant, PartPrice, PartPrices, PartsContext } from '../domain/valuation/parts.ts';
 import { SubjectError, subjectOfDecoded, subjectOfJson } from '../domain/valuation/subject.ts';
+import type { ItemKeys } from '../domain/valuation/comparables.ts';
 import type { ItemTraits, ValuationSubject } from '../domain/valuation/traits.ts';
 import type { Market } from '../market/index.ts';
 import { VALUATION_WINDOW_MS, type TagMarketEntry } from '../market/valuation.ts';
@@ -60,6 +61,14 @@ export interface ListingValue {
   profitAfterFees: number | null;
 }
 
+/** A tag's inputs gathered once per call (`ValuationService.tagContext`). */
+interface TagContext {
+  entry: TagMarketEntry;
+  now: number;
+  volume24h: number;
+  parts: PartsContext;
+}
+
 type ValuationMarketParts = Pick<Market, 'valuation' | 'craft' | 'activeAuctions' | 'catalog' | 'upgradeCosts'>;
 
 export class ValuationService {
@@ -71,19 +80,19 @@ export class ValuationService {
   /** Values decoded subjects (null: an empty or unreadable slot, skipped). */
   async valueItems(subjects: ReadonlyArray<ValuationSubject | null>): Promise<ValuedItem[]> {
     const source = await this.priceSource();
-    const entries = new Map<string, TagMarketEntry>();
-    for (const s of subjects) if (s && !entries.has(s.tag)) entries.set(s.tag, await this.market.valuation.forTag(s.tag));
+    const tags = new Map<string, TagContext>();
+    for (const s of subjects) if (s && !tags.has(s.tag)) tags.set(s.tag, this.tagContext(await this.market.valuation.forTag(s.tag), source));
     const out: ValuedItem[] = [];
     subjects.forEach((s, index) => {
       if (!s) return;
-      out.push(this.valueWith(s, index, entries.get(s.tag)!, source));
+      out.push(this.valueWith(s, index, tags.get(s.tag)!, source));
     });
     return out;
   }
 
   async valueItem(subject: ValuationSubject, category?: string | null): Promise<ValuedItem> {
     const source = await this.priceSource();
-    return this.valueWith(subject, 0, await this.market.valuation.forTag(subject.tag, category), source, category);
+    return this.valueWith(subject, 0, this.tagContext(await this.market.valuation.forTag(subject.tag, category), source), source, category);
   }
 
   /** An active listing against its value; undefined when no active listing has this uuid. */
@@ -98,7 +107,7 @@ export class ValuationService {
   async valueListings(uuids: readonly string[]): Promise<Array<ListingValue | undefined>> {
     await this.market.activeAuctions.ready();
     const source = await this.priceSource();
-    const entries = new Map<string, TagMarketEntry>();
+    const tags = new Map<string, TagContext>();
     const out: Array<ListingValue | undefined> = [];
     for (const uuid of uuids) {
       const l = this.market.activeAuctions.get(uuid);
@@ -107,12 +116,13 @@ export class ValuationService {
         continue;
       }
       const key = `${l.tag}\u0000${l.category ?? ''}`;
-      let entry = entries.get(key);
-      if (!entry) {
-        entry = await this.market.valuation.forTag(l.tag, l.category);
-        entries.set(key, entry);
+      let tag = tags.get(key);
+      if (!tag) {
+        tag = this.tagContext(await this.market.valuation.forTag(l.tag, l.category), source);
+        tags.set(key, tag);
       }
-      out.push(this.listingValue(uuid, l, this.valueWith(l, 0, entry, source, l.category)));
+      // The listing's traits and keys as the valuation view holds them (once per listing object).
+      out.push(this.listingValue(uuid, l, this.valueWith(l, 0, tag, source, l.category, this.market.valuation.keysOfListing(l))));
     }
     return out;
   }
@@ -184,53 +194,75 @@ export class ValuationService {
     return (await this.market.craft.current()).prices;
   }
 
-  private valueWith(s: ValuationSubject, index: number, entry: TagMarketEntry, source: PriceSource, category?: string | null): ValuedItem {
-    const ctx: PartsContext = {
-      prices: this.partPrices(source, entry),
-      stars: this.market.upgradeCosts.stars,
-      attributeShards: this.market.upgradeCosts.attributeShards,
-    };
-    const valuation = estimateItem(s, entry, ctx, { now: this.clock.now(), windowMs: VALUATION_WINDOW_MS }, category);
-    const known = this.market.catalog.get(s.tag) !== undefined || entry.sales.length > 0 || entry.bins.length > 0 || source.bazaar(s.tag) !== undefined;
-    if (!known) {
-      valuation.combined = { value: 0, confidence: 0, method: 'none', comparablesWeight: 0 };
-      valuation.parts.value = 0;
-    }
+  /**
+   * What every item of a tag reads, gathered once per call (a request's items, a generation's
+   * listings): the tag's market, its part prices (the clean base remembered per variant) and its
+   * sales of the last 24 hours. Lives for one call: the price source and the market are read anew
+   * by the next.
+   */
+  private tagContext(entry: TagMarketEntry, source: PriceSource): TagContext {
     const now = this.clock.now();
     let volume24h = 0;
     for (const sale of entry.sales) {
       if (sale.at < now - 86_400_000) break;
       if (sale.at < now) volume24h++;
     }
-    return { index, known, valuation, volume24h, windowMs: VALUATION_WINDOW_MS };
+    return {
+      entry,
+      now,
+      volume24h,
+      parts: {
+        prices: this.partPrices(source, entry),
+        stars: this.market.upgradeCosts.stars,
+        attributeShards: this.market.upgradeCosts.attributeShards,
+      },
+    };
   }
 
-  /** Part prices over the bazaar books and lowest BINs, and the tag's clean base from its listings and sales. */
+  private valueWith(s: ValuationSubject, index: number, tag: TagContext, source: PriceSource, category?: string | null, held?: { traits: ItemTraits; keys: ItemKeys }): ValuedItem {
+    const { entry, now } = tag;
+    const valuation = estimateItem(s, entry, tag.parts, { now, windowMs: VALUATION_WINDOW_MS }, category, held);
+    const known = this.market.catalog.get(s.tag) !== undefined || entry.sales.length > 0 || entry.bins.length > 0 || source.bazaar(s.tag) !== undefined;
+    if (!known) {
+      valuation.combined = { value: 0, confidence: 0, method: 'none', comparablesWeight: 0 };
+      valuation.parts.value = 0;
+    }
+    return { index, known, valuation, volume24h: tag.volume24h, windowMs: VALUATION_WINDOW_MS };
+  }
+
+  /** Part prices over the bazaar books and lowest BINs, and the tag's clean base from its listings and sales (remembered per variant). */
   private partPrices(source: PriceSource, entry: TagMarketEntry): PartPrices {
     const binsOf = this.market.valuation.binsOf(entry.tag);
     const keysOf = (l: (typeof binsOf.listings)[number]) => this.market.valuation.keysOfListing(l);
+    const bases = new Map<string, PartPrice | undefined>();
+    const cleanBase = (variant: BaseVariant): PartPrice | undefined => {
+      const clean = (t: ItemTraits) => isCleanFor(t, variant);
+      // The cheapest clean listing of the variant; else the lower quartile of its clean sales.
+      for (const l of binsOf.listings) if (clean(keysOf(l).traits)) return { coins: l.startingBid / l.count, source: 'lbin' };
+      const prices: number[] = [];
+      entry.saleTraits.forEach((t, i) => {
+        if (clean(t)) prices.push(entry.sales[i]!.price);
+      });
+      if (prices.length > 0) {
+        prices.sort((a, b) => a - b);
+        return { coins: prices[Math.floor((prices.length - 1) / 4)]!, source: 'sales' };
+      }
+      const bazaar = partPrice(source, entry.tag);
+      if (bazaar) return bazaar;
+      // A pet of another level band, an item without a clean copy: the cheapest listing of the tag.
+      const any = binsOf.listings[0];
+      return any ? { coins: any.startingBid / any.count, source: 'lbin' } : undefined;
+    };
     return {
       lookup(id: string): PartPrice | undefined {
         return partPrice(source, id);
       },
       base(tag: string, variant: BaseVariant): PartPrice | undefined {
         if (tag !== entry.tag) return partPrice(source, tag);
-        const clean = (t: ItemTraits) => isCleanFor(t, variant);
-        // The cheapest clean listing of the variant; else the lower quartile of its clean sales.
-        for (const l of binsOf.listings) if (clean(keysOf(l).traits)) return { coins: l.startingBid / l.count, source: 'lbin' };
-        const prices: number[] = [];
-        entry.saleTraits.forEach((t, i) => {
-          if (clean(t)) prices.push(entry.sales[i]!.price);
-        });
-        if (prices.length > 0) {
-          prices.sort((a, b) => a - b);
-          return { coins: prices[Math.floor((prices.length - 1) / 4)]!, source: 'sales' };
-        }
-        const bazaar = partPrice(source, tag);
-        if (bazaar) return bazaar;
-        // A pet of another level band, an item without a clean copy: the cheapest listing of the tag.
-        const any = binsOf.listings[0];
-        return any ? { coins: any.startingBid / any.count, source: 'lbin' } : undefined;
+        // isCleanFor reads the tier only for a pet's variant.
+        const key = variant.petBand === null ? '' : JSON.stringify([variant.petBand, variant.tier]);
+        if (!bases.has(key)) bases.set(key, cleanBase(variant));
+        return bases.get(key);
       },
     };
   }

@@ -192,6 +192,8 @@ export interface ComparablesEstimate {
   lbinKey: string;
 }
 
+const ALL_DIMS: readonly number[] = DIMENSIONS.map((_, i) => i);
+
 function keyString(tag: string, keys: ItemKeys, dims: readonly number[]): string {
   let s = tag;
   for (const d of dims) if (keys[d] !== '') s += `|${DIMENSIONS[d]}=${keys[d]}`;
@@ -211,6 +213,119 @@ export interface ComparablesOptions {
   /** dimensions to match (decideDimensions), least important first */
   dims: { dims: readonly number[]; fromSales: boolean };
   minCount?: number;
+  /**
+   * The tag's sales and dimensions prepared for many valuations (`PreparedComparables` over the
+   * same `sales` array and `dims.dims` array): the same estimate, from indexes instead of a scan
+   * per item. Ignored when it was prepared over other arrays.
+   */
+  prepared?: PreparedComparables;
+}
+
+/** The dimensions matched in each widening step: the tag's, then one dropped at a time (least important first, never an always-matched one). */
+function wideningSteps(dims: readonly number[]): Array<{ dims: number[]; dropped: Dimension | null }> {
+  const steps: Array<{ dims: number[]; dropped: Dimension | null }> = [{ dims: [...dims], dropped: null }];
+  for (;;) {
+    const last = steps[steps.length - 1]!.dims;
+    const drop = last.findIndex((d) => !ALWAYS.has(DIMENSIONS[d]!));
+    if (drop < 0) return steps;
+    const next = last.slice();
+    const [gone] = next.splice(drop, 1);
+    steps.push({ dims: next, dropped: DIMENSIONS[gone!]! });
+  }
+}
+
+/** An item's keys on `dims` as one unambiguous string. */
+const groupKey = (keys: ItemKeys, dims: readonly number[]): string => JSON.stringify(dims.map((d) => keys[d]));
+
+/**
+ * A tag's sales (newest first) and its dimensions, indexed for the comparables estimate of many
+ * items: per widening step, the newest `MAX_COMPARABLES` prices of the sales in the window per
+ * group of keys, and per active-BIN list the cheapest listing per group. Built lazily; the sales
+ * indexes again when the window covers other sales (`now` moved past one), the BIN indexes per
+ * BIN array. Hold one per sales array: when a tag's sales change, its holder builds a new one
+ * (market/valuation.ts). Results equal `comparablesEstimate` without it (test/unit/domain/valuation).
+ */
+export class PreparedComparables {
+  readonly steps: ReadonlyArray<{ dims: number[]; dropped: Dimension | null }>;
+  /** false when the sales are not newest first: the estimate then scans as without it */
+  readonly usable: boolean;
+  private rangeFrom = -1;
+  private rangeTo = -1;
+  private readonly stepIndexes: Array<Map<string, number[]> | undefined> = [];
+  private readonly binIndexes = new WeakMap<readonly ComparableListing[], Array<Map<string, ComparableListing> | undefined>>();
+  /** indexes built (for tests) */
+  builds = 0;
+
+  constructor(
+    readonly sales: readonly ComparableSale[],
+    readonly dims: readonly number[],
+  ) {
+    this.steps = wideningSteps(dims);
+    let sorted = true;
+    for (let i = 1; i < sales.length && sorted; i++) if (sales[i]!.at > sales[i - 1]!.at) sorted = false;
+    this.usable = sorted;
+  }
+
+  /** The window's sales as a range of `sales`: those before `now` and at or after `since`. */
+  private range(now: number, since: number): void {
+    const from = this.firstBefore(now, 0);
+    const to = this.firstBefore(since, from);
+    if (from !== this.rangeFrom || to !== this.rangeTo) {
+      this.rangeFrom = from;
+      this.rangeTo = to;
+      this.stepIndexes.length = 0;
+    }
+  }
+
+  /** The first index at or after `lo` whose sale is before `t` (binary search: newest first). */
+  private firstBefore(t: number, lo: number): number {
+    let hi = this.sales.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.sales[mid]!.at >= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The newest matching prices (at most MAX_COMPARABLES) of the window's sales at widening step `step`. */
+  pricesAt(step: number, keys: ItemKeys, now: number, since: number): readonly number[] {
+    this.range(now, since);
+    let index = this.stepIndexes[step];
+    if (!index) {
+      this.builds++;
+      index = new Map();
+      const dims = this.steps[step]!.dims;
+      for (let i = this.rangeFrom; i < this.rangeTo; i++) {
+        const sale = this.sales[i]!;
+        const k = groupKey(sale.keys, dims);
+        let prices = index.get(k);
+        if (!prices) index.set(k, (prices = []));
+        if (prices.length < MAX_COMPARABLES) prices.push(sale.price);
+      }
+      this.stepIndexes[step] = index;
+    }
+    return index.get(groupKey(keys, this.steps[step]!.dims)) ?? [];
+  }
+
+  /** The cheapest of `bins` matching `keys` at widening step `step` (the first of equal prices). */
+  cheapestAt(step: number, keys: ItemKeys, bins: readonly ComparableListing[]): ComparableListing | null {
+    let perStep = this.binIndexes.get(bins);
+    if (!perStep) this.binIndexes.set(bins, (perStep = []));
+    let index = perStep[step];
+    if (!index) {
+      this.builds++;
+      index = new Map();
+      const dims = this.steps[step]!.dims;
+      for (const b of bins) {
+        const k = groupKey(b.keys, dims);
+        const held = index.get(k);
+        if (held === undefined || b.price < held.price) index.set(k, b);
+      }
+      perStep[step] = index;
+    }
+    return index.get(groupKey(keys, this.steps[step]!.dims)) ?? null;
+  }
 }
 
 /**
@@ -226,6 +341,18 @@ export function comparablesEstimate(
 ): ComparablesEstimate {
   const min = opts.minCount ?? MIN_COMPARABLES;
   const since = opts.now - opts.windowMs;
+  const prepared = opts.prepared;
+  if (prepared && prepared.usable && prepared.sales === sales && prepared.dims === opts.dims.dims) {
+    let step = 0;
+    let found = prepared.pricesAt(0, keys, opts.now, since);
+    const widenedBy: Dimension[] = [];
+    while (found.length < min && step + 1 < prepared.steps.length) {
+      step++;
+      widenedBy.push(prepared.steps[step]!.dropped!);
+      found = prepared.pricesAt(step, keys, opts.now, since);
+    }
+    return estimateOf(tag, keys, found.slice(), widenedBy, prepared.steps[step]!.dims, prepared.cheapestAt(step, keys, bins), opts);
+  }
   const inWindow: ComparableSale[] = [];
   for (const s of sales) if (s.at < opts.now && s.at >= since) inWindow.push(s);
   let dims = [...opts.dims.dims];
@@ -246,17 +373,28 @@ export function comparablesEstimate(
     dims.splice(drop, 1);
   }
   // Too few even at the widest: take what the always-matched dimensions give (may be none).
-  prices.sort((a, b) => a - b);
   let cheapest: ComparableListing | null = null;
   for (const b of bins) if (matches(keys, b.keys, dims) && (cheapest === null || b.price < cheapest.price)) cheapest = b;
+  return estimateOf(tag, keys, prices, widenedBy, dims, cheapest, opts);
+}
+
+/** The estimate from the matched prices (sorted here), the dimensions matched and the cheapest matching BIN. */
+function estimateOf(
+  tag: string,
+  keys: ItemKeys,
+  prices: number[],
+  widenedBy: Dimension[],
+  dims: readonly number[],
+  cheapest: ComparableListing | null,
+  opts: ComparablesOptions,
+): ComparablesEstimate {
+  prices.sort((a, b) => a - b);
   const med = prices.length > 0 ? median(prices) : null;
   const p25 = prices.length > 0 ? quantile(prices, 0.25) : null;
   let fastSell: number | null = p25;
   if (cheapest !== null) fastSell = fastSell === null ? cheapest.price - 1 : Math.min(fastSell, cheapest.price - 1);
   if (fastSell !== null) fastSell = Math.max(0, Math.round(fastSell));
-  const allDims = DIMENSIONS.map((_, i) => i);
   const usedKey = keyString(tag, keys, dims);
-  dims = dims.slice();
   return {
     median: med,
     p25,
@@ -268,7 +406,7 @@ export function comparablesEstimate(
     decidedFromSales: opts.dims.fromSales,
     cheapestBin: cheapest === null ? null : { uuid: cheapest.uuid, price: cheapest.price },
     fastSell,
-    itemKey: keyString(tag, keys, allDims),
+    itemKey: keyString(tag, keys, ALL_DIMS),
     medianKey: usedKey,
     lbinKey: usedKey,
   };

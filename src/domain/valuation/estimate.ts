@@ -4,7 +4,7 @@
  * service (services/valuation.ts) gathers the inputs, the backtest (bench/valuation.ts) feeds
  * history.
  */
-import { comparablesEstimate, keysOf, type ComparableListing, type ComparableSale, type ComparablesEstimate } from './comparables.ts';
+import { comparablesEstimate, keysOf, type ComparableListing, type ComparableSale, type ComparablesEstimate, type ItemKeys, type PreparedComparables } from './comparables.ts';
 import { partsEstimate, type PartsContext, type PartsEstimate } from './parts.ts';
 import { traitsOf, type ItemTraits, type ValuationSubject } from './traits.ts';
 import { combine, type CombinedValue } from './value.ts';
@@ -16,6 +16,8 @@ export interface TagMarket {
   bins: readonly ComparableListing[];
   /** the dimensions matched for the tag (comparables.ts decideDimensions) */
   dims: { dims: readonly number[]; fromSales: boolean };
+  /** the sales and dimensions indexed for many valuations (same estimate, faster) */
+  prepared?: PreparedComparables;
 }
 
 export interface ItemValuation {
@@ -33,9 +35,20 @@ export interface EstimateOptions {
   windowMs: number;
 }
 
-export function estimateItem(subject: ValuationSubject, market: TagMarket, parts: PartsContext, opts: EstimateOptions, category?: string | null): ItemValuation {
-  const traits = traitsOf(subject, category);
-  const comparables = comparablesEstimate(subject.tag, keysOf(traits), market.sales, market.bins, { now: opts.now, windowMs: opts.windowMs, dims: market.dims });
+/**
+ * `known`: the subject's traits and keys when the caller holds them already (an active listing's,
+ * computed once per listing: market/valuation.ts keysOfListing); else they are read here.
+ */
+export function estimateItem(
+  subject: ValuationSubject,
+  market: TagMarket,
+  parts: PartsContext,
+  opts: EstimateOptions,
+  category?: string | null,
+  known?: { traits: ItemTraits; keys: ItemKeys },
+): ItemValuation {
+  const traits = known?.traits ?? traitsOf(subject, category);
+  const comparables = comparablesEstimate(subject.tag, known?.keys ?? keysOf(traits), market.sales, market.bins, { now: opts.now, windowMs: opts.windowMs, dims: market.dims, ...(market.prepared ? { prepared: market.prepared } : {}) });
   const p = partsEstimate(traits, parts);
   return { tag: subject.tag, count: subject.count, traits, comparables, parts: p, combined: combine(comparables, p, subject.count) };
 }

@@ -160,4 +160,19 @@ describeEachBackend('valuation endpoints', (fixture) => {
     t.store.changes.publish({ kind: 'auctions_ended', lastUpdated: t.clock.now(), upserted: [], removed: [], sales: [{ uuid: 'f'.repeat(32), price: 1, buyer: 'b', at: t.clock.now(), tag }] });
     assert.equal(view.held(tag), false);
   });
+
+  it('a tag whose sales change gets new comparables indexes: the next valuation reads its new sales', async () => {
+    const view = t.app.market.valuation;
+    const tag = [...t.app.market.activeAuctions.listings()][0]!.tag;
+    const before = await view.forTag(tag);
+    assert.ok(before.prepared, 'a held tag carries its indexes');
+    assert.equal(before.prepared.sales, before.sales);
+    assert.equal((await view.forTag(tag)).prepared, before.prepared, 'held: the same indexes');
+    const reads = view.reads;
+    t.store.changes.publish({ kind: 'auctions_ended', lastUpdated: t.clock.now(), upserted: [], removed: [], sales: [{ uuid: 'e'.repeat(32), price: 1, buyer: 'b', at: t.clock.now(), tag }] });
+    const after = await view.forTag(tag);
+    assert.equal(view.reads, reads + 1, 'the sales are read again');
+    assert.notEqual(after.prepared, before.prepared, 'with indexes of their own');
+    assert.equal(after.prepared!.sales, after.sales);
+  });
 });

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { comparablesEstimate, decideDimensions, DIMENSIONS, keysOf, type ComparableSale } from '../../../../src/domain/valuation/comparables.ts';
+import { comparablesEstimate, decideDimensions, DIMENSIONS, keysOf, PreparedComparables, type ComparableListing, type ComparableSale } from '../../../../src/domain/valuation/comparables.ts';
 import { APPLICATION_WORTH, partsEstimate, type PartPrices } from '../../../../src/domain/valuation/parts.ts';
 import { traitsOf, type ValuationSubject } from '../../../../src/domain/valuation/traits.ts';
 import { combine } from '../../../../src/domain/valuation/value.ts';
@@ -147,6 +147,89 @@ describe('comparables', () => {
     const future = comparablesEstimate('HYPERION', keys, sales, [], { now: NOW - 2 * DAY, windowMs: 7 * DAY, dims });
     assert.equal(future.count, 0);
     assert.equal(future.median, null);
+  });
+});
+
+describe('prepared comparables (the indexes a held tag keeps)', () => {
+  /** A seeded random source (mulberry32). */
+  function rng(seed: number): () => number {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const random = rng(43);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const flatOf = (): Record<string, string> => {
+    const f: Record<string, string> = {};
+    if (random() < 0.4) f['rarity_upgrades'] = '1';
+    if (random() < 0.6) f['modifier'] = pick(['heroic', 'spicy', 'fabled']);
+    if (random() < 0.5) f['hot_potato_count'] = String(pick([5, 10, 15]));
+    if (random() < 0.3) f['upgrade_level'] = String(pick([1, 3, 5]));
+    return f;
+  };
+  const enchOf = (): Record<string, number> => (random() < 0.3 ? { sharpness: pick([5, 6, 7]) } : random() < 0.2 ? { ultimate_wise: 5 } : {});
+  const keysOfRandom = () => keysOf(traitsOf(hyperion(flatOf(), enchOf())));
+  // 300 sales over 10 days, newest first; 60 BINs.
+  const sales: ComparableSale[] = Array.from({ length: 300 }, (_, i) => ({ price: 500 + Math.floor(random() * 1_000), at: NOW - i * 50 * 60_000, keys: keysOfRandom() }));
+  // Coarse BIN prices: equal prices in a group, where the first listed must win.
+  const bins: ComparableListing[] = Array.from({ length: 60 }, (_, i) => ({ uuid: `b${i}`, price: 400 + 100 * Math.floor(random() * 4), keys: keysOfRandom() }));
+  // Random prices decide nothing: match on several dimensions, so that items widen step by step.
+  const matched = new Set(['reforge', 'potato_books', 'enchantments', 'recombobulated', 'stars', 'tier', 'pet_level']);
+  const dims = { dims: DIMENSIONS.flatMap((d, i) => (matched.has(d) ? [i] : [])), fromSales: false };
+
+  it('gives the estimate the scan gives, for every item, window and minimum, as the window slides', () => {
+    const prepared = new PreparedComparables(sales, dims.dims);
+    assert.ok(prepared.usable);
+    let widened = 0;
+    for (const now of [NOW + 1, NOW - 3 * DAY, NOW - 3 * DAY + 60_000, NOW - 20 * DAY, NOW + 1]) {
+      for (let i = 0; i < 300; i++) {
+        const keys = i < 100 ? sales[i * 3]!.keys : keysOfRandom();
+        const minCount = pick([undefined, 1, 5, 12]);
+        const opts = { now, windowMs: 7 * DAY, dims, ...(minCount !== undefined ? { minCount } : {}) };
+        const plain = comparablesEstimate('HYPERION', keys, sales, bins, opts);
+        const fast = comparablesEstimate('HYPERION', keys, sales, bins, { ...opts, prepared });
+        assert.deepEqual(fast, plain, `item ${i} at ${now}`);
+        if (plain.widenedBy.length > 0) widened++;
+      }
+    }
+    assert.ok(widened > 50, `the cases widen too (${widened})`);
+  });
+
+  it('indexes once per window and BIN list, again when the window covers other sales', () => {
+    const prepared = new PreparedComparables(sales, dims.dims);
+    const value = (now: number, b: readonly ComparableListing[]) => comparablesEstimate('HYPERION', sales[0]!.keys, sales, b, { now, windowMs: 7 * DAY, dims, prepared });
+    value(NOW + 1, bins);
+    const first = prepared.builds;
+    assert.ok(first >= 2, 'a sales index and a BIN index');
+    value(NOW + 1, bins);
+    value(NOW + 2, bins);
+    assert.equal(prepared.builds, first, 'the same window and BINs: nothing rebuilt');
+    // An hour earlier the newest sales are in the future: the window holds other sales.
+    value(NOW - 3_600_000, bins);
+    assert.ok(prepared.builds > first);
+    const second = prepared.builds;
+    value(NOW - 3_600_000, bins.slice(1));
+    assert.ok(prepared.builds > second, 'another BIN list is indexed anew');
+  });
+
+  it('is ignored for other sales, other dimensions or sales out of order', () => {
+    const prepared = new PreparedComparables(sales, dims.dims);
+    const keys = sales[5]!.keys;
+    const opts = { now: NOW + 1, windowMs: 7 * DAY, dims };
+    const other = sales.slice(0, 50);
+    assert.deepEqual(comparablesEstimate('HYPERION', keys, other, bins, { ...opts, prepared }), comparablesEstimate('HYPERION', keys, other, bins, opts));
+    const otherDims = { dims: [...dims.dims], fromSales: dims.fromSales };
+    assert.deepEqual(comparablesEstimate('HYPERION', keys, sales, bins, { ...opts, dims: otherDims, prepared }), comparablesEstimate('HYPERION', keys, sales, bins, opts));
+    assert.equal(prepared.builds, 0);
+    const shuffled = [sales[3]!, sales[0]!, ...sales.slice(4)];
+    const unsorted = new PreparedComparables(shuffled, dims.dims);
+    assert.equal(unsorted.usable, false);
+    assert.deepEqual(comparablesEstimate('HYPERION', keys, shuffled, bins, { ...opts, prepared: unsorted }), comparablesEstimate('HYPERION', keys, shuffled, bins, opts));
   });
 });
 
