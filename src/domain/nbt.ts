@@ -11,11 +11,11 @@
  *
  * Input is untrusted. Every failure is an `ItemDecodeError` with a short
  * reason code, so callers can count and skip; sizes are capped and the NBT
- * structure is checked before the typed tree is built from it (prismarine-nbt's
- * parser, which this one replaces, would otherwise spin for hours on a few KB of
- * lists of TAG_End).
+ * structure is checked before prismarine-nbt builds objects from it (its
+ * parser would otherwise spin for hours on a few KB of lists of TAG_End).
  */
 import { gunzipSync } from 'node:zlib';
+import nbt from 'prismarine-nbt';
 import { petLevel } from './pets.ts';
 import { isValidTag, itemTagFromExtra, readPetInfo } from './tags.ts';
 
@@ -395,154 +395,23 @@ function payload(type: number, depth: number): void {
 }
 
 /** prismarine-nbt's typed tree: every value carries its tag type. */
-export interface Tag {
+interface Tag {
   type: string;
   value: unknown;
 }
-export type TagCompound = Record<string, Tag | undefined>;
+type TagCompound = Record<string, Tag | undefined>;
 interface TagList {
   type: string;
   value: unknown[];
 }
 
-/** The root compound's typed tree of uncompressed NBT, checked first (throws ItemDecodeError). */
-export function parseRoot(raw: Uint8Array): TagCompound {
+function parseRoot(raw: Uint8Array): TagCompound {
   checkNbt(raw);
+  const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   try {
-    return readRoot(raw);
+    return nbt.parseUncompressed(buf, 'big').value as TagCompound;
   } catch (err) {
-    if (err instanceof ItemDecodeError) throw err;
     throw new ItemDecodeError('bad_nbt', (err as Error).message, { cause: err });
-  }
-}
-
-// ---------------------------------------------------------------------------
-// The typed tree, read directly
-//
-// The same tree prismarine-nbt's big-endian `parseUncompressed` builds (`{type, value}` per tag;
-// a list `{type, value: [...]}`; a long `[hi, lo]` as two signed 32-bit halves; strings as UTF-8),
-// read by a plain recursive reader instead of its generated one: about a quarter of a valuation
-// request's CPU went to that parser (docs/performance.md). It runs only after `checkNbt` has
-// walked the same bytes, so every length it reads is in bounds and the nesting is bounded.
-// test/unit/domain/nbt.test.ts compares the two trees on the fixtures.
-
-const TYPE_NAMES = ['end', 'byte', 'short', 'int', 'long', 'float', 'double', 'byteArray', 'string', 'list', 'compound', 'intArray', 'longArray'] as const;
-
-/** The reader's cursor (synchronous and not re-entrant, like the scanner's). */
-const rd: { buf: Uint8Array; view: DataView; pos: number } = { buf: new Uint8Array(0), view: new DataView(new ArrayBuffer(0)), pos: 0 };
-// ignoreBOM: a leading U+FEFF stays in the string, as Buffer's UTF-8 decoding keeps it.
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/** The root compound's entries, as prismarine's `parseUncompressed(buf, 'big').value`. */
-function readRoot(raw: Uint8Array): TagCompound {
-  rd.buf = raw;
-  rd.view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  rd.pos = 1;
-  readName();
-  const root = readCompound();
-  rd.buf = new Uint8Array(0);
-  rd.view = new DataView(new ArrayBuffer(0));
-  return root;
-}
-
-function readString(): string {
-  const { buf, pos } = rd;
-  const len = (buf[pos]! << 8) | buf[pos + 1]!;
-  rd.pos = pos + 2 + len;
-  return decodeUtf8(buf, pos + 2, pos + 2 + len);
-}
-
-function decodeUtf8(buf: Uint8Array, start: number, end: number): string {
-  // A Buffer decodes a range without the view TextDecoder needs (inflated NBT is a Buffer), and its
-  // `utf8Slice` without `toString`'s argument handling, which cost as much as the decoding itself.
-  return Buffer.isBuffer(buf) ? (buf as Buffer & { utf8Slice(start: number, end: number): string }).utf8Slice(start, end) : utf8.decode(buf.subarray(start, end));
-}
-
-/** A compound entry's name; prismarine refuses one holding a NUL character. */
-function readName(): string {
-  const name = readString();
-  if (name.indexOf('\0') !== -1) throw new ItemDecodeError('bad_nbt', 'unexpected tag end');
-  return name;
-}
-
-function readArrayCount(): number {
-  const n = rd.view.getInt32(rd.pos);
-  rd.pos += 4;
-  // prismarine's array size check (checkNbt already bounds the count by the bytes left).
-  if (n > 0xffffff) throw new ItemDecodeError('bad_nbt', `array size is abnormally large: ${n}`);
-  return n;
-}
-
-function readLong(): [number, number] {
-  const { view, pos } = rd;
-  rd.pos = pos + 8;
-  return [view.getInt32(pos), view.getInt32(pos + 4)];
-}
-
-function readCompound(): TagCompound {
-  const out: TagCompound = {};
-  for (;;) {
-    const t = rd.buf[rd.pos++]!;
-    if (t === TAG_END) return out;
-    const name = readName();
-    // A plain assignment, as prismarine's (see `own` on `__proto__`).
-    out[name] = { type: TYPE_NAMES[t]!, value: readPayload(t) };
-  }
-}
-
-function readPayload(t: number): unknown {
-  const { view, pos } = rd;
-  switch (t) {
-    case 1:
-      rd.pos = pos + 1;
-      return view.getInt8(pos);
-    case 2:
-      rd.pos = pos + 2;
-      return view.getInt16(pos);
-    case 3:
-      rd.pos = pos + 4;
-      return view.getInt32(pos);
-    case 4:
-      return readLong();
-    case 5:
-      rd.pos = pos + 4;
-      return view.getFloat32(pos);
-    case 6:
-      rd.pos = pos + 8;
-      return view.getFloat64(pos);
-    case TAG_STRING:
-      return readString();
-    case TAG_LIST: {
-      const elementType = rd.buf[rd.pos++]!;
-      const n = readArrayCount();
-      const values: unknown[] = new Array(n);
-      for (let i = 0; i < n; i++) values[i] = elementType === TAG_END ? undefined : readPayload(elementType);
-      return { type: TYPE_NAMES[elementType]!, value: values };
-    }
-    case TAG_COMPOUND:
-      return readCompound();
-    case TAG_BYTE_ARRAY: {
-      const n = readArrayCount();
-      const values: number[] = new Array(n);
-      for (let i = 0; i < n; i++) values[i] = view.getInt8(rd.pos + i);
-      rd.pos += n;
-      return values;
-    }
-    case TAG_INT_ARRAY: {
-      const n = readArrayCount();
-      const values: number[] = new Array(n);
-      for (let i = 0; i < n; i++) values[i] = view.getInt32(rd.pos + 4 * i);
-      rd.pos += 4 * n;
-      return values;
-    }
-    case TAG_LONG_ARRAY: {
-      const n = readArrayCount();
-      const values: Array<[number, number]> = new Array(n);
-      for (let i = 0; i < n; i++) values[i] = readLong();
-      return values;
-    }
-    default:
-      throw new ItemDecodeError('bad_nbt', `bad tag type ${t}`);
   }
 }
 
