@@ -3,6 +3,7 @@
  * a blob that does not decode throws ItemDecodeError for the caller to count and skip.
  */
 import { decodeAuctionItem, type DecodedItem } from '../domain/nbt.ts';
+import { inStoredKeyOrder } from '../domain/stored-key-order.ts';
 import { tierFromLore } from '../domain/wire-enums.ts';
 import { coopColumn, compactItemBytes } from '../store/auction-encoding.ts';
 import type { AuctionRowWrite, AuctionsTable, BidsTable } from '../store/schema.ts';
@@ -22,8 +23,10 @@ function itemColumns(item: DecodedItem) {
     reforge: item.reforge,
     item_uid: itemUuid ? itemUuid.slice(-12) : item.uid,
     item_created_at: item.createdAt,
-    enchantments: Object.keys(item.enchantments).length ? item.enchantments : null,
-    flat_nbt: item.flatNbt,
+    // In the order PostgreSQL's jsonb reads them back, so a replica that loads the listing and one that
+    // applies the spine's change answer the same bytes (domain/stored-key-order.ts).
+    enchantments: Object.keys(item.enchantments).length ? inStoredKeyOrder(item.enchantments) : null,
+    flat_nbt: inStoredKeyOrder(item.flatNbt),
   };
 }
 

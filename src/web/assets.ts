@@ -72,7 +72,7 @@ function toAssets(files: Array<{ name: string; contents: Uint8Array }>): AssetSe
       brotli: brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length } }),
     });
   }
-  if (!manifest['main.js'] || !manifest['main.css'] || !manifest['feed-worker.js']) throw new Error('web assets: main.js, main.css or feed-worker.js missing');
+  for (const name of ['main.js', 'main.css', 'feed-worker.js', 'alerts.js']) if (!manifest[name]) throw new Error(`web assets: ${name} missing`);
   return { manifest, byName };
 }
 
