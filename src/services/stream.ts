@@ -264,10 +264,7 @@ export class StreamHub {
       this.unpublished -= lost;
       this.outage?.ok();
     } catch (err) {
-      this.unpublished++;
-      this.lostAt = this.options.clock.now();
-      this.outage?.failed(err);
-      throw err;
+      this.appendFailed(err);
     }
   }
 
@@ -293,11 +290,16 @@ export class StreamHub {
       if (id !== null) this.unpublished -= lost;
       this.outage?.ok();
     } catch (err) {
-      this.unpublished++;
-      this.lostAt = this.options.clock.now();
-      this.outage?.failed(err);
-      throw err;
+      this.appendFailed(err);
     }
+  }
+
+  /** An append that did not reach the log: counted for the next entry's `lost` mark, the outage noted, rethrown. */
+  private appendFailed(err: unknown): never {
+    this.unpublished++;
+    this.lostAt = this.options.clock.now();
+    this.outage?.failed(err);
+    throw err;
   }
 
   private acceptEntry(id: string, fields: string[], age = 0): void {
