@@ -15,6 +15,7 @@ import { describeConfig, redact, skyblockYearMs, type Config } from './config.ts
 import type { Logger } from './logger.ts';
 import { Ingestion } from './ingest/index.ts';
 import { Jobs } from './jobs/index.ts';
+import { ALERT_KINDS } from './domain/alerts/spec.ts';
 import { AlertEvaluator } from './jobs/alert-evaluator.ts';
 import { storeBins, viewBins } from './jobs/price-rollups.ts';
 import { hourOf, SALES_WINDOW_MS } from './domain/sales-rollup.ts';
@@ -232,10 +233,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       : undefined;
   // Alerts are evaluated where the market is written (docs/alerts.md): on the live feed's events of
   // each committed change, in order; the jobs leader delivers them (nudged at once in role all).
+  // Underpriced alerts need the valuation: where this process has none (role ingest), each api replica
+  // evaluates them on the events it follows; the replicas find the same alerts, stored once (the
+  // deliveries are unique by alert and target).
+  const alertOptions = { store, clock, logger: logger.child({ component: 'alerts' }), linkBase: config.alertLinkBase ?? '', registry: metrics.registry, onEnqueued: () => jobs?.alertDelivery.nudge() };
   const alertEvaluator = marketEvents
-    ? new AlertEvaluator({ store, clock, logger: logger.child({ component: 'alerts' }), linkBase: config.alertLinkBase ?? '', ...(parts.services ? { values: parts.services.underpriced } : {}), registry: metrics.registry, onEnqueued: () => jobs?.alertDelivery.nudge() })
-    : undefined;
-  if (marketEvents) alertEvaluator?.attach(marketEvents.emitter);
+    ? new AlertEvaluator({ ...alertOptions, ...(parts.services ? { values: parts.services.underpriced } : { kinds: new Set(ALERT_KINDS.filter((k) => k !== 'underpriced')) }) })
+    : followerEvents && parts.services
+      ? new AlertEvaluator({ ...alertOptions, values: parts.services.underpriced, kinds: new Set(['underpriced'] as const) })
+      : undefined;
+  const evaluatedEvents = marketEvents ?? followerEvents;
+  if (evaluatedEvents) alertEvaluator?.attach(evaluatedEvents.emitter);
   let ingestion: Ingestion | undefined;
   let ingestLeader: Leadership | undefined;
   let jobsLeader: Leadership | undefined;

@@ -19,6 +19,7 @@ import { effectiveTier, type Tier } from '../domain/tiers.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { AlertRoute, AlertTarget, NewDelivery, StoredSubscription } from '../domain/alerts/records.ts';
+import type { AlertKind } from '../domain/alerts/spec.ts';
 
 const HOUR = 3_600_000;
 
@@ -30,6 +31,11 @@ export interface AlertEvaluatorOptions {
   linkBase: string;
   /** the valuation (underpriced alerts); none wired: those subscriptions never fire */
   values?: ValueSource;
+  /**
+   * Only subscriptions of these kinds (default all). An `api` replica evaluates the underpriced ones, where the
+   * valuation lives; the process that writes the market evaluates the rest (docs/alerts.md).
+   */
+  kinds?: ReadonlySet<AlertKind>;
   medians?: MedianSource & { observe?(events: readonly DraftEvent[]): void };
   /** ms between checks that the subscriptions changed (another process's API wrote them) */
   reloadMs?: number;
@@ -146,9 +152,10 @@ export class AlertEvaluator {
     for (const sub of subs) {
       const state = states.get(sub.accountId);
       if (!state) continue;
+      // Counted against the tier's limit whatever this evaluator handles, so every process keeps the same ones.
       const n = (perAccount.get(sub.accountId) ?? 0) + 1;
       perAccount.set(sub.accountId, n);
-      if (n <= ALERT_LIMITS[state.tier].subscriptions) kept.push(sub);
+      if (n <= ALERT_LIMITS[state.tier].subscriptions && (this.options.kinds?.has(sub.spec.kind) ?? true)) kept.push(sub);
     }
     this.subscriptions = new Map(kept.map((s) => [s.id, s]));
     this.accounts = states;

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { ALERT_KINDS } from '../../../src/domain/alerts/spec.ts';
 import type { DraftEvent } from '../../../src/domain/stream-events.ts';
 import type { UpstreamAuction } from '../../../src/ingest/upstream.ts';
 import { AlertDeliveryWorker } from '../../../src/jobs/alert-delivery.ts';
@@ -26,6 +27,8 @@ describeEachBackend('underpriced alerts', (fixture) => {
   let evaluator: AlertEvaluator;
   let worker: AlertDeliveryWorker;
   let page: UpstreamAuction[];
+  /** what the first test set up, for the split-deployment one */
+  let made: { dear: { a: UpstreamAuction; value: number }; event: (x: { a: UpstreamAuction }, price: number) => DraftEvent } | undefined;
 
   before(async () => {
     hook = await signedReceiver();
@@ -82,5 +85,23 @@ describeEachBackend('underpriced alerts', (fixture) => {
     assert.equal(alert['reference'], cheap.value);
     assert.equal(hook.accepted[0]!.headers['idempotency-key'], `${sub.json().id}:underpriced:${cheap.a.uuid}`);
     assert.equal(hook.badSignatures, 0);
+    made = { dear, event };
+  });
+
+  it("split deployment: the writer's evaluator leaves underpriced subscriptions to the api replicas, whose same alert is stored once", async () => {
+    assert.ok(made, 'the first test set up the subscription');
+    const { dear, event } = made;
+    const base = { store: t.store, clock: t.clock, logger: t.context.logger, linkBase: '', reloadMs: 0 };
+    // As runtime.ts composes them: role ingest has no valuation; each api replica evaluates the underpriced kind only.
+    const writer = new AlertEvaluator({ ...base, kinds: new Set(ALERT_KINDS.filter((k) => k !== 'underpriced')) });
+    const replicas = [0, 1].map(() => new AlertEvaluator({ ...base, values: t.app.services.underpriced, kinds: new Set(['underpriced'] as const) }));
+    const batch = [event(dear, Math.floor(dear.value / 2))];
+    assert.deepEqual(await writer.handle(batch), []);
+    assert.equal(writer.index.size, 0, 'the writer holds no underpriced subscription');
+    const found = await Promise.all(replicas.map((r) => r.handle(batch)));
+    for (const drafts of found) assert.deepEqual(drafts.map((d) => [d.kind, d.auctionUuid]), [['underpriced', dear.a.uuid]]);
+    assert.equal(replicas[0]!.totals.stored + replicas[1]!.totals.stored, 1, 'one delivery for the one target');
+    await waitUntil(() => hook.accepted.some((r) => r.json['auctionUuid'] === dear.a.uuid), 10_000, 'the receiver');
+    assert.equal(hook.accepted.filter((r) => r.json['auctionUuid'] === dear.a.uuid).length, 1);
   });
 });
