@@ -112,7 +112,7 @@ export class ValuationService {
         entry = await this.market.valuation.forTag(l.tag, l.category);
         entries.set(key, entry);
       }
-      out.push(this.listingValue(uuid, l, this.valueWith(l, 0, entry, source, l.category)));
+      out.push(this.listingValue(uuid, l, this.valueWith(l, 0, entry, source, l.category, uuid)));
     }
     return out;
   }
@@ -184,16 +184,16 @@ export class ValuationService {
     return (await this.market.craft.current()).prices;
   }
 
-  private valueWith(s: ValuationSubject, index: number, entry: TagMarketEntry, source: PriceSource, category?: string | null): ValuedItem {
+  private valueWith(s: ValuationSubject, index: number, entry: TagMarketEntry, source: PriceSource, category?: string | null, self?: string): ValuedItem {
     const ctx: PartsContext = {
       prices: this.partPrices(source, entry),
       stars: this.market.upgradeCosts.stars,
       attributeShards: this.market.upgradeCosts.attributeShards,
     };
-    const valuation = estimateItem(s, entry, ctx, { now: this.clock.now(), windowMs: VALUATION_WINDOW_MS }, category);
+    const valuation = estimateItem(s, entry, ctx, { now: this.clock.now(), windowMs: VALUATION_WINDOW_MS, ...(self !== undefined ? { self } : {}) }, category);
     const known = this.market.catalog.get(s.tag) !== undefined || entry.sales.length > 0 || entry.bins.length > 0 || source.bazaar(s.tag) !== undefined;
     if (!known) {
-      valuation.combined = { value: 0, confidence: 0, method: 'none', comparablesWeight: 0 };
+      valuation.combined = { value: 0, confidence: 0, method: 'none', comparablesWeight: 0, cappedAtBin: false };
       valuation.parts.value = 0;
     }
     const now = this.clock.now();

@@ -185,6 +185,11 @@ export interface ComparablesEstimate {
   decidedFromSales: boolean;
   /** cheapest active BIN matching as the median did, per item */
   cheapestBin: { uuid: string; price: number } | null;
+  /**
+   * price per item of the cheapest matching active BIN that is not the item's own listing
+   * (`ComparablesOptions.self`): an equivalent the buyer could take instead, the value's ceiling
+   */
+  cheapestOtherBin: number | null;
   /** a price to sell within minutes: below the cheapest matching BIN and the lower quartile */
   fastSell: number | null;
   itemKey: string;
@@ -211,6 +216,8 @@ export interface ComparablesOptions {
   /** dimensions to match (decideDimensions), least important first */
   dims: { dims: readonly number[]; fromSales: boolean };
   minCount?: number;
+  /** the uuid of the item's own listing when it is one: never its own alternative */
+  self?: string;
 }
 
 /**
@@ -248,7 +255,12 @@ export function comparablesEstimate(
   // Too few even at the widest: take what the always-matched dimensions give (may be none).
   prices.sort((a, b) => a - b);
   let cheapest: ComparableListing | null = null;
-  for (const b of bins) if (matches(keys, b.keys, dims) && (cheapest === null || b.price < cheapest.price)) cheapest = b;
+  let other: number | null = null;
+  for (const b of bins) {
+    if (!matches(keys, b.keys, dims)) continue;
+    if (cheapest === null || b.price < cheapest.price) cheapest = b;
+    if (b.uuid !== opts.self && (other === null || b.price < other)) other = b.price;
+  }
   const med = prices.length > 0 ? median(prices) : null;
   const p25 = prices.length > 0 ? quantile(prices, 0.25) : null;
   let fastSell: number | null = p25;
@@ -267,6 +279,7 @@ export function comparablesEstimate(
     widenedBy,
     decidedFromSales: opts.dims.fromSales,
     cheapestBin: cheapest === null ? null : { uuid: cheapest.uuid, price: cheapest.price },
+    cheapestOtherBin: other,
     fastSell,
     itemKey: keyString(tag, keys, allDims),
     medianKey: usedKey,

@@ -31,11 +31,13 @@ export interface ItemValuation {
 export interface EstimateOptions {
   now: number;
   windowMs: number;
+  /** the uuid of the listing being valued, when it is one (comparables.ts `self`) */
+  self?: string;
 }
 
 export function estimateItem(subject: ValuationSubject, market: TagMarket, parts: PartsContext, opts: EstimateOptions, category?: string | null): ItemValuation {
   const traits = traitsOf(subject, category);
-  const comparables = comparablesEstimate(subject.tag, keysOf(traits), market.sales, market.bins, { now: opts.now, windowMs: opts.windowMs, dims: market.dims });
+  const comparables = comparablesEstimate(subject.tag, keysOf(traits), market.sales, market.bins, { now: opts.now, windowMs: opts.windowMs, dims: market.dims, ...(opts.self !== undefined ? { self: opts.self } : {}) });
   const p = partsEstimate(traits, parts);
   return { tag: subject.tag, count: subject.count, traits, comparables, parts: p, combined: combine(comparables, p, subject.count) };
 }
