@@ -11,8 +11,9 @@
  * Against the sale price: median absolute percentage error and the share within ±20 %, per
  * family, beside two baselines in the same run: the tag's median of the day before the sale, and
  * the tag's lowest BIN running at the time. The real 2022 pages (test/fixtures/auctions) have
- * listings, not sales: each BIN listing's price is the target, valued from the listings that
- * started before it (no bazaar snapshot: base prices and comparables only).
+ * listings, not sales: each BIN listing's price is the target, valued from the BIN listings that
+ * started before it, its matched dimensions decided from them too (no bazaar snapshot: base prices
+ * and comparables only).
  *
  * Speed. One item valued in process through the service (both estimates, the tag's sales held):
  * p50 and p99 over many listings. A 1,000-item POST /api/item/value over HTTP (loopback, one
@@ -40,7 +41,7 @@ const DAY = 86_400_000;
 const WINDOW = 7 * DAY;
 
 /** One auction as the backtest reads it. */
-interface Row {
+export interface Row {
   uuid: string;
   tag: string;
   family: ItemFamily;
@@ -62,7 +63,7 @@ interface TagData {
   bins: Row[];
 }
 
-function index(rows: Row[]): Map<string, TagData> {
+export function index(rows: Row[]): Map<string, TagData> {
   const byTag = new Map<string, TagData>();
   for (const r of rows) {
     let d = byTag.get(r.tag);
@@ -84,16 +85,18 @@ function isClean(t: ItemTraits, v: BaseVariant): boolean {
   return !t.recombobulated && t.stars === 0 && t.masterStars === 0 && t.hotPotatoBooks === 0 && t.gems.length === 0;
 }
 
-interface Outcome {
+export interface Outcome {
   family: ItemFamily;
   target: number;
   value: number | null;
+  /** the value without the ceiling at the cheapest other matching BIN (domain/valuation/value.ts), to compare in one run */
+  uncapped: number | null;
   lastDayMedian: number | null;
   lowestBin: number | null;
 }
 
 /** Values `row` at `t` from the data before it. */
-function backtestOne(row: Row, t: number, data: Map<string, TagData>, dims: Map<string, ReturnType<typeof decideDimensions>>, bazaar: PriceSource | null, ctx: { stars: ReadonlyMap<string, never> | undefined }): Outcome {
+export function backtestOne(row: Row, t: number, data: Map<string, TagData>, dims: Map<string, ReturnType<typeof decideDimensions>>, bazaar: PriceSource | null, ctx: { stars: ReadonlyMap<string, never> | undefined }): Outcome {
   const d = data.get(row.tag)!;
   const sales: ComparableSale[] = [];
   const lastDay: number[] = [];
@@ -133,11 +136,13 @@ function backtestOne(row: Row, t: number, data: Map<string, TagData>, dims: Map<
   const comps = comparablesEstimate(row.tag, row.keys, sales, bins, { now: t, windowMs: WINDOW, dims: dims.get(row.tag) ?? { dims: [], fromSales: false } });
   const parts = partsEstimate(row.traits, { prices, ...(ctx.stars ? { stars: ctx.stars } : {}) });
   const value = combine(comps, parts, 1).value;
+  const uncapped = combine({ ...comps, cheapestOtherBin: null }, parts, 1).value;
   lastDay.sort((a, b) => a - b);
   return {
     family: row.family,
     target: row.unit,
     value,
+    uncapped,
     lastDayMedian: lastDay.length === 0 ? null : lastDay[lastDay.length >> 1]!,
     lowestBin: bins.reduce<number | null>((m, b) => (m === null || b.price < m ? b.price : m), null),
   };
@@ -151,7 +156,7 @@ interface Score {
 }
 
 /** Median APE and share within ±20 % over the outcomes; a missing estimate counts as 100 % off. */
-function score(outcomes: Outcome[], pick: (o: Outcome) => number | null): Score {
+export function score(outcomes: Outcome[], pick: (o: Outcome) => number | null): Score {
   const apes: number[] = [];
   let covered = 0;
   for (const o of outcomes) {
@@ -167,7 +172,7 @@ function score(outcomes: Outcome[], pick: (o: Outcome) => number | null): Score 
   return { n: outcomes.length, covered, mdape: apes[apes.length >> 1] ?? NaN, within20: apes.filter((a) => a <= 0.2).length / Math.max(1, apes.length) };
 }
 
-function rowsOf(label: string, outcomes: Outcome[]): BenchRow[] {
+export function rowsOf(label: string, outcomes: Outcome[]): BenchRow[] {
   const rows: BenchRow[] = [];
   for (const family of ['all', 'pet', 'armor', 'weapon', 'other'] as const) {
     const set = family === 'all' ? outcomes : outcomes.filter((o) => o.family === family);
@@ -175,6 +180,7 @@ function rowsOf(label: string, outcomes: Outcome[]): BenchRow[] {
     const v = score(set, (o) => o.value);
     const day = score(set, (o) => o.lastDayMedian);
     const lbin = score(set, (o) => o.lowestBin);
+    const before = score(set, (o) => o.uncapped);
     const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
     rows.push({
       name: `${label}: ${family} median APE (value)`,
@@ -182,7 +188,7 @@ function rowsOf(label: string, outcomes: Outcome[]): BenchRow[] {
       unit: '%',
       ratio: v.mdape / Math.min(day.mdape, lbin.mdape),
       baseline: 'the better baseline',
-      notes: `n ${v.n}; within ±20 %: value ${pct(v.within20)}, last-day median ${pct(day.within20)}, lowest BIN ${pct(lbin.within20)}; median APE: last-day median ${pct(day.mdape)}, lowest BIN ${pct(lbin.mdape)}; covered ${v.covered}/${day.covered}/${lbin.covered}`,
+      notes: `n ${v.n}; without the BIN ceiling: ${pct(before.mdape)} / ${pct(before.within20)}; within ±20 %: value ${pct(v.within20)}, last-day median ${pct(day.within20)}, lowest BIN ${pct(lbin.within20)}; median APE: last-day median ${pct(day.mdape)}, lowest BIN ${pct(lbin.mdape)}; covered ${v.covered}/${day.covered}/${lbin.covered}`,
     });
   }
   return rows;
@@ -251,12 +257,19 @@ export async function run(options: BenchOptions): Promise<BenchRow[]> {
         }
       }
       const real = [...byUuid.values()];
-      // Listings play the sales (at their start), and the BINs running at each listing's start.
-      const realData = index(real.map((r) => ({ ...r, left: r.start })));
+      // BIN listings play the sales (at their start), and the BINs running at each listing's start.
+      // An auction's starting bid is no price (bids start low), so only BIN listings are read: the
+      // value and both baselines see the same listings.
+      const realData = index(real.filter((r) => r.bin).map((r) => ({ ...r, left: r.start })));
       for (const d of realData.values()) d.bins = real.filter((r) => r.bin && r.tag === d.sales[0]?.tag).sort((a, b) => a.unit - b.unit);
-      const realDims = new Map<string, ReturnType<typeof decideDimensions>>();
-      for (const [tag, d] of realData) realDims.set(tag, decideDimensions(d.sales.map((s) => ({ price: s.unit, at: s.left, keys: s.keys })), familyOf(tag)));
-      const realOutcomes = real.filter((r) => r.bin).map((r) => backtestOne({ ...r, left: r.start }, r.start, realData, realDims, null, { stars: market.upgradeCosts.stars as ReadonlyMap<string, never> }));
+      // The dimensions each listing is matched on are decided from its tag's listings before it (no look-ahead).
+      const realOutcomes = real
+        .filter((r) => r.bin)
+        .map((r) => {
+          const before = (realData.get(r.tag)?.sales ?? []).filter((s) => s.left < r.start && s.left >= r.start - WINDOW && s.uuid !== r.uuid).map((s) => ({ price: s.unit, at: s.left, keys: s.keys }));
+          const dims = new Map([[r.tag, decideDimensions(before, r.family)]]);
+          return backtestOne({ ...r, left: r.start }, r.start, realData, dims, null, { stars: market.upgradeCosts.stars as ReadonlyMap<string, never> });
+        });
       out.push(...rowsOf('real 2022 BIN listings (listing price)', realOutcomes));
       backtestRow = { name: 'backtest: valuations from history (pure, per sale)', figure: backtestMs / Math.max(1, outcomes.length), unit: 'ms', notes: `${outcomes.length} simulator sales, ${rows.length} stored auctions` };
     }

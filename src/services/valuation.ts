@@ -121,8 +121,8 @@ export class ValuationService {
         tag = this.tagContext(await this.market.valuation.forTag(l.tag, l.category), source);
         tags.set(key, tag);
       }
-      // The listing's traits and keys as the valuation view holds them (once per listing object).
-      out.push(this.listingValue(uuid, l, this.valueWith(l, 0, tag, source, l.category, this.market.valuation.keysOfListing(l))));
+      // The listing's traits and keys as the valuation view holds them (once per listing object); never its own cheaper alternative.
+      out.push(this.listingValue(uuid, l, this.valueWith(l, 0, tag, source, l.category, this.market.valuation.keysOfListing(l), uuid)));
     }
     return out;
   }
@@ -219,12 +219,12 @@ export class ValuationService {
     };
   }
 
-  private valueWith(s: ValuationSubject, index: number, tag: TagContext, source: PriceSource, category?: string | null, held?: { traits: ItemTraits; keys: ItemKeys }): ValuedItem {
+  private valueWith(s: ValuationSubject, index: number, tag: TagContext, source: PriceSource, category?: string | null, held?: { traits: ItemTraits; keys: ItemKeys }, self?: string): ValuedItem {
     const { entry, now } = tag;
-    const valuation = estimateItem(s, entry, tag.parts, { now, windowMs: VALUATION_WINDOW_MS }, category, held);
+    const valuation = estimateItem(s, entry, tag.parts, { now, windowMs: VALUATION_WINDOW_MS, ...(self !== undefined ? { self } : {}) }, category, held);
     const known = this.market.catalog.get(s.tag) !== undefined || entry.sales.length > 0 || entry.bins.length > 0 || source.bazaar(s.tag) !== undefined;
     if (!known) {
-      valuation.combined = { value: 0, confidence: 0, method: 'none', comparablesWeight: 0 };
+      valuation.combined = { value: 0, confidence: 0, method: 'none', comparablesWeight: 0, cappedAtBin: false };
       valuation.parts.value = 0;
     }
     return { index, known, valuation, volume24h: tag.volume24h, windowMs: VALUATION_WINDOW_MS };

@@ -185,6 +185,11 @@ export interface ComparablesEstimate {
   decidedFromSales: boolean;
   /** cheapest active BIN matching as the median did, per item */
   cheapestBin: { uuid: string; price: number } | null;
+  /**
+   * price per item of the cheapest matching active BIN that is not the item's own listing
+   * (`ComparablesOptions.self`): an equivalent the buyer could take instead, the value's ceiling
+   */
+  cheapestOtherBin: number | null;
   /** a price to sell within minutes: below the cheapest matching BIN and the lower quartile */
   fastSell: number | null;
   itemKey: string;
@@ -219,6 +224,8 @@ export interface ComparablesOptions {
    * per item. Ignored when it was prepared over other arrays.
    */
   prepared?: PreparedComparables;
+  /** the uuid of the item's own listing when it is one: never its own alternative */
+  self?: string;
 }
 
 /** The dimensions matched in each widening step: the tag's, then one dropped at a time (least important first, never an always-matched one). */
@@ -351,7 +358,9 @@ export function comparablesEstimate(
       widenedBy.push(prepared.steps[step]!.dropped!);
       found = prepared.pricesAt(step, keys, opts.now, since);
     }
-    return estimateOf(tag, keys, found.slice(), widenedBy, prepared.steps[step]!.dims, prepared.cheapestAt(step, keys, bins), opts);
+    const dims = prepared.steps[step]!.dims;
+    const cheapest = prepared.cheapestAt(step, keys, bins);
+    return estimateOf(tag, keys, found.slice(), widenedBy, dims, cheapest, cheapestOther(keys, bins, dims, cheapest, opts.self), opts);
   }
   const inWindow: ComparableSale[] = [];
   for (const s of sales) if (s.at < opts.now && s.at >= since) inWindow.push(s);
@@ -374,11 +383,28 @@ export function comparablesEstimate(
   }
   // Too few even at the widest: take what the always-matched dimensions give (may be none).
   let cheapest: ComparableListing | null = null;
-  for (const b of bins) if (matches(keys, b.keys, dims) && (cheapest === null || b.price < cheapest.price)) cheapest = b;
-  return estimateOf(tag, keys, prices, widenedBy, dims, cheapest, opts);
+  let other: number | null = null;
+  for (const b of bins) {
+    if (!matches(keys, b.keys, dims)) continue;
+    if (cheapest === null || b.price < cheapest.price) cheapest = b;
+    if (b.uuid !== opts.self && (other === null || b.price < other)) other = b.price;
+  }
+  return estimateOf(tag, keys, prices, widenedBy, dims, cheapest, other, opts);
 }
 
-/** The estimate from the matched prices (sorted here), the dimensions matched and the cheapest matching BIN. */
+/**
+ * The cheapest matching BIN that is not the item's own listing, from the index's cheapest: a scan
+ * only when the cheapest is the item itself (an active listing valued for the underpriced list).
+ */
+function cheapestOther(keys: ItemKeys, bins: readonly ComparableListing[], dims: readonly number[], cheapest: ComparableListing | null, self: string | undefined): number | null {
+  if (cheapest === null) return null;
+  if (cheapest.uuid !== self) return cheapest.price;
+  let other: number | null = null;
+  for (const b of bins) if (b.uuid !== self && matches(keys, b.keys, dims) && (other === null || b.price < other)) other = b.price;
+  return other;
+}
+
+/** The estimate from the matched prices (sorted here), the dimensions matched, the cheapest matching BIN and the cheapest other than the item's own. */
 function estimateOf(
   tag: string,
   keys: ItemKeys,
@@ -386,6 +412,7 @@ function estimateOf(
   widenedBy: Dimension[],
   dims: readonly number[],
   cheapest: ComparableListing | null,
+  other: number | null,
   opts: ComparablesOptions,
 ): ComparablesEstimate {
   prices.sort((a, b) => a - b);
@@ -405,6 +432,7 @@ function estimateOf(
     widenedBy,
     decidedFromSales: opts.dims.fromSales,
     cheapestBin: cheapest === null ? null : { uuid: cheapest.uuid, price: cheapest.price },
+    cheapestOtherBin: other,
     fastSell,
     itemKey: keyString(tag, keys, ALL_DIMS),
     medianKey: usedKey,

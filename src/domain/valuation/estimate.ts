@@ -33,6 +33,8 @@ export interface ItemValuation {
 export interface EstimateOptions {
   now: number;
   windowMs: number;
+  /** the uuid of the listing being valued, when it is one (comparables.ts `self`) */
+  self?: string;
 }
 
 /**
@@ -48,7 +50,7 @@ export function estimateItem(
   known?: { traits: ItemTraits; keys: ItemKeys },
 ): ItemValuation {
   const traits = known?.traits ?? traitsOf(subject, category);
-  const comparables = comparablesEstimate(subject.tag, known?.keys ?? keysOf(traits), market.sales, market.bins, { now: opts.now, windowMs: opts.windowMs, dims: market.dims, ...(market.prepared ? { prepared: market.prepared } : {}) });
+  const comparables = comparablesEstimate(subject.tag, known?.keys ?? keysOf(traits), market.sales, market.bins, { now: opts.now, windowMs: opts.windowMs, dims: market.dims, ...(market.prepared ? { prepared: market.prepared } : {}), ...(opts.self !== undefined ? { self: opts.self } : {}) });
   const p = partsEstimate(traits, parts);
   return { tag: subject.tag, count: subject.count, traits, comparables, parts: p, combined: combine(comparables, p, subject.count) };
 }

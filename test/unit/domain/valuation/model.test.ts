@@ -131,6 +131,11 @@ describe('comparables', () => {
     assert.equal(c.median, 1_303.5);
     assert.deepEqual(c.widenedBy, []);
     assert.deepEqual(c.cheapestBin, { uuid: 'a', price: 1_250 });
+    assert.equal(c.cheapestOtherBin, 1_250);
+    // Valuing listing 'a' itself: its own price is no alternative to it.
+    const own = comparablesEstimate('HYPERION', keys, sales, [{ uuid: 'a', price: 1_250, keys }, { uuid: 'c', price: 1_400, keys }], { now: NOW, windowMs: 7 * DAY, dims, self: 'a' });
+    assert.deepEqual(own.cheapestBin, { uuid: 'a', price: 1_250 });
+    assert.equal(own.cheapestOtherBin, 1_400);
     assert.equal(c.fastSell, Math.round(Math.min(c.p25!, 1_249)));
     assert.ok(c.medianKey.includes('recombobulated=R'));
     assert.ok(c.matchedOn.includes('tier') && !c.matchedOn.includes('pet_level'), 'a weapon names no pet level among what it matched on');
@@ -190,7 +195,10 @@ describe('prepared comparables (the indexes a held tag keeps)', () => {
       for (let i = 0; i < 300; i++) {
         const keys = i < 100 ? sales[i * 3]!.keys : keysOfRandom();
         const minCount = pick([undefined, 1, 5, 12]);
-        const opts = { now, windowMs: 7 * DAY, dims, ...(minCount !== undefined ? { minCount } : {}) };
+        const base = { now, windowMs: 7 * DAY, dims, ...(minCount !== undefined ? { minCount } : {}) };
+        // Half the items are the cheapest matching BIN themselves (an active listing valued): never its own alternative.
+        const self = i % 2 === 0 ? (comparablesEstimate('HYPERION', keys, sales, bins, base).cheapestBin?.uuid ?? undefined) : undefined;
+        const opts = { ...base, ...(self !== undefined ? { self } : {}) };
         const plain = comparablesEstimate('HYPERION', keys, sales, bins, opts);
         const fast = comparablesEstimate('HYPERION', keys, sales, bins, { ...opts, prepared });
         assert.deepEqual(fast, plain, `item ${i} at ${now}`);
@@ -235,8 +243,8 @@ describe('prepared comparables (the indexes a held tag keeps)', () => {
 
 describe('combining', () => {
   const parts = { value: 2_000, parts: [{ kind: 'base' as const, id: 'X', unitPrice: 2_000, source: 'lbin' as const, count: 1, factor: 1, value: 2_000 }], unpriced: 0 };
-  const comps = (count: number, median: number | null, widenedBy: string[] = []) =>
-    ({ median, p25: median, p75: median, count, matchedOn: [], widenedBy, decidedFromSales: true, cheapestBin: null, fastSell: null, itemKey: 'X', medianKey: 'X', lbinKey: 'X' }) as Parameters<typeof combine>[0];
+  const comps = (count: number, median: number | null, widenedBy: string[] = [], cheapestOtherBin: number | null = null) =>
+    ({ median, p25: median, p75: median, count, matchedOn: [], widenedBy, decidedFromSales: true, cheapestBin: null, cheapestOtherBin, fastSell: null, itemKey: 'X', medianKey: 'X', lbinKey: 'X' }) as Parameters<typeof combine>[0];
 
   it('trusts eight tight comparables fully, fewer or widened ones less', () => {
     assert.equal(combine(comps(8, 1_000), parts, 1).value, 1_000);
@@ -251,6 +259,27 @@ describe('combining', () => {
     assert.equal(combine(comps(0, null), parts, 1).value, 2_000);
     assert.equal(combine(comps(3, 900), { value: null, parts: [], unpriced: 1 }, 1).value, 900);
     assert.equal(combine(comps(0, null), { value: null, parts: [], unpriced: 1 }, 1).value, null);
+  });
+
+  it('lowers a value above the cheapest other matching BIN by as much as the comparables leave untrusted', () => {
+    // Blend 1,500 (4 comparables at 1,000: w 0.5, parts 2,000), an equivalent listed at 1,200: 0.5 × 1,500 + 0.5 × 1,200.
+    const blend = combine(comps(4, 1_000, [], 1_200), parts, 1);
+    assert.equal(blend.value, 1_350);
+    assert.equal(blend.cappedAtBin, true);
+    assert.equal(blend.method, 'blend');
+    // Parts alone (w 0): the ceiling itself.
+    assert.equal(combine(comps(0, null, [], 1_100), parts, 1).value, 1_100);
+    // Three comparables alone at 900 (w 3/8), an equivalent at 800.
+    assert.equal(combine(comps(3, 900, [], 800), { value: null, parts: [], unpriced: 1 }, 1).value, (3 / 8) * 900 + (5 / 8) * 800);
+    // Full comparables (w 1) are left alone; so is a value below the ceiling, or one without another BIN.
+    const full = combine(comps(8, 1_000, [], 700), parts, 1);
+    assert.equal(full.value, 1_000);
+    assert.equal(full.cappedAtBin, false);
+    const below = combine(comps(4, 1_000, [], 1_600), parts, 1);
+    assert.equal(below.value, 1_500);
+    assert.equal(below.cappedAtBin, false);
+    assert.equal(combine(comps(4, 1_000), parts, 1).value, 1_500);
+    assert.equal(combine(comps(0, null, [], 1_000), { value: null, parts: [], unpriced: 1 }, 1).value, null);
   });
 });
 
