@@ -85,8 +85,13 @@ export class AlertsService {
     if (!(await this.o.store.alerts.updateTarget(id, account.id, t))) throw new AlertRefusal(404, 'target_not_found', `You have no notification target ${id}.`);
   }
 
+  /** Refused while a subscription or a listener of the owner still names the target, as the established service refuses it. */
   async deleteTarget(account: AccountIdentity, id: number): Promise<void> {
-    if (!(await this.o.store.alerts.deleteTarget(id, account.id))) throw new AlertRefusal(404, 'target_not_found', `You have no notification target ${id}.`);
+    const { alerts } = this.o.store;
+    const [subs, routes] = await Promise.all([alerts.subscriptions(account.id), alerts.routes(account.id)]);
+    const usedBy = [...subs.filter((s) => s.targetIds?.includes(id)).map((s) => `subscription ${s.id}`), ...routes.filter((r) => r.targets.some((t) => t.id === id)).map((r) => `listener ${r.id}`)];
+    if (usedBy.length > 0) throw new AlertRefusal(400, 'subscription_depends', `Notification target ${id} is still used by ${usedBy.join(', ')}: remove it there first.`);
+    if (!(await alerts.deleteTarget(id, account.id))) throw new AlertRefusal(404, 'target_not_found', `You have no notification target ${id}.`);
   }
 
   /** Queues a test alert to the owner's target; the delivery worker sends it like any other. */

@@ -194,6 +194,9 @@ describeEachBackend('alerts end to end', (fixture) => {
     await problem(await api('POST', '/api/notifications/listeners', { topicId: 'HYPERION', price: 1, type: 4 }), 400, 'invalid_alert');
     await problem(await api('POST', '/api/notifications/subscriptions', { sourceType: 'Subscription', sourceSubIdRegex: '(a+)+$', targets: [] }), 400, 'invalid_subscription');
     await problem(await api('DELETE', '/api/notifications/targets', { id: 999_999 }), 404, 'target_not_found');
+    // A target a subscription still names is not removed (the established service refuses it alike).
+    await problem(await api('DELETE', '/api/notifications/targets', { id: ids['hook'] }), 400, 'subscription_depends');
+    assert.ok(((await api('GET', '/api/notifications/targets')).json() as Array<{ id: number }>).some((x) => x.id === ids['hook']));
     await problem(await api('GET', '/api/notifications/targets', undefined, {}), 401);
     // Another account sees none of this one's targets, and cannot test them.
     const other = { authorization: `Bearer ${(await t.store.accounts.create({ tier: 'free', now: t.clock.now() })).token}` };
