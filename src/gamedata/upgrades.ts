@@ -3,11 +3,13 @@
  * prices): dungeon stars (essence per star, NEU constants/essencecosts.json) and attribute levels
  * (shards per level by the shard's rarity, NEU constants/attribute_shards.json). Read from the same
  * game-data location as the rest (GAME_DATA_DIR, then the synced copy), else the built-in tables.
- * Only the two constants files are read, so the flip engine does not load the whole repository.
+ * Reforge stones and gemstone slot unlock costs come with them (gamedata/part-costs.ts).
+ * Only these constants files are read, so the flip engine does not load the whole repository.
  */
 import { syncedGameDataPath, type GameDataLocations } from './index.ts';
 import { isNeuRepository, readNeuConstant } from './neu.ts';
-import { ATTRIBUTE_LEVELLING, ATTRIBUTE_SHARDS, STAR_COSTS } from './tables/upgrades.ts';
+import { partCostTablesFromNeu, type PartCostTables } from './part-costs.ts';
+import { ATTRIBUTE_LEVELLING, ATTRIBUTE_SHARDS, REFORGE_STONES, STAR_COSTS } from './tables/upgrades.ts';
 
 export interface StarCost {
   /** bazaar product of the essence, e.g. `ESSENCE_WITHER` */
@@ -33,6 +35,8 @@ export interface UpgradeCosts {
   attributeShards: ReadonlyMap<string, AttributeShardCost>;
   /** rarity → shards to reach level i + 1 from level i */
   attributeLevelling: Readonly<Record<string, readonly number[]>>;
+  /** reforge stones and gemstone slot unlock costs (NEU reforgestones.json, gemstonecosts.json; gamedata/part-costs.ts) */
+  parts: PartCostTables;
   source: 'neu' | 'builtin';
 }
 
@@ -43,13 +47,14 @@ export function builtinUpgradeCosts(): UpgradeCosts {
   }
   const attributeShards = new Map<string, AttributeShardCost>();
   for (const [attribute, productId, rarity] of ATTRIBUTE_SHARDS) attributeShards.set(attribute, { productId, rarity });
-  return { stars, attributeShards, attributeLevelling: ATTRIBUTE_LEVELLING, source: 'builtin' };
+  // The catalog's reforge stones (no gemstone slot costs: the catalog has none).
+  return { stars, attributeShards, attributeLevelling: ATTRIBUTE_LEVELLING, parts: partCostTablesFromNeu(REFORGE_STONES, undefined), source: 'builtin' };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Upgrade costs from parsed NEU constants; malformed entries are skipped. */
-export function upgradeCostsFromNeu(essenceCosts: unknown, attributeShards: unknown): UpgradeCosts {
+/** Upgrade costs from parsed NEU constants; malformed entries are skipped (the part tables count theirs). */
+export function upgradeCostsFromNeu(essenceCosts: unknown, attributeShards: unknown, reforgeStones?: unknown, gemstoneCosts?: unknown): UpgradeCosts {
   const stars = new Map<string, StarCost>();
   if (isRecord(essenceCosts)) {
     for (const [tag, entry] of Object.entries(essenceCosts)) {
@@ -91,7 +96,7 @@ export function upgradeCostsFromNeu(essenceCosts: unknown, attributeShards: unkn
       shards.set(attributeKey(a.abilityName), { productId: a.bazaarName, rarity: a.rarity });
     }
   }
-  return { stars, attributeShards: shards, attributeLevelling: levelling, source: 'neu' };
+  return { stars, attributeShards: shards, attributeLevelling: levelling, parts: partCostTablesFromNeu(reforgeStones, gemstoneCosts), source: 'neu' };
 }
 
 /** An attribute's display or ability name as items store it: `Magic Find` → `magic_find`. */
@@ -103,5 +108,10 @@ export function attributeKey(name: string): string {
 export function loadUpgradeCosts(locations: GameDataLocations): UpgradeCosts {
   const dir = locations.gameDataDir ?? syncedGameDataPath(locations.dataDir);
   if (!isNeuRepository(dir)) return builtinUpgradeCosts();
-  return upgradeCostsFromNeu(readNeuConstant(dir, 'essencecosts.json'), readNeuConstant(dir, 'attribute_shards.json'));
+  return upgradeCostsFromNeu(
+    readNeuConstant(dir, 'essencecosts.json'),
+    readNeuConstant(dir, 'attribute_shards.json'),
+    readNeuConstant(dir, 'reforgestones.json'),
+    readNeuConstant(dir, 'gemstonecosts.json'),
+  );
 }

@@ -147,5 +147,11 @@ export function marketFromConfig(options: Omit<MarketOptions, 'game' | 'upgradeC
   const locations = { gameDataDir: config.gameDataDir, dataDir: config.dataDir };
   const game = options.game ?? loadGameData(locations);
   options.logger.info({ source: game.source, items: game.items.size, recipes: game.recipes.size }, 'game data loaded');
-  return createMarket({ ...options, game, upgradeCosts: loadUpgradeCosts(locations), config });
+  const upgradeCosts = loadUpgradeCosts(locations);
+  const { parts } = upgradeCosts;
+  const partTables = { source: upgradeCosts.source, reforgeStones: parts.reforgeStones.size, gemstoneSlotItems: parts.gemstoneSlots.size, skipped: parts.skipped };
+  // Malformed entries of the part tables are skipped, never fatal: said once, louder when there are any.
+  if (parts.skipped.reforgeStones + parts.skipped.gemstoneSlots > 0) options.logger.warn(partTables, 'part cost tables: malformed entries skipped');
+  else options.logger.info(partTables, 'part cost tables loaded');
+  return createMarket({ ...options, game, upgradeCosts, config });
 }

@@ -215,6 +215,8 @@ export class ValuationService {
         prices: this.partPrices(source, entry),
         stars: this.market.upgradeCosts.stars,
         attributeShards: this.market.upgradeCosts.attributeShards,
+        reforgeStones: this.market.upgradeCosts.parts.reforgeStones,
+        gemstoneSlots: this.market.upgradeCosts.parts.gemstoneSlots,
       },
     };
   }

@@ -6,6 +6,7 @@
  * Prices come through `PartPrices`, so the bazaar and lowest BINs today and a price map later can
  * back it. Pure.
  */
+import type { GemstoneSlotCost, ReforgeStone } from '../../gamedata/part-costs.ts';
 import type { StarCost } from '../../gamedata/upgrades.ts';
 import { enchantmentBookTag } from '../tags.ts';
 import type { AppliedKind, ItemTraits, PetLevelBand } from './traits.ts';
@@ -122,6 +123,10 @@ export interface PartsContext {
   stars?: ReadonlyMap<string, StarCost>;
   /** attribute (NBT name) → its shard's product id */
   attributeShards?: ReadonlyMap<string, { productId: string }>;
+  /** item modifier → the reforge stones applying it (gamedata/part-costs.ts) */
+  reforgeStones?: ReadonlyMap<string, readonly ReforgeStone[]>;
+  /** item tag → slot id → what unlocking it costs (gamedata/part-costs.ts) */
+  gemstoneSlots?: ReadonlyMap<string, ReadonlyMap<string, GemstoneSlotCost>>;
 }
 
 const MASTER_STARS = ['FIRST_MASTER_STAR', 'SECOND_MASTER_STAR', 'THIRD_MASTER_STAR', 'FOURTH_MASTER_STAR', 'FIFTH_MASTER_STAR'];
@@ -180,8 +185,11 @@ export function partsEstimate(t: ItemTraits, ctx: PartsContext): PartsEstimate {
     const id = g.type === null ? `${g.quality}_GEM` : `${g.quality}_${g.type}_GEM`;
     add('gemstone', id, 1, APPLICATION_WORTH.gemstone, g.type === null ? undefined : lookup(id));
   }
-  // What unlocking a slot costs is in the item's game data, not in its NBT: counted, priced when a price map knows it.
-  for (const slot of t.unlockedSlots) add('gemstone_slot', `${t.tag}:${slot}`, 1, APPLICATION_WORTH.gemstone_slot, lookup(`${t.tag}:${slot}`));
+  // What unlocking a slot costs is in the item's game data (gemstonecosts), not in its NBT; without it, priced when a price map knows `<TAG>:<slot>`.
+  for (const slot of t.unlockedSlots) {
+    const cost = ctx.gemstoneSlots?.get(t.tag)?.get(slot);
+    add('gemstone_slot', `${t.tag}:${slot}`, 1, APPLICATION_WORTH.gemstone_slot, cost ? slotUnlockPrice(cost, lookup) : lookup(`${t.tag}:${slot}`));
+  }
 
   for (const name in t.attributes) {
     const level = t.attributes[name]!;
@@ -191,9 +199,14 @@ export function partsEstimate(t: ItemTraits, ctx: PartsContext): PartsEstimate {
   }
   if (t.pet?.heldItem) add('pet_item', t.pet.heldItem, 1, APPLICATION_WORTH.pet_item, lookup(t.pet.heldItem));
   if (t.reforge !== null && !t.tag.startsWith('PET_')) {
-    // Basic reforges (from the blacksmith) cost coins only; a stone's reforge is priced when the map names its stone.
-    const stone = p.lookup(`REFORGE:${t.reforge}`);
-    if (stone) add('reforge', `REFORGE:${t.reforge}`, 1, APPLICATION_WORTH.reforge, stone);
+    // A stone's reforge is priced as its stone; basic reforges (from the blacksmith) cost coins only and are no part.
+    // Without the stone table, a price map may still name the stone as `REFORGE:<reforge>`.
+    const stone = stoneOfReforge(ctx.reforgeStones, t.reforge, t.tag);
+    if (stone) add('reforge', stone.stone, 1, APPLICATION_WORTH.reforge, lookup(stone.stone));
+    else {
+      const named = p.lookup(`REFORGE:${t.reforge}`);
+      if (named) add('reforge', `REFORGE:${t.reforge}`, 1, APPLICATION_WORTH.reforge, named);
+    }
   }
   for (const a of t.applied) {
     if (a.kind === 'winning_bid') {
@@ -208,4 +221,41 @@ export function partsEstimate(t: ItemTraits, ctx: PartsContext): PartsEstimate {
     for (const part of parts) value += part.value;
   }
   return { value, parts, unpriced };
+}
+
+/** Item type words of a tag that a stone's `itemTypes` name (`..._SWORD` → SWORD; armour pieces → ARMOR and the piece). */
+function itemTypesOfTag(tag: string): string[] {
+  const last = tag.slice(tag.lastIndexOf('_') + 1);
+  const out = [last];
+  if (last === 'HELMET' || last === 'CHESTPLATE' || last === 'LEGGINGS' || last === 'BOOTS') out.push('ARMOR');
+  return out;
+}
+
+/**
+ * The stone applying an item's reforge (its `modifier`): the stone whose reforge name matches;
+ * where several do, the one naming the item, else one whose item types fit the tag's type word,
+ * else the first. Undefined: a basic reforge (no stone) or no table.
+ */
+export function stoneOfReforge(stones: ReadonlyMap<string, readonly ReforgeStone[]> | undefined, modifier: string, tag: string): ReforgeStone | undefined {
+  const list = stones?.get(modifier.toLowerCase());
+  if (!list || list.length === 0) return undefined;
+  if (list.length === 1) return list[0];
+  const types = itemTypesOfTag(tag);
+  return list.find((s) => s.items?.includes(tag)) ?? list.find((s) => s.itemTypes?.some((t) => types.includes(t))) ?? list[0];
+}
+
+/**
+ * What unlocking a slot costs now: Σ item price × amount + coins. Undefined when an item has no
+ * price (a partial sum would understate it); the source is the weakest of the items' ('face' for coins only).
+ */
+export function slotUnlockPrice(cost: GemstoneSlotCost, lookup: (id: string) => PartPrice | undefined): PartPrice | undefined {
+  let coins = cost.coins;
+  let source: PriceSourceKind = 'face';
+  for (const id in cost.items) {
+    const price = lookup(id);
+    if (!price || !(price.coins > 0)) return undefined;
+    coins += price.coins * cost.items[id]!;
+    if (source === 'face' || source === 'bazaar') source = price.source;
+  }
+  return coins > 0 && Number.isFinite(coins) ? { coins, source } : undefined;
 }

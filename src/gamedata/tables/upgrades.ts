@@ -8,6 +8,9 @@
  *   shard products (a simulator choice: the catalog's attributes are the Kuudra-era names, the
  *   NEU table lists the current hunting attributes); rarity sets the shards per level.
  * - ATTRIBUTE_LEVELLING: shards per level by rarity, copied from NEU attribute_shards.json.
+ * - REFORGE_STONES: the reforge stones the catalog has as items, copied from NEU
+ *   constants/reforgestones.json (MIT), in its shape (read by gamedata/part-costs.ts). The catalog
+ *   has no gemstone slot unlock costs: without a NEU repository unlocked slots stay unpriced.
  */
 export const STAR_COSTS: ReadonlyArray<[tag: string, essence: string, perStar: number[], coinsPerStar: number[]]> = [
   ['HYPERION', 'WITHER', [150, 300, 500, 900, 1500], [0, 0, 0, 10000, 25000]],
@@ -63,4 +66,25 @@ export const ATTRIBUTE_LEVELLING: Readonly<Record<string, readonly number[]>> = 
   RARE: [1, 2, 3, 3, 4, 4, 5, 6, 8, 12],
   EPIC: [1, 1, 2, 2, 3, 3, 4, 4, 5, 7],
   LEGENDARY: [1, 1, 1, 2, 2, 2, 3, 3, 4, 5],
+};
+
+export const REFORGE_STONES: Readonly<Record<string, unknown>> = {
+  WITHER_BLOOD: {
+    internalName: 'WITHER_BLOOD',
+    reforgeName: 'Withered',
+    itemTypes: 'SWORD',
+    reforgeCosts: { COMMON: 10000, UNCOMMON: 20000, RARE: 30000, EPIC: 40000, LEGENDARY: 50000, MYTHIC: 60000 },
+  },
+  KUUDRA_MANDIBLE: {
+    internalName: 'KUUDRA_MANDIBLE',
+    reforgeName: 'Chomp',
+    itemTypes: 'ROD',
+    reforgeCosts: { COMMON: 20000, UNCOMMON: 40000, RARE: 80000, EPIC: 150000, LEGENDARY: 300000, MYTHIC: 600000 },
+  },
+  ONYX: {
+    internalName: 'ONYX',
+    reforgeName: 'Fruitful',
+    itemTypes: 'PICKAXE',
+    reforgeCosts: { COMMON: 100, UNCOMMON: 250, RARE: 500, EPIC: 1000, LEGENDARY: 2500, MYTHIC: 5000, DIVINE: 10000 },
+  },
 };

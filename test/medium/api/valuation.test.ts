@@ -89,6 +89,17 @@ describeEachBackend('valuation endpoints', (fixture) => {
     }
   });
 
+  it('prices a stone reforge as its stone (the built-in catalog’s Wither Blood); a basic reforge is no part', async () => {
+    const sword = (modifier: string) => ({ id: 'minecraft:diamond_sword', Count: 1, tag: { ExtraAttributes: { id: 'HYPERION', modifier } } });
+    const res = await post('/api/item/value', { items: [sword('withered'), sword('sharp')] });
+    assert.equal(res.statusCode, 200, res.body.slice(0, 300));
+    const [withered, sharp] = (res.json() as { items: ItemValue[] }).items;
+    const stone = withered!.parts.breakdown.filter((p) => p.kind === 'reforge');
+    assert.deepEqual(stone.map((p) => [p.id, p.factor]), [['WITHER_BLOOD', 1]]);
+    if (stone[0]!.unitPrice !== null) assert.equal(stone[0]!.value, stone[0]!.unitPrice);
+    assert.deepEqual(sharp!.parts.breakdown.filter((p) => p.kind === 'reforge'), []);
+  });
+
   it('GET /api/auction/{uuid}/value: value and the price against it after fees; 404 and 400', async () => {
     await t.app.market.activeAuctions.ready();
     const listing = [...t.app.market.activeAuctions.listings()].find((l) => l.bin)!;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { attributeFlips, upgradeIngredients, type AuctionListing, type AuctionSale, type VariantModifiers } from '../../../../src/domain/flips/attribute.ts';
+import { partCostTablesFromNeu } from '../../../../src/gamedata/part-costs.ts';
 import { builtinUpgradeCosts, upgradeCostsFromNeu, type UpgradeCosts } from '../../../../src/gamedata/upgrades.ts';
 import { neuConstant } from '../../../helpers/fixtures.ts';
 import { NOW, marketOf, product } from './helpers.ts';
@@ -19,6 +20,7 @@ const costs: UpgradeCosts = {
   stars: new Map([['HYPERION', { essence: 'ESSENCE_WITHER', perStar: [150, 300, 500, 900, 1500], coinsPerStar: [0, 0, 0, 10_000, 25_000], itemsPerStar: [{}, {}, {}, {}, {}] }]]),
   attributeShards: new Map([['mana_pool', { productId: 'SHARD_STARBORN', rarity: 'EPIC' }]]),
   attributeLevelling: { EPIC: [1, 1, 2, 2, 3, 3, 4, 4, 5, 7] },
+  parts: partCostTablesFromNeu(undefined, undefined),
   source: 'builtin',
 };
 
