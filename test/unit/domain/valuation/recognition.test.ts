@@ -2,7 +2,8 @@
  * Parts recognition on ~1,100 real decoded items (SkyHelper-Networth's example profile,
  * test/fixtures/skyhelper): every item reads, every ExtraAttributes key is either a priced part
  * or a known identity trait (none unknown), and the parts found stay found (counts as measured;
- * docs/valuation.md, "Recognition").
+ * docs/valuation.md, "Recognition"); with the NEU part cost tables, the reforges priced as their
+ * stones and the unlocked slots priced are counted exactly.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
