@@ -2,7 +2,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Store } from '../../src/store/index.ts';
+import type { TestApp } from './app.ts';
 import { offerRow } from './bazaar.ts';
+import { waitUntil } from './wait.ts';
 
 export function writeMiniRepo(dir: string): void {
   mkdirSync(join(dir, 'items'), { recursive: true });
@@ -38,4 +40,17 @@ export function writeMiniRepo(dir: string): void {
 /** One bazaar snapshot at which the mini repository's ENCHANTED_WHEAT (needs the Wheat VI collection) is a profitable craft. */
 export async function storeMiniRepoPrices(store: Store, now: number): Promise<void> {
   await store.bazaar.insertSnapshot([offerRow('WHEAT', now, 2), offerRow('ENCHANTED_WHEAT', now, 1000)], { name: 'bazaar', lastUpdated: now, storedAt: now, records: 2, source: 'simulator' });
+}
+
+/**
+ * Stores the mini repository's prices and waits until the app's profit list shows them: the views and
+ * prepared answers follow the stored change on the spine, after the write returns.
+ */
+export async function storeMiniRepoPricesServed(t: Pick<TestApp, 'app' | 'store' | 'clock'>): Promise<void> {
+  await storeMiniRepoPrices(t.store, t.clock.now());
+  await waitUntil(
+    async () => ((await t.app.inject('/api/craft/profit')).json() as Array<{ itemId: string }>).some((r) => r.itemId === 'ENCHANTED_WHEAT'),
+    10_000,
+    'the profit list to show the stored prices',
+  );
 }

@@ -14,7 +14,7 @@ import { UploadedProgress } from '../../../src/services/player-progress.ts';
 import { createTestApp, type TestApp } from '../../helpers/app.ts';
 import { describeEachBackend } from '../../helpers/databases.ts';
 import { tempDir, type TempDir } from '../../helpers/temp-dir.ts';
-import { storeMiniRepoPrices, writeMiniRepo } from '../../helpers/mini-repo.ts';
+import { storeMiniRepoPricesServed, writeMiniRepo } from '../../helpers/mini-repo.ts';
 
 const UUID = '0123456789abcdef0123456789abcdef';
 const PROFILE = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
@@ -81,7 +81,7 @@ describe('profit list filtered by the mod\'s uploaded unlocks (HTTP)', () => {
     writeMiniRepo(join(dir.path, 'neu'));
     const game = loadNeuRepository(join(dir.path, 'neu'));
     t = await createTestApp({ env: { DATA_DIR: dir.path }, game });
-    await storeMiniRepoPrices(t.store, t.clock.now());
+    await storeMiniRepoPricesServed(t);
   });
   after(async () => {
     await t.close();

@@ -21,7 +21,7 @@ import { describeEachBackend } from '../../helpers/databases.ts';
 import { FakeUpstream } from '../../helpers/fake-upstream.ts';
 import { testIngestContext } from '../../helpers/ingest-context.ts';
 import { tempDir, type TempDir } from '../../helpers/temp-dir.ts';
-import { storeMiniRepoPrices, writeMiniRepo } from '../../helpers/mini-repo.ts';
+import { storeMiniRepoPricesServed, writeMiniRepo } from '../../helpers/mini-repo.ts';
 import { waitUntil } from '../../helpers/wait.ts';
 
 const UUID = '0123456789abcdef0123456789abcdef';
@@ -105,7 +105,7 @@ describeEachBackend('profit list filtered by the player\'s profile', (fixture) =
       .start();
     t = await createTestApp({ env: { DATA_DIR: dir.path, UPSTREAM_API_KEY: 'test-key' }, game, store: fixture().store });
     ingester = new ProfileIngester(testIngestContext({ store: t.store, clock: t.clock, baseUrl: upstream.url, retries: 0 }));
-    await storeMiniRepoPrices(t.store, t.clock.now());
+    await storeMiniRepoPricesServed(t);
   });
   after(async () => {
     await t.close();
