@@ -8,7 +8,6 @@
  * restart would lose except each subscription's last firing (its rate limit) and the bazaar
  * conditions (an alert whose condition still holds after a restart fires once more).
  */
-import type { EventEmitter } from 'node:events';
 import { Counter, type Registry } from 'prom-client';
 import type { Clock } from '../clock.ts';
 import { AlertIndex, type AlertDraft, type EvaluationCounts, type MedianSource, type ValueSource } from '../domain/alerts/index.ts';
@@ -17,6 +16,7 @@ import { ALERT_LIMITS, alertBody, NOTIFY_WHEN } from '../domain/alerts/targets.t
 import type { DraftEvent } from '../domain/stream-events.ts';
 import { effectiveTier, type Tier } from '../domain/tiers.ts';
 import type { Logger } from '../logger.ts';
+import { BatchQueue, type BatchEmitter } from '../market/batch-queue.ts';
 import type { Store } from '../store/index.ts';
 import type { AlertRoute, AlertTarget, NewDelivery, StoredSubscription } from '../domain/alerts/records.ts';
 import type { AlertKind } from '../domain/alerts/spec.ts';
@@ -88,8 +88,7 @@ export class AlertEvaluator {
   private version: string | undefined;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private loadedAt = Number.NEGATIVE_INFINITY;
-  private queue: Promise<void> = Promise.resolve();
-  private detach: (() => void) | undefined;
+  private readonly batches = new BatchQueue();
   private readonly counters: { alerts?: Counter<'outcome'> } = {};
   /** totals since start, for tests and the bench */
   readonly totals = { batches: 0, alerts: 0, stored: 0, overLimit: 0, rateLimited: 0 };
@@ -105,23 +104,19 @@ export class AlertEvaluator {
   }
 
   /** Follows an emitter of live-feed batches (market/events.ts); the batches are handled one at a time, in order. */
-  attach(emitter: EventEmitter<{ batch: [DraftEvent[]] }>): void {
-    const onBatch = (batch: DraftEvent[]) => {
-      this.queue = this.queue.then(async () => void (await this.handle(batch))).catch((err: unknown) => this.options.logger.error({ err }, 'alert evaluation failed for a batch; its alerts are lost'));
-    };
-    emitter.on('batch', onBatch);
-    this.detach = () => emitter.off('batch', onBatch);
+  attach(emitter: BatchEmitter): void {
+    this.batches.attach(emitter, (batch) => {
+      this.batches.run(() => this.handle(batch)).catch((err: unknown) => this.options.logger.error({ err }, 'alert evaluation failed for a batch; its alerts are lost'));
+    });
   }
 
   stop(): Promise<void> {
-    this.detach?.();
-    this.detach = undefined;
-    return this.queue;
+    return this.batches.stop();
   }
 
   /** Resolves once every batch received so far was handled. */
   idle(): Promise<void> {
-    return this.queue;
+    return this.batches.idle();
   }
 
   /** Loads the subscriptions, targets, routes and tiers when they changed (at most every reloadMs). */

@@ -9,10 +9,10 @@
  * values the batch once (the same promise for the list and the evaluator), after which `valueOf`
  * answers synchronously from that batch's values.
  */
-import type { EventEmitter } from 'node:events';
 import type { ValueSource } from '../domain/alerts/index.ts';
 import { underpricedVerdict, UnderpricedList, type UnderpricedListing, type UnderpricedRule, type ValuedListing } from '../domain/flips/underpriced.ts';
 import type { DraftEvent } from '../domain/stream-events.ts';
+import { BatchQueue, type BatchEmitter } from '../market/batch-queue.ts';
 import type { ListingValue, ValuationService } from './valuation.ts';
 
 type AuctionNew = Extract<DraftEvent, { topic: 'auction.new' }>;
@@ -34,8 +34,7 @@ export class UnderpricedService implements ValueSource {
   private readonly prepared = new WeakMap<readonly DraftEvent[], Promise<void>>();
   /** the values of the latest batches' listings, oldest first (the evaluator reads its batch's right after `prepare`) */
   private readonly values = new Map<string, ValuedListing>();
-  private detach: (() => void) | undefined;
-  private queue: Promise<void> = Promise.resolve();
+  private readonly batches = new BatchQueue();
   /** when the list last took a generation (null: none yet) */
   computedAt: number | null = null;
   readonly totals: UnderpricedTotals = { valued: 0, kept: 0, skipped: 0, failed: 0, left: 0 };
@@ -54,21 +53,17 @@ export class UnderpricedService implements ValueSource {
   ) {}
 
   /** Follows the market's events (market/events.ts): each batch in order. */
-  attach(emitter: EventEmitter<{ batch: [DraftEvent[]] }>): void {
-    const onBatch = (batch: DraftEvent[]) => void this.prepare(batch);
-    emitter.on('batch', onBatch);
-    this.detach = () => emitter.off('batch', onBatch);
+  attach(emitter: BatchEmitter): void {
+    this.batches.attach(emitter, (batch) => void this.prepare(batch));
   }
 
   stop(): Promise<void> {
-    this.detach?.();
-    this.detach = undefined;
-    return this.queue;
+    return this.batches.stop();
   }
 
   /** Resolves once every batch received so far was taken. */
   idle(): Promise<void> {
-    return this.queue;
+    return this.batches.idle();
   }
 
   /**
@@ -79,9 +74,8 @@ export class UnderpricedService implements ValueSource {
   prepare(batch: readonly DraftEvent[]): Promise<void> {
     let done = this.prepared.get(batch);
     if (!done) {
-      done = this.queue.then(() => this.take(batch));
       // A failed batch is lost, not the ones after it (take counts its own failures; this is a guard).
-      this.queue = done.catch(() => undefined);
+      done = this.batches.run(() => this.take(batch));
       this.prepared.set(batch, done);
     }
     return done;
