@@ -41,6 +41,7 @@ import autocannon from 'autocannon';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { ALLOCATOR_TUNABLES } from '../src/heap.ts';
+import { PUBLISH_SCRIPT } from '../src/spine/redis.ts';
 import { startServer, type ServerProcess } from './harness.ts';
 import { fetchPages, naive, timed } from './ingest-floor.ts';
 import { dropBenchSchema, median, POSTGRES_URL, postgresReachable, type BenchOptions, type BenchRow } from './lib.ts';
@@ -289,16 +290,6 @@ async function servedAt(replica: Service, listing: NewListing, ms: number): Prom
   return undefined;
 }
 
-/** The same Lua script as src/spine/redis.ts's writer: a `lost` change, after which every follower reloads from the store. */
-const PUBLISH = `
-local s = redis.call('INCR', KEYS[1])
-local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
-if last[1] then
-  local l = tonumber(string.match(last[1][1], '^(%d+)'))
-  if l >= s then s = l + 1; redis.call('SET', KEYS[1], s) end
-end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], s .. '-0', 'c', ARGV[2])
-return s`;
 
 interface ScaleOut {
   redisPort: number;
@@ -437,7 +428,8 @@ async function scaleOutRows(auctions: number, generations: number, parts: Set<st
             lastLoaded = loaded1;
             if (commits.commits.length > seen) continue; // the next generation came already: no room for a reload here
             const cpu2 = pids.map(cpuMsOf);
-            await publisher.eval(PUBLISH, 2, `${d.prefix}spine:seq`, `${d.prefix}spine:changes`, 64, JSON.stringify({ kind: 'lost', count: 0 }));
+            // The writer's own script (src/spine/redis.ts): a `lost` change, after which every follower reloads from the store.
+            await publisher.eval(PUBLISH_SCRIPT, 2, `${d.prefix}spine:seq`, `${d.prefix}spine:changes`, 64, JSON.stringify({ kind: 'lost', count: 0 }));
             // At least as long as the generation's window, and until every replica has read the listings again.
             const reloadStart = Date.now();
             await sleep(5000);

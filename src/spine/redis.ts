@@ -27,7 +27,7 @@ export interface RedisSpineOptions {
 }
 
 /** INCR the counter (never below the stream's last id), XADD under `<seq>-0` with MAXLEN ~; returns seq. */
-const PUBLISH = `
+export const PUBLISH_SCRIPT = `
 local s = redis.call('INCR', KEYS[1])
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)
 if last[1] then
@@ -107,11 +107,11 @@ export class RedisSpine implements ChangeSource, ChangeSink {
         await this.ready(writer);
         if (this.unpublished > 0) {
           const lost = this.unpublished;
-          await writer.eval(PUBLISH, 2, this.seqKey, this.streamKey, this.options.maxLen, JSON.stringify({ kind: 'lost', count: lost }));
+          await writer.eval(PUBLISH_SCRIPT, 2, this.seqKey, this.streamKey, this.options.maxLen, JSON.stringify({ kind: 'lost', count: lost }));
           this.unpublished = 0;
           this.options.logger.warn({ lost }, 'spine: told the followers that changes were lost while redis was away');
         }
-        await writer.eval(PUBLISH, 2, this.seqKey, this.streamKey, this.options.maxLen, json);
+        await writer.eval(PUBLISH_SCRIPT, 2, this.seqKey, this.streamKey, this.options.maxLen, json);
       } catch (err) {
         this.unpublished++;
         this.failedPublishes++;
