@@ -128,6 +128,14 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 export async function valuationRoutes(app: FastifyInstance) {
   const valuation = app.services.valuation;
+  /** Each slot's valued item in its wire shape, `empty` for a slot that held no item. */
+  const valuedSlots = async <T>(subjects: Array<ValuationSubject | null>, wire: (v: ValuedItem) => T, empty: T): Promise<T[]> => {
+    const byIndex = new Map<number, ValuedItem>((await valuation.valueItems(subjects)).map((v) => [v.index, v]));
+    return subjects.map((_, i) => {
+      const v = byIndex.get(i);
+      return v ? wire(v) : empty;
+    });
+  };
   app.addSchema(PartSchema);
   app.addSchema(ItemValueSchema);
   app.addSchema(PriceEstimateSchema);
@@ -247,12 +255,7 @@ export async function valuationRoutes(app: FastifyInstance) {
       } catch (err) {
         inputProblem(err);
       }
-      const valued = await valuation.valueItems(subjects);
-      const byIndex = new Map<number, ValuedItem>(valued.map((v) => [v.index, v]));
-      return subjects.map((_, i) => {
-        const v = byIndex.get(i);
-        return v ? priceEstimateWire(v as ValuedFacts) : EMPTY_ESTIMATE;
-      });
+      return valuedSlots(subjects, (v) => priceEstimateWire(v as ValuedFacts), EMPTY_ESTIMATE);
     },
   );
 
@@ -279,12 +282,7 @@ export async function valuationRoutes(app: FastifyInstance) {
       } catch (err) {
         inputProblem(err);
       }
-      const valued = await valuation.valueItems(subjects);
-      const byIndex = new Map<number, ValuedItem>(valued.map((v) => [v.index, v]));
-      return subjects.map((_, i) => {
-        const v = byIndex.get(i);
-        return v ? pricingBreakdownWire(v) : { craftPrice: null };
-      });
+      return valuedSlots(subjects, pricingBreakdownWire, { craftPrice: null });
     },
   );
 }
