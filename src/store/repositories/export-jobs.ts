@@ -5,15 +5,8 @@ import type { ExportJob } from '../../domain/export-jobs.ts';
 
 export type { ExportJob } from '../../domain/export-jobs.ts';
 
-export interface NewExportJob {
-  accountId: number;
-  itemTag: string;
-  flags: string;
-  filters: Record<string, string>;
-  columns: string[];
-  webhookUrl: string;
-  requestedAt: number;
-}
+/** What the API gives for a new job: the job's own fields before a worker ran it. */
+export type NewExportJob = Pick<ExportJob, 'accountId' | 'itemTag' | 'flags' | 'filters' | 'columns' | 'webhookUrl' | 'requestedAt'>;
 
 type Row = Omit<ExportJobsTable, 'id' | 'attempts'> & { id: number; attempts: number };
 
