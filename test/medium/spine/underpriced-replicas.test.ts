@@ -110,17 +110,20 @@ describe('api replicas serve the underpriced list and feed [postgres + redis]', 
     const told = new Map<string, number>();
     const redis = new Redis(REDIS_URL);
     try {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        told.clear();
-        for (const [, fields] of await redis.xrange(`${prefix}stream:events`, '-', '+')) {
-          const events = JSON.parse(fields[fields.indexOf('events') + 1]!) as DraftEvent[];
-          for (const e of events) if (e.topic === 'auction.underpriced') told.set(e.uuid, (told.get(e.uuid) ?? 0) + 1);
-        }
-        // Polled: the claiming replica's append may still be on its way.
-        if ([...kept].every((u) => told.has(u)) || Date.now() > deadline) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      // Polled: the claiming replica's append may still be on its way.
+      await waitUntil(
+        async () => {
+          told.clear();
+          for (const [, fields] of await redis.xrange(`${prefix}stream:events`, '-', '+')) {
+            const events = JSON.parse(fields[fields.indexOf('events') + 1]!) as DraftEvent[];
+            for (const e of events) if (e.topic === 'auction.underpriced') told.set(e.uuid, (told.get(e.uuid) ?? 0) + 1);
+          }
+          return [...kept].every((u) => told.has(u));
+        },
+        20_000,
+        'every kept listing on the shared feed',
+        50,
+      );
     } finally {
       redis.disconnect();
     }
